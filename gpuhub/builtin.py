@@ -1,0 +1,24 @@
+"""gpuhub's own built-in plugin: the default GPU table and the default rankers.
+
+It loads through the same plugin manager path as pip-installed plugins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gpuhub.gpus import GpuSpec, load_builtin_specs
+from gpuhub.hookspecs import hookimpl
+from gpuhub.ranking import BUILTIN_RANKERS, Ranker
+
+
+@hookimpl
+def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str, str], None]) -> None:
+    for spec in load_builtin_specs():
+        register(spec)
+
+
+@hookimpl
+def register_rankers(register: Callable[[Ranker], None]) -> None:
+    for ranker in BUILTIN_RANKERS:
+        register(ranker)

@@ -1,0 +1,293 @@
+"""The engine: decides each provider's mode, fans out fetches concurrently, caches, and reports status.
+
+- One fetch per provider at a time: concurrent callers share the in-flight fetch (single flight).
+- Parsed offers are cached per (provider, mode, recording) in a cachetools TTL cache.
+- A failed refresh, or an empty answer where data existed before, keeps the last good data, marked ``stale``.
+- A provider that does not answer within the timeout is reported as such; its fetch goes on in the background and
+  fills the cache for the next search, and the other providers' offers are returned on time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import httpx
+from cachetools import TTLCache
+
+from gpuhub.errors import CredentialsError, ProviderError, QueryError
+from gpuhub.model import Offer, Source
+from gpuhub.plugins import Registry
+from gpuhub.provider import Mode, Provider, ProviderContext, ProviderStatus
+from gpuhub.recording import Manifest, RecordingTransport, ReplayTransport, load_manifest
+from gpuhub.retry import RetryPolicy
+
+__all__ = ["MODES", "Engine"]
+
+log = logging.getLogger("gpuhub.engine")
+MODES = ("auto", "live", "replay", "record")
+RequestedMode = Literal["auto", "live", "replay", "record"]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    provider: str
+    mode: Mode
+    recording: Path | None = None
+    record_to: Path | None = None
+    static: bool = False
+
+    @property
+    def key(self) -> tuple[str, str, str | None]:
+        return (self.provider, self.mode, str(self.recording) if self.recording else None)
+
+
+@dataclass
+class _Entry:
+    offers: tuple[Offer, ...]
+    status: ProviderStatus
+    fetched_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
+
+
+class Engine:
+    """Fetches offers from the registry's providers.
+
+    Args:
+        registry: the plugin registry (providers, GPU table).
+        ttl_s: how long parsed offers stay fresh in the cache, seconds.
+        timeout_s: how long one search waits for the providers, seconds.
+        request_timeout_s: per-request HTTP timeout, seconds.
+        retry: the retry policy for every request.
+        environ: environment for credentials and settings (default: ``os.environ`` at each fetch).
+        transport: a transport to use for live requests (tests point it at a local server or a mock).
+    """
+
+    def __init__(self, registry: Registry, *, ttl_s: float = 900.0, timeout_s: float = 60.0,
+                 request_timeout_s: float = 20.0, retry: RetryPolicy | None = None,
+                 environ: Mapping[str, str] | None = None, transport: httpx.BaseTransport | None = None,
+                 max_workers: int = 16) -> None:
+        self.registry = registry
+        self.ttl_s = ttl_s
+        self.timeout_s = timeout_s
+        self.request_timeout_s = request_timeout_s
+        self.retry = retry or RetryPolicy()
+        self._environ = environ
+        self._transport = transport
+        self._cache: TTLCache[tuple[str, str, str | None], _Entry] = TTLCache(maxsize=512, ttl=ttl_s,
+                                                                              timer=time.monotonic)
+        self._last_good: dict[tuple[str, str, str | None], _Entry] = {}
+        self._inflight: dict[tuple[str, str, str | None], Future[_Entry]] = {}
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="gpuhub-fetch")
+        self.fetch_count: dict[str, int] = {}
+
+    @property
+    def environ(self) -> Mapping[str, str]:
+        return os.environ if self._environ is None else self._environ
+
+    # --- planning -----------------------------------------------------------------------------------------
+    def plan(self, provider: Provider, mode: RequestedMode = "auto", fixtures_dir: Path | None = None,
+             record_dir: Path | None = None) -> _Plan | str:
+        """Decide how to get ``provider``'s data; a string is the reason it is skipped."""
+        if mode not in MODES:
+            raise QueryError("mode", f"{mode!r} is not a mode; allowed: {', '.join(MODES)}")
+        if provider.static:
+            return _Plan(provider.name, "replay", provider.fixtures_dir(), static=True)
+        if fixtures_dir is not None:
+            for candidate in (fixtures_dir / provider.name, fixtures_dir):
+                if (candidate / "manifest.json").is_file() and (
+                        candidate != fixtures_dir or _manifest_provider(candidate) == provider.name):
+                    return _Plan(provider.name, "replay", candidate)
+            return f"no recording for {provider.name} in {fixtures_dir} (expected {fixtures_dir / provider.name}/manifest.json)"
+        if mode == "record":
+            target = (record_dir or Path("fixtures")) / provider.name
+            return _Plan(provider.name, "record", record_to=target)
+        live_ok = provider.credentials_configured(self.environ) or not provider.credentials
+        if mode == "live" or (mode == "auto" and provider.credentials and live_ok):
+            return _Plan(provider.name, "live")
+        bundled = provider.fixtures_dir()
+        if bundled is not None and (bundled / "manifest.json").is_file():
+            return _Plan(provider.name, "replay", bundled)
+        return f"no credentials configured and no bundled recording: {provider.credentials_help()}"
+
+    # --- fetching -----------------------------------------------------------------------------------------
+    def collect(self, providers: Iterable[str], *, mode: RequestedMode = "auto", fixtures_dir: Path | None = None,
+                refresh: bool = False, timeout_s: float | None = None,
+                record_dir: Path | None = None) -> list[tuple[tuple[Offer, ...], ProviderStatus]]:
+        """Offers and a status for each named provider, fetched concurrently, within ``timeout_s`` seconds."""
+        deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
+        waiting: list[tuple[_Plan, Future[_Entry] | _Entry]] = []
+        results: list[tuple[tuple[Offer, ...], ProviderStatus]] = []
+        for name in providers:
+            provider = self.registry.providers[name]
+            plan = self.plan(provider, mode, fixtures_dir, record_dir)
+            if isinstance(plan, str):
+                results.append(((), ProviderStatus(name, "skipped", reason=plan)))
+                continue
+            waiting.append((plan, self._start(provider, plan, refresh)))
+        for plan, job in waiting:
+            if isinstance(job, _Entry):
+                results.append((job.offers, job.status))
+                continue
+            try:
+                entry = job.result(timeout=max(0.0, deadline - time.monotonic()))
+            except FutureTimeout:
+                entry = self._fallback(plan, f"timed out after {self.timeout_s if timeout_s is None else timeout_s:g} s"
+                                       " (the fetch goes on in the background)")
+            results.append((entry.offers, entry.status))
+        return results
+
+    def warm(self, providers: Iterable[str], *, mode: RequestedMode = "auto",
+             fixtures_dir: Path | None = None) -> None:
+        """Start fetching in the background without waiting (preload before the first search)."""
+        for name in providers:
+            provider = self.registry.providers[name]
+            plan = self.plan(provider, mode, fixtures_dir)
+            if not isinstance(plan, str):
+                self._start(provider, plan, refresh=False)
+
+    def _start(self, provider: Provider, plan: _Plan, refresh: bool) -> Future[_Entry] | _Entry:
+        with self._lock:
+            if not refresh and plan.mode != "record":
+                cached = self._cache.get(plan.key)
+                if cached is not None:
+                    return cached
+            running = self._inflight.get(plan.key)
+            if running is not None:
+                return running
+            future = self._pool.submit(self._run, provider, plan)
+            self._inflight[plan.key] = future
+            return future
+
+    def _run(self, provider: Provider, plan: _Plan) -> _Entry:
+        try:
+            entry = self._fetch(provider, plan)
+        except BaseException as exc:  # a provider bug must never take a search down
+            log.warning("provider %s failed: %s", provider.name, exc, exc_info=not isinstance(exc, ProviderError))
+            entry = self._fallback(plan, _describe(exc))
+        finally:
+            with self._lock:
+                self._inflight.pop(plan.key, None)
+        return entry
+
+    def _fetch(self, provider: Provider, plan: _Plan) -> _Entry:
+        started = time.monotonic()
+        manifest: Manifest | None = load_manifest(plan.recording) if plan.recording else None
+        recorder: RecordingTransport | None = None
+        if plan.mode == "replay" and manifest is not None:
+            transport: httpx.BaseTransport = ReplayTransport(manifest)
+            source = Source(mode="static" if plan.static else "replay", recording=plan.recording.name
+                            if plan.recording else None, recorded_at=manifest.recorded_at, kind=manifest.kind)
+        elif plan.mode == "replay":  # a static provider without a manifest reads its own packaged table
+            transport = httpx.MockTransport(_no_network)
+            source = Source(mode="static", recording=provider.name)
+        else:
+            inner = self._transport or httpx.HTTPTransport(retries=0)
+            if plan.mode == "record" and plan.record_to is not None:
+                recorder = RecordingTransport(inner, plan.record_to, provider.name,
+                                              source=f"gpuhub record {provider.name}")
+                transport = recorder
+            else:
+                transport = inner
+            source = Source(mode="live", recorded_at=dt.datetime.now(dt.timezone.utc).date(),
+                            kind="live-capture")
+        from gpuhub import __version__
+
+        client = httpx.Client(transport=transport, timeout=self.request_timeout_s, follow_redirects=True,
+                              headers={"User-Agent": f"gpuhub/{__version__}"})
+        ctx = ProviderContext(provider, client, mode=plan.mode, source=source, gpus=self.registry.gpus,
+                              environ=self.environ, retry=self.retry)
+        with self._lock:
+            self.fetch_count[provider.name] = self.fetch_count.get(provider.name, 0) + 1
+        try:
+            offers = self._collect_offers(provider, ctx)
+        finally:
+            if recorder is not None:
+                for value in ctx.secrets_seen:
+                    recorder.add_secret(value)
+            client.close()
+        if recorder is not None:
+            recorder.save()
+        report = ctx.report
+        status = ProviderStatus(
+            provider.name, "ok", mode=source.mode, source=source.label(), offers=len(offers),
+            skipped_records=report.skipped_total, skipped_reasons=dict(report.skipped.most_common(20)),
+            unknown_gpus=dict(report.unknown_gpus), warnings=list(report.warnings),
+            fetched_at=dt.datetime.now(dt.timezone.utc), elapsed_s=time.monotonic() - started,
+        )
+        if manifest is not None and manifest.kind == "reconstructed":
+            status.warnings.append(f"recording reconstructed from published prices ({manifest.source})"[:300])
+        if plan.static:
+            when = manifest.recorded_at.isoformat() if manifest and manifest.recorded_at else "unknown date"
+            status.reason = f"static price table, verified {when}"
+        previous = self._last_good.get(plan.key)
+        if not offers and previous is not None and previous.offers:
+            return self._fallback(plan, "the provider answered with no offers where it had "
+                                        f"{len(previous.offers)} before")
+        if not offers:
+            status.warnings.append("the provider returned no offers")
+        entry = _Entry(tuple(offers), status)
+        with self._lock:
+            self._cache[plan.key] = entry
+            self._last_good[plan.key] = entry
+        return entry
+
+    def _collect_offers(self, provider: Provider, ctx: ProviderContext) -> list[Offer]:
+        offers: list[Offer] = []
+        for item in provider.fetch(ctx):
+            if not isinstance(item, Offer):
+                ctx.skip(f"fetch yielded a {type(item).__name__}, not an Offer")
+            elif item.instance.provider != provider.name:
+                ctx.skip(f"offer names provider {item.instance.provider!r}, not {provider.name!r}")
+            else:
+                offers.append(item)
+        return offers
+
+    def _fallback(self, plan: _Plan, reason: str) -> _Entry:
+        previous = self._last_good.get(plan.key)
+        if previous is None:
+            return _Entry((), ProviderStatus(plan.provider, "failed", reason=reason, mode=plan.mode))
+        prev = previous.status
+        status = ProviderStatus(
+            plan.provider, "stale", reason=f"{reason}; showing the last good data from "
+                                           f"{previous.fetched_at.isoformat(timespec='seconds')}",
+            mode=prev.mode, source=prev.source, offers=len(previous.offers), skipped_records=prev.skipped_records,
+            skipped_reasons=prev.skipped_reasons, unknown_gpus=prev.unknown_gpus, warnings=prev.warnings,
+            fetched_at=previous.fetched_at, elapsed_s=prev.elapsed_s)
+        return _Entry(previous.offers, status, previous.fetched_at)
+
+    def clear(self) -> None:
+        """Forget cached offers (the last good data is kept for stale fallback)."""
+        with self._lock:
+            self._cache.clear()
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, CredentialsError):
+        return f"credentials: {exc}"
+    if isinstance(exc, ProviderError):
+        return str(exc) if exc.code is None or exc.code in str(exc) else f"{exc} (code {exc.code})"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _manifest_provider(directory: Path) -> str | None:
+    try:
+        return load_manifest(directory).provider
+    except (OSError, ValueError):
+        return None
+
+
+def _no_network(request: httpx.Request) -> httpx.Response:
+    raise ProviderError(f"static provider attempted a network request: {request.method} {request.url}")

@@ -1,0 +1,276 @@
+"""The GPU table: canonical GPU names, their specs, and the mapping from any provider spelling to a name.
+
+Source: ``gpuhub/data/gpus.csv``, built from ``shared/reference/gpus.csv`` by ``scripts/build_reference_data.py``
+(each row keeps its ``source``). Tensor figures are dense TFLOPS; memory is the marketed size per GPU in GiB.
+Plugins add rows and aliases through the ``register_gpu_specs`` hook.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import re
+import threading
+from dataclasses import dataclass, field, replace
+from importlib import resources
+
+from gpuhub.model import Gpu
+
+__all__ = ["GpuSpec", "GpuTable", "UnknownGpuError", "load_builtin_specs", "with_aliases"]
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One row of the GPU table: a canonical GPU name in one form factor, with its specs.
+
+    Throughput figures are dense TFLOPS (None when the GPU has no such unit); bandwidth is GB/s (decimal);
+    ``tdp_w`` is watts; ``memory_gib`` is the marketed memory per GPU.
+    """
+
+    name: str
+    vendor: str
+    form_factor: str
+    memory_gib: float
+    model: str = ""
+    architecture: str | None = None
+    memory_bandwidth_gb_s: float | None = None
+    fp64_tflops: float | None = None
+    fp32_tflops: float | None = None
+    tf32_tflops: float | None = None
+    fp16_tflops: float | None = None
+    bf16_tflops: float | None = None
+    fp8_tflops: float | None = None
+    tdp_w: float | None = None
+    interconnect: str | None = None
+    mig_support: bool = False
+    aliases: tuple[str, ...] = ()
+    source: str = ""
+    is_gpu: bool = True
+
+    def to_gpu(self, raw_name: str | None = None) -> Gpu:
+        """The :class:`~gpuhub.model.Gpu` an offer carries for this spec."""
+        from decimal import Decimal
+
+        return Gpu(name=self.name, vendor=self.vendor, memory_gib=Decimal(str(self.memory_gib)),
+                   form_factor=self.form_factor, architecture=self.architecture, raw_name=raw_name, known=True)
+
+
+class UnknownGpuError(ValueError):
+    """A GPU name given by a user does not resolve; ``suggestions`` holds the closest known names."""
+
+    def __init__(self, name: str, suggestions: list[str], known: list[str]) -> None:
+        self.name, self.suggestions = name, suggestions
+        hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"unknown GPU {name!r}.{hint} Known GPUs: {', '.join(known)}")
+
+
+# Words that carry no model information in provider spellings.
+_NOISE = {"nvidia", "tesla", "amd", "gpu", "gpus", "hgx", "dgx", "instinct", "radeon", "geforce", "accelerator",
+          "hbm3", "hbm3e", "hbm2", "hbm2e", "gddr6", "the", "generation", "edition", "superchip", "grace", "hopper",
+          "server", "blackwell", "workstation", "datacenter"}
+# Model keys, most specific first; each is a regex over the normalized spelling (tokens joined by single spaces).
+_MODEL_PATTERNS: list[tuple[str, str]] = [
+    ("GH200", r"\bgh ?200\b"),
+    ("GB200", r"\bgb ?200\b"),
+    ("B200", r"\bb ?200\b"),
+    ("H200", r"\bh ?200\b"),
+    ("H100", r"\bh ?100\b"),
+    ("A100", r"\ba ?100\b"),
+    ("A10G", r"\ba ?10g\b"),
+    ("A10", r"\ba ?10\b"),
+    ("L40S", r"\bl ?40s\b"),
+    ("L40", r"\bl ?40\b"),
+    ("L4", r"\bl ?4\b"),
+    ("RTXPRO6000", r"\brtx ?pro ?6000\b"),
+    ("RTX6000-Ada", r"\b(rtx ?)?6000 ?ada\b"),
+    ("RTXA6000", r"\b(rtx ?)?a ?6000\b"),
+    ("A40", r"\ba ?40\b"),
+    ("A16", r"\ba ?16\b"),
+    ("RTX6000", r"\b(quadro ?)?rtx ?6000\b"),
+    ("T4", r"\bt ?4g?\b"),
+    ("V100", r"\bv ?100\b"),
+    ("P100", r"\bp ?100\b"),
+    ("P4", r"\bp ?4\b"),
+    ("K80", r"\bk ?80\b"),
+    ("M60", r"\bm ?60\b"),
+    ("MI300X", r"\bmi ?300x\b"),
+    ("MI250X", r"\bmi ?250x\b"),
+    ("MI25", r"\bmi ?25\b"),
+    ("RadeonProV520", r"\b(pro ?)?v ?520\b"),
+    ("RadeonProV620", r"\b(pro ?)?v ?620\b"),
+    ("RadeonProV710", r"\b(pro ?)?v ?710\b"),
+    ("Trainium3", r"\btrainium ?3\b"),
+    ("Trainium2", r"\btrainium ?2\b"),
+    ("Trainium", r"\btrainium ?1?\b"),
+    ("Inferentia2", r"\binferentia ?2\b"),
+    ("Inferentia", r"\binferentia ?1?\b"),
+    ("Gaudi", r"\bgaudi ?1?\b"),
+]
+_COMPILED = [(key, re.compile(rx)) for key, rx in _MODEL_PATTERNS]
+_MEMORY_RX = re.compile(r"\b(\d{1,3}) ?(?:gb|gib|g)\b")
+# Memory-based variants of one model key: (model key, memory GiB) -> canonical name.
+_MEMORY_VARIANTS = {("A100", 80): "A100-80GB", ("A100", 40): "A100", ("V100", 32): "V100-32GB",
+                    ("V100", 16): "V100", ("H100", 94): "H100-NVL", ("H100", 80): "H100"}
+_NON_GPU_VENDORS = {"AWS"}
+
+
+def _normalize(raw: str) -> str:
+    text = raw.lower()
+    text = re.sub(r"(\d)x\b", r"\1 x", text)  # "8x" prefixes in descriptions
+    text = re.sub(r"[_\-/(),:;]+", " ", text)
+    text = re.sub(r"(\d) ?(gb|gib)\b", r"\1gb", text)
+    tokens = [t for t in text.split() if t not in _NOISE]
+    return " ".join(tokens)
+
+
+def _form_hint(text: str) -> str | None:
+    if re.search(r"\bsxm\d?\b|\bnvlink\b|\bmega\b|\bplus\b", text):
+        return "SXM"
+    if re.search(r"\bpcie\b|\bpci e\b", text):
+        return "PCIe"
+    return None
+
+
+@dataclass
+class GpuTable:
+    """Canonical GPU specs and aliases; thread-safe to read, extended by plugins before searches run.
+
+    The process-wide table is ``gpuhub.gpu_table()`` (built by the plugin registry).
+    """
+
+    specs: list[GpuSpec] = field(default_factory=list)
+    _aliases: dict[str, str] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, spec: GpuSpec) -> None:
+        """Add a spec row (a new canonical name, or another form factor of a known one) and its aliases."""
+        with self._lock:
+            self.specs.append(spec)
+            self._aliases[_normalize(spec.name)] = spec.name
+            for alias in spec.aliases:
+                self._aliases.setdefault(_normalize(alias), spec.name)
+
+    def add_alias(self, alias: str, name: str) -> None:
+        """Map a provider spelling to a canonical name that is already in the table.
+
+        Raises:
+            UnknownGpuError: ``name`` is not a canonical name in the table.
+        """
+        if name not in self.names():
+            raise UnknownGpuError(name, self._close(name), self.names())
+        with self._lock:
+            self._aliases[_normalize(alias)] = name
+
+    def names(self) -> list[str]:
+        """Canonical names, in table order, each once."""
+        return list(dict.fromkeys(s.name for s in self.specs))
+
+    def spec(self, name: str, form_factor: str | None = None) -> GpuSpec | None:
+        """The spec row for a canonical name, preferring ``form_factor`` when given (``SXM``, ``PCIe``)."""
+        rows = [s for s in self.specs if s.name == name]
+        if form_factor:
+            rows = [s for s in rows if s.form_factor == form_factor] or rows
+        return rows[0] if rows else None
+
+    def resolve(self, raw: str, memory_gib: float | None = None) -> GpuSpec | None:
+        """Map any provider spelling to a spec row, or None when it is not a GPU the table knows.
+
+        Args:
+            raw: the provider's GPU name or description, e.g. ``"Tesla V100-SXM2-16GB"``, ``"H100_NVLINK_80GB"``,
+                ``"nvidia-a100-80gb"``, ``"A100 (80 GB SXM4)"``.
+            memory_gib: memory per GPU the provider reported, used to tell variants apart (A100 40 vs 80 GiB)
+                when the spelling itself has no size. A size written in the spelling wins.
+        """
+        text = _normalize(raw)
+        if not text:
+            return None
+        form = _form_hint(text)
+        alias = self._aliases.get(text)
+        if alias is not None:
+            return self.spec(alias, form)
+        key = next((k for k, rx in _COMPILED if rx.search(text)), None)
+        if key is None:
+            return None
+        mem_match = _MEMORY_RX.search(text)
+        mem = float(mem_match.group(1)) if mem_match else memory_gib
+        name = key
+        if re.search(r"\bnvl\b", text) and key == "H100":
+            name = "H100-NVL"
+        elif mem is not None:
+            name = _variant(key, mem) or key
+        if name not in self.names():
+            return None
+        return self.spec(name, form)
+
+    def to_gpu(self, raw: str, memory_gib: float | None = None) -> Gpu:
+        """A :class:`Gpu` for a provider spelling: canonical when known, else ``known=False`` with the raw name.
+
+        ``memory_gib`` (per GPU) fills in the memory of an unknown GPU; a known GPU always carries the table's
+        marketed memory (AWS reports an L4 as 22888 MiB; it is sold, and carried here, as 24 GiB).
+        """
+        spec = self.resolve(raw, memory_gib)
+        if spec is not None:
+            return spec.to_gpu(raw_name=raw)
+        from decimal import Decimal
+
+        mem = Decimal(str(memory_gib)) if memory_gib else None
+        return Gpu(name=raw.strip() or "unknown", memory_gib=mem, raw_name=raw, known=False)
+
+    def lookup(self, user_name: str) -> str:
+        """Resolve a name a user typed (canonical or alias, any case) to one canonical name.
+
+        Raises:
+            UnknownGpuError: the name does not resolve; the error lists the closest known names.
+        """
+        exact = {n.lower(): n for n in self.names()}
+        if user_name.lower() in exact:
+            return exact[user_name.lower()]
+        spec = self.resolve(user_name)
+        if spec is None:
+            raise UnknownGpuError(user_name, self._close(user_name), self.names())
+        return spec.name
+
+    def is_gpu(self, name: str) -> bool:
+        """False for table entries that are accelerators but not GPUs (AWS Trainium/Inferentia)."""
+        spec = self.spec(name)
+        return spec.is_gpu if spec else True
+
+    def _close(self, name: str) -> list[str]:
+        names = self.names()
+        by_lower = {n.lower(): n for n in names}
+        hits = difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.5)
+        return [by_lower[h] for h in hits]
+
+
+def _variant(key: str, mem: float) -> str | None:
+    options = [(m, n) for (k, m), n in _MEMORY_VARIANTS.items() if k == key]
+    if not options:
+        return None
+    return min(options, key=lambda o: abs(o[0] - mem))[1]
+
+
+def _float(text: str) -> float | None:
+    return float(text) if text.strip() else None
+
+
+def load_builtin_specs() -> list[GpuSpec]:
+    """Read the packaged GPU table (``gpuhub/data/gpus.csv``)."""
+    rows: list[GpuSpec] = []
+    with resources.files("gpuhub").joinpath("data/gpus.csv").open(newline="") as fh:
+        for r in csv.DictReader(fh):
+            rows.append(GpuSpec(
+                name=r["name"], vendor=r["vendor"], form_factor=r["form_factor"], memory_gib=float(r["memory_gib"]),
+                model=r["model"], architecture=r["architecture"] or None,
+                memory_bandwidth_gb_s=_float(r["memory_bandwidth_gb_s"]), fp64_tflops=_float(r["fp64_tflops"]),
+                fp32_tflops=_float(r["fp32_tflops"]), tf32_tflops=_float(r["tf32_tflops"]),
+                fp16_tflops=_float(r["fp16_tflops"]), bf16_tflops=_float(r["bf16_tflops"]),
+                fp8_tflops=_float(r["fp8_tflops"]), tdp_w=_float(r["tdp_w"]), interconnect=r["interconnect"] or None,
+                mig_support=r["mig_support"] == "yes", aliases=tuple(a for a in r["aliases"].split("|") if a),
+                source=r["source"], is_gpu=r["vendor"] not in _NON_GPU_VENDORS,
+            ))
+    return rows
+
+
+def with_aliases(spec: GpuSpec, *aliases: str) -> GpuSpec:
+    """A copy of ``spec`` with more aliases (for plugins registering a known GPU under their own label)."""
+    return replace(spec, aliases=spec.aliases + aliases)

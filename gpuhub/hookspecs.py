@@ -1,0 +1,46 @@
+"""The hooks a gpuhub plugin may implement (pluggy, project name ``"gpuhub"``).
+
+Hooks only register objects; the engine does all I/O itself, so it can isolate, cache, retry and time out each
+provider. A plugin is a module (or object) with functions marked ``@gpuhub.hookimpl`` whose names and argument
+names match these specs; it is found through the ``gpuhub`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from gpuhub.gpus import GpuSpec
+    from gpuhub.provider import Provider
+    from gpuhub.ranking import Ranker
+
+__all__ = ["hookimpl", "hookspec"]
+
+hookspec = pluggy.HookspecMarker("gpuhub")
+hookimpl = pluggy.HookimplMarker("gpuhub")
+
+
+@hookspec
+def register_providers(register: Callable[[Provider], None]) -> None:
+    """Hand over provider objects: call ``register(provider)`` once per :class:`~gpuhub.provider.Provider`.
+
+    Provider names must be unique across all plugins; a duplicate is reported and skipped.
+    """
+
+
+@hookspec
+def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str, str], None]) -> None:
+    """Add GPU rows with ``register(GpuSpec(...))`` and provider spellings with ``alias(spelling, canonical)``."""
+
+
+@hookspec
+def register_rankers(register: Callable[[Ranker], None]) -> None:
+    """Add named ranking strategies: ``register(Ranker(name=..., key=..., description=...))``."""
+
+
+@hookspec
+def register_commands(cli: Any) -> None:
+    """Add CLI subcommands to ``cli``, a :class:`typer.Typer` application (``@cli.command()``)."""

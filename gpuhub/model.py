@@ -1,0 +1,305 @@
+"""The normalized model every provider's data is turned into (pydantic v2, immutable).
+
+Money is exact (``Decimal``) with an ISO 4217 currency on every price; prices are per instance-hour after
+normalization. Units are in field names (``_gib``, ``_per_hour``, ``_s``) or stated in each field's description.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from enum import Enum
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+
+__all__ = [
+    "Currency",
+    "Gpu",
+    "Instance",
+    "Offer",
+    "Price",
+    "PurchaseModel",
+    "Region",
+    "Source",
+    "known_purchase_models",
+    "register_purchase_model",
+]
+
+HOURS_PER_YEAR = 8760
+
+
+class PurchaseModel(str, Enum):
+    """The standard purchase models. Plugins may add more with :func:`register_purchase_model`."""
+
+    on_demand = "on_demand"
+    spot = "spot"
+    low_priority = "low_priority"
+    reserved_1y = "reserved_1y"
+    reserved_3y = "reserved_3y"
+    savings_plan_1y = "savings_plan_1y"
+    savings_plan_3y = "savings_plan_3y"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_EXTRA_PURCHASE_MODELS: set[str] = set()
+
+
+def register_purchase_model(name: str) -> None:
+    """Allow an extra purchase model name (lower-case snake case, e.g. ``"flex_start"``).
+
+    Raises:
+        ValueError: the name is not lower-case snake case.
+    """
+    if not name.replace("_", "").isalnum() or name.lower() != name or not name[:1].isalpha():
+        raise ValueError(f"purchase model {name!r} must be lower-case snake case, like 'flex_start'")
+    _EXTRA_PURCHASE_MODELS.add(name)
+
+
+def known_purchase_models() -> list[str]:
+    """All purchase model names accepted now: the standard ones, then those plugins registered."""
+    return [p.value for p in PurchaseModel] + sorted(_EXTRA_PURCHASE_MODELS)
+
+
+def _check_purchase(value: object) -> str:
+    text = value.value if isinstance(value, PurchaseModel) else str(value)
+    if text not in known_purchase_models():
+        raise ValueError(f"unknown purchase model {text!r}; allowed: {', '.join(known_purchase_models())}")
+    return text
+
+
+@lru_cache(maxsize=1)
+def _iso_currencies() -> frozenset[str]:
+    import pycountry  # imported lazily: it is only needed when a new currency code is first seen
+
+    return frozenset(c.alpha_3 for c in pycountry.currencies)
+
+
+@lru_cache(maxsize=64)
+def _check_currency(code: str) -> str:
+    upper = code.strip().upper()
+    if len(upper) != 3 or upper not in _iso_currencies():
+        raise ValueError(f"{code!r} is not an ISO 4217 currency code (like 'USD', 'EUR', 'CNY')")
+    return upper
+
+
+Currency = str
+"""An ISO 4217 currency code such as ``"USD"``; validated against pycountry's list."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Gpu(_Frozen):
+    """One GPU model as an offer carries it.
+
+    ``name`` is the canonical name from the GPU table (``H100``, ``A100-80GB``, ``L4``) or, when the provider's
+    spelling is unknown, the raw spelling with ``known=False`` so the offer stays visible.
+    """
+
+    name: str = Field(description="canonical GPU name, or the provider's raw name when unknown")
+    vendor: str | None = Field(default=None, description="NVIDIA, AMD, Intel, AWS, ...")
+    memory_gib: Decimal | None = Field(default=None, description="memory per GPU in GiB (marketed size)")
+    form_factor: str | None = Field(default=None, description="SXM, PCIe, OAM, Superchip, Custom")
+    architecture: str | None = None
+    raw_name: str | None = Field(default=None, description="the provider's own spelling, kept as published")
+    known: bool = Field(default=True, description="False when the name did not resolve through the GPU table")
+
+
+class Region(_Frozen):
+    """A provider region (and zone when the offer is zone-specific), with location facts where known."""
+
+    provider: str
+    code: str = Field(description="provider's own region code, e.g. 'us-east-1', 'westeurope'")
+    zone: str | None = Field(default=None, description="availability zone when the price is per zone")
+    city: str | None = None
+    country: str | None = Field(default=None, description="ISO 3166 alpha-2")
+    continent: str | None = None
+    latitude: float | None = None
+    longitude: float | None = None
+    carbon_gco2e_per_kwh: float | None = Field(default=None, description="grid carbon intensity, gCO2e/kWh")
+
+
+class Instance(_Frozen):
+    """An instance type as a provider sells it."""
+
+    provider: str
+    instance_type: str
+    gpu: Gpu | None = Field(default=None, description="None for instances without a GPU or accelerator")
+    gpu_count: float = Field(default=0, ge=0, description="GPUs per instance; may be a fraction (1/6 of an A10)")
+    fractional: bool = Field(default=False, description="True when the instance gets part of one GPU")
+    vcpus: float | None = Field(default=None, ge=0)
+    memory_gib: float | None = Field(default=None, ge=0, description="host RAM in GiB")
+    storage_gib: float | None = Field(default=None, ge=0, description="bundled local storage in GiB")
+    network_gbps: float | None = Field(default=None, ge=0)
+    interconnect: str | None = Field(default=None, description="NVLink, NVSwitch, InfiniBand, ...")
+    cpu_arch: str = Field(default="x86_64", description="x86_64 or arm64")
+    bare_metal: bool | None = None
+    note: str | None = Field(default=None, description="anything a user must know, e.g. a non-GPU accelerator")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def gpu_memory_gib(self) -> float | None:
+        """Usable VRAM per GPU in GiB: the card's memory, or the slice's for a fractional GPU (half an A10: 12)."""
+        if self.gpu is None or self.gpu.memory_gib is None:
+            return None
+        card = float(self.gpu.memory_gib)
+        return card * self.gpu_count if 0 < self.gpu_count < 1 else card
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def gpu_memory_total_gib(self) -> float | None:
+        """Total VRAM of the instance in GiB (per-GPU memory × GPU count)."""
+        if self.gpu is None or self.gpu.memory_gib is None:
+            return None
+        return float(self.gpu.memory_gib) * self.gpu_count
+
+
+class Price(_Frozen):
+    """A price per instance-hour for one purchase model.
+
+    Raises (on construction):
+        pydantic.ValidationError: amount not positive (a zero price is a placeholder, never an offer), currency not
+            ISO 4217, purchase model unknown.
+    """
+
+    amount: Decimal = Field(gt=0, description="price per instance-hour, exact as published")
+    currency: Currency = Field(description="ISO 4217 code, from the provider's data")
+    purchase: str = Field(description="purchase model: on_demand, spot, low_priority, reserved_1y, ...")
+    upfront: Decimal | None = Field(default=None, ge=0, description="upfront part of a term price, if any")
+    term_hours: int | None = Field(default=None, gt=0, description="length of a reserved/savings term in hours")
+    payment_option: str | None = Field(default=None, description="e.g. 'No Upfront', 'All Upfront'")
+    billing_increment_s: int | None = Field(default=None, gt=0, description="billing granularity in seconds")
+    minimum_charge_s: int | None = Field(default=None, ge=0, description="minimum billed time in seconds")
+
+    @field_validator("currency", mode="before")
+    @classmethod
+    def _currency(cls, value: object) -> str:
+        return _check_currency(str(value))
+
+    @field_validator("purchase", mode="before")
+    @classmethod
+    def _purchase(cls, value: object) -> str:
+        return _check_purchase(value)
+
+    @field_validator("amount")
+    @classmethod
+    def _finite(cls, value: Decimal) -> Decimal:
+        if not value.is_finite():
+            raise ValueError("price must be a finite number")
+        return value
+
+
+class Source(_Frozen):
+    """Where an offer's data came from."""
+
+    mode: Literal["live", "replay", "static"] = Field(
+        description="live: fetched now; replay: from a recording; static: a provider's shipped price table")
+    recording: str | None = Field(default=None, description="recording directory name or label, when replayed")
+    recorded_at: dt.date | None = Field(default=None, description="date the data was captured or verified")
+    kind: str | None = Field(default=None, description="live-capture or reconstructed (from published prices)")
+
+    def label(self) -> str:
+        """Short human label, e.g. ``replay:lambda@2026-09-20``."""
+        if self.mode == "live":
+            return "live"
+        when = f"@{self.recorded_at.isoformat()}" if self.recorded_at else ""
+        return f"{self.mode}:{self.recording or '?'}{when}"
+
+
+class Offer(_Frozen):
+    """One rentable thing: an instance type in a region at a price, with availability and provenance."""
+
+    instance: Instance
+    region: Region
+    price: Price
+    available: bool | None = Field(default=None, description="True/False when the provider says, else None")
+    source: Source
+
+    # Flat read-only views, so callers and filters need not walk the nesting.
+    @property
+    def provider(self) -> str:
+        return self.instance.provider
+
+    @property
+    def instance_type(self) -> str:
+        return self.instance.instance_type
+
+    @property
+    def gpu_name(self) -> str | None:
+        return self.instance.gpu.name if self.instance.gpu else None
+
+    @property
+    def gpu_count(self) -> float:
+        return self.instance.gpu_count
+
+    @property
+    def price_per_hour(self) -> Decimal:
+        """Instance price per hour in ``price.currency``."""
+        return self.price.amount
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def price_per_gpu_hour(self) -> Decimal | None:
+        """Price per GPU-hour (instance price / GPU count, fractions included); None without GPUs."""
+        if self.instance.gpu_count <= 0:
+            return None
+        return self.price.amount / Decimal(str(self.instance.gpu_count))
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def price_per_vram_gib_hour(self) -> Decimal | None:
+        """Price per GiB of GPU memory per hour; None when the VRAM is unknown."""
+        total = self.instance.gpu_memory_total_gib
+        if not total:
+            return None
+        return self.price.amount / Decimal(str(total))
+
+    def to_record(self) -> dict[str, Any]:
+        """The flat, JSON-ready dict the CLI and exports use (keys documented in the README).
+
+        Money is exported as JSON numbers: the exact published price converts to the shortest float that prints
+        the same digits; derived per-GPU and per-GiB figures are rounded to 6 decimal places.
+        """
+        inst, gpu, price = self.instance, self.instance.gpu, self.price
+        per_gpu = self.price_per_gpu_hour
+        return {
+            "provider": inst.provider,
+            "instance_type": inst.instance_type,
+            "region": self.region.code,
+            "zone": self.region.zone,
+            "country": self.region.country,
+            "continent": self.region.continent,
+            "gpu_name": gpu.name if gpu else None,
+            "gpu_known": gpu.known if gpu else None,
+            "gpu_raw_name": gpu.raw_name if gpu else None,
+            "gpu_count": int(inst.gpu_count) if float(inst.gpu_count).is_integer() else inst.gpu_count,
+            "fractional": inst.fractional,
+            "gpu_memory_gib": inst.gpu_memory_gib,
+            "gpu_memory_total_gib": inst.gpu_memory_total_gib,
+            "vcpus": inst.vcpus,
+            "memory_gib": inst.memory_gib,
+            "cpu_arch": inst.cpu_arch,
+            "purchase": price.purchase,
+            "price_per_hour": float(price.amount),
+            "currency": price.currency,
+            "price_per_gpu_hour": _money(per_gpu),
+            "price_per_vram_gib_hour": _money(self.price_per_vram_gib_hour),
+            "upfront": float(price.upfront) if price.upfront is not None else None,
+            "term_hours": price.term_hours,
+            "payment_option": price.payment_option,
+            "available": self.available,
+            "source": self.source.label(),
+            "note": inst.note,
+        }
+
+
+def _money(value: Decimal | None) -> float | None:
+    """Derived money figures are rounded to 6 decimal places (a micro-unit) for export."""
+    if value is None:
+        return None
+    return float(value.quantize(Decimal("0.000001")))

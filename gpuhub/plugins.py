@@ -1,0 +1,301 @@
+"""Plugin loading: the built-in plugin and every ``gpuhub`` entry point, each isolated from the others.
+
+A broken plugin (import error, hook signature error, a hook that raises, a duplicate provider name, the same
+distribution found twice on the path) is reported with its name, version, cause and fix; the rest keep working.
+
+Environment switches:
+    ``GPUHUB_PLUGINS``: comma-separated allow-list of plugin (entry-point) names; others are not loaded.
+    ``GPUHUB_DISABLE_PLUGINS``: comma-separated block-list.
+    ``GPUHUB_TRACE_PLUGINS=1``: log each loading step at INFO on the ``gpuhub.plugins`` logger (and stderr).
+    ``GPUHUB_STRICT_PLUGINS=1``: any plugin failure raises :class:`~gpuhub.errors.PluginError`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+import pluggy
+
+from gpuhub import hookspecs
+from gpuhub.errors import PluginError
+from gpuhub.gpus import GpuSpec, GpuTable
+from gpuhub.provider import Provider
+from gpuhub.ranking import Ranker
+
+__all__ = ["PluginReport", "Registry", "get_registry", "reset_registry"]
+
+log = logging.getLogger("gpuhub.plugins")
+ENTRY_POINT_GROUP = "gpuhub"
+_PROVIDER_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+_HOOKS = ("register_gpu_specs", "register_providers", "register_rankers")
+
+
+@dataclass
+class PluginReport:
+    """One plugin's load outcome. ``status``: ``loaded``, ``failed``, ``blocked`` or ``duplicate``."""
+
+    name: str
+    distribution: str | None
+    version: str | None
+    status: str
+    error: str | None = None
+    fix: str | None = None
+    providers: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "distribution": self.distribution, "version": self.version,
+                "status": self.status, "error": self.error, "fix": self.fix, "providers": self.providers}
+
+
+@dataclass
+class _Candidate:
+    name: str
+    distribution: str | None
+    version: str | None
+    load: Callable[[], object]
+    location: str | None = None
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _names(value: str | None) -> set[str]:
+    return {n.strip() for n in (value or "").split(",") if n.strip()}
+
+
+class Registry:
+    """Everything plugins registered: providers, the GPU table, rankers; plus a report per plugin.
+
+    Args:
+        entry_points: entry points to load (default: the installed ``gpuhub`` group).
+        extra_plugins: ``(name, plugin object)`` pairs registered after the built-in one (tests, embedding).
+        environ: environment for the switches (default: ``os.environ``).
+        strict: overrides ``GPUHUB_STRICT_PLUGINS``.
+
+    Raises:
+        PluginError: in strict mode, the first plugin failure.
+    """
+
+    def __init__(self, *, entry_points: Iterable[metadata.EntryPoint] | None = None,
+                 extra_plugins: Iterable[tuple[str, object]] = (), environ: Mapping[str, str] | None = None,
+                 strict: bool | None = None) -> None:
+        env = os.environ if environ is None else environ
+        self.strict = _truthy(env.get("GPUHUB_STRICT_PLUGINS")) if strict is None else strict
+        self.trace = _truthy(env.get("GPUHUB_TRACE_PLUGINS"))
+        self._allow = _names(env.get("GPUHUB_PLUGINS"))
+        self._block = _names(env.get("GPUHUB_DISABLE_PLUGINS"))
+        self.providers: dict[str, Provider] = {}
+        self.provider_plugin: dict[str, str] = {}
+        self.gpus = GpuTable()
+        self.rankers: dict[str, Ranker] = {}
+        self.reports: list[PluginReport] = []
+        self.pm = pluggy.PluginManager("gpuhub")
+        self.pm.add_hookspecs(hookspecs)
+        self._plugins: dict[str, tuple[object, PluginReport]] = {}
+
+        from gpuhub import __version__, builtin
+
+        self._add(_Candidate("builtin", "gpuhub", __version__, lambda: builtin), allow_filter=False)
+        eps = list(entry_points) if entry_points is not None else list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+        for candidate in self._dedupe(eps):
+            self._add(candidate)
+        for name, obj in extra_plugins:
+            self._add(_Candidate(name, None, None, lambda obj=obj: obj))
+        self._run_hooks()
+
+    # --- loading ------------------------------------------------------------------------------------------
+    def _trace(self, message: str) -> None:
+        if self.trace:
+            log.info(message)
+            print(f"gpuhub plugins: {message}", file=sys.stderr)
+
+    def _dedupe(self, eps: list[metadata.EntryPoint]) -> list[_Candidate]:
+        seen: dict[str, _Candidate] = {}
+        out: list[_Candidate] = []
+        for ep in eps:
+            dist = getattr(ep, "dist", None)
+            dist_name = dist.metadata["Name"] if dist is not None else None
+            version = dist.version if dist is not None else None
+            location = str(dist.locate_file("")) if dist is not None else None
+            candidate = _Candidate(ep.name, dist_name, version, ep.load, location)
+            first = seen.get(ep.name)
+            if first is None:
+                seen[ep.name] = candidate
+                out.append(candidate)
+                continue
+            if first.distribution == dist_name and first.location == location and first.version == version:
+                continue  # the same distribution listed twice through one path entry: harmless
+            self._fail(PluginReport(ep.name, dist_name, version, "duplicate"),
+                       f"plugin {ep.name!r} is installed twice: {first.distribution} {first.version} at "
+                       f"{first.location} and {dist_name} {version} at {location}; the first one is used",
+                       f"uninstall one copy: pip uninstall {dist_name or ep.name} (then reinstall one version)")
+        return out
+
+    def _add(self, candidate: _Candidate, *, allow_filter: bool = True) -> None:
+        report = PluginReport(candidate.name, candidate.distribution, candidate.version, "loaded")
+        if allow_filter and (candidate.name in self._block or (self._allow and candidate.name not in self._allow)):
+            report.status = "blocked"
+            report.error = "disabled by GPUHUB_DISABLE_PLUGINS / not in GPUHUB_PLUGINS"
+            self.reports.append(report)
+            self._trace(f"{candidate.name}: blocked")
+            return
+        self._trace(f"{candidate.name}: importing ({candidate.distribution} {candidate.version})")
+        try:
+            plugin = candidate.load()
+        except Exception as exc:
+            self._fail(report, f"import failed: {type(exc).__name__}: {exc}",
+                       f"reinstall the plugin (pip install --force-reinstall {candidate.distribution or candidate.name})"
+                       " or block it with GPUHUB_DISABLE_PLUGINS")
+            return
+        try:
+            self.pm.register(plugin, name=candidate.name)
+        except pluggy.PluginValidationError as exc:
+            self._fail(report, f"hook signature does not match gpuhub's hook specs: {_validation_detail(exc)}",
+                       f"update {candidate.distribution or candidate.name} for this gpuhub version's hook specs "
+                       "(see gpuhub/hookspecs.py)")
+            return
+        except ValueError as exc:  # pluggy: plugin already registered under another name
+            self._fail(report, f"could not register: {exc}", "install the plugin once")
+            return
+        unknown = [impl for impl in _hookimpl_names(plugin) if not hasattr(self.pm.hook, impl)
+                   or impl not in _spec_names()]
+        if unknown:
+            self.pm.unregister(plugin)
+            self._fail(report, f"implements hooks gpuhub does not have: {', '.join(unknown)}",
+                       f"update {candidate.distribution or candidate.name}; known hooks: {', '.join(_spec_names())}")
+            return
+        self._plugins[candidate.name] = (plugin, report)
+        self.reports.append(report)
+        self._trace(f"{candidate.name}: registered")
+
+    def _fail(self, report: PluginReport, error: str, fix: str) -> None:
+        if report.status == "loaded":
+            report.status = "failed"
+        report.error, report.fix = error, fix
+        if report not in self.reports:
+            self.reports.append(report)
+        self._trace(f"{report.name}: {report.status}: {error}")
+        log.warning("plugin %s (%s %s) %s: %s; fix: %s", report.name, report.distribution, report.version,
+                    report.status, error, fix)
+        if self.strict:
+            raise PluginError(f"plugin {report.name} ({report.distribution} {report.version}): {error}; fix: {fix}")
+
+    def _run_hooks(self) -> None:
+        for name, (plugin, report) in list(self._plugins.items()):
+            for hook in _HOOKS:
+                impl = getattr(plugin, hook, None)
+                if impl is None or not callable(impl):
+                    continue
+                try:
+                    self._call(hook, impl, name, report)
+                except Exception as exc:
+                    self._fail(report, f"hook {hook} raised {type(exc).__name__}: {exc}",
+                               f"report this to the maintainers of {report.distribution or name}")
+
+    def _call(self, hook: str, impl: Callable[..., Any], plugin_name: str, report: PluginReport) -> None:
+        if hook == "register_gpu_specs":
+            specs: list[GpuSpec] = []
+            aliases: list[tuple[str, str]] = []
+            impl(register=specs.append, alias=lambda spelling, canonical: aliases.append((spelling, canonical)))
+            for spec in specs:
+                self.gpus.add(spec)
+            for spelling, canonical in aliases:
+                self.gpus.add_alias(spelling, canonical)
+        elif hook == "register_providers":
+            providers: list[Provider] = []
+            impl(register=providers.append)
+            for provider in providers:
+                self._add_provider(provider, plugin_name, report)
+        elif hook == "register_rankers":
+            rankers: list[Ranker] = []
+            impl(register=rankers.append)
+            for ranker in rankers:
+                if ranker.name in self.rankers:
+                    self._fail(report, f"ranker {ranker.name!r} is already registered",
+                               "give the ranker another name")
+                    continue
+                self.rankers[ranker.name] = ranker
+
+    def _add_provider(self, provider: Provider, plugin_name: str, report: PluginReport) -> None:
+        name = getattr(provider, "name", "")
+        if not isinstance(name, str) or not _PROVIDER_NAME.match(name) or not callable(getattr(provider, "fetch", None)):
+            self._fail(report, f"registered an invalid provider {provider!r} (needs a lower-case name and fetch())",
+                       "subclass gpuhub.Provider and set name")
+            return
+        if name in self.providers:
+            self._fail(report, f"provider {name!r} is already registered by plugin {self.provider_plugin[name]!r}",
+                       f"uninstall one of the two plugins, or block one with GPUHUB_DISABLE_PLUGINS={plugin_name}")
+            return
+        self.providers[name] = provider
+        self.provider_plugin[name] = plugin_name
+        report.providers.append(name)
+
+    def register_commands(self, cli: Any) -> None:
+        """Let each loaded plugin add CLI subcommands; a failing plugin is reported, the others still run."""
+        for name, (plugin, report) in self._plugins.items():
+            impl = getattr(plugin, "register_commands", None)
+            if impl is None:
+                continue
+            try:
+                impl(cli=cli)
+            except Exception as exc:
+                self._fail(report, f"hook register_commands raised {type(exc).__name__}: {exc}",
+                           f"report this to the maintainers of {report.distribution or name}")
+
+
+def _spec_names() -> list[str]:
+    return [n for n in ("register_providers", "register_gpu_specs", "register_rankers", "register_commands")]
+
+
+def _hookimpl_names(plugin: object) -> list[str]:
+    out = []
+    for attr in dir(plugin):
+        try:
+            value = getattr(plugin, attr)
+        except Exception:
+            continue
+        if callable(value) and hasattr(value, "gpuhub_impl"):
+            out.append(attr)
+    return out
+
+
+def _validation_detail(exc: pluggy.PluginValidationError) -> str:
+    text = str(exc)
+    match = re.search(r"hookimpl definition: (\w+)\((.*?)\)\s*Argument\(s\) \{(.*?)\}", text, re.S)
+    if match:
+        hook, _, args = match.groups()
+        spec = getattr(hookspecs, hook, None)
+        import inspect
+
+        signature = f"{hook}{inspect.signature(spec)}" if spec else hook
+        return f"hook {hook} declares argument(s) {args} that the spec {signature} does not have"
+    return " ".join(text.split())
+
+
+_registry: Registry | None = None
+_registry_lock = threading.Lock()
+
+
+def get_registry() -> Registry:
+    """The process-wide registry, loaded once on first use (thread-safe)."""
+    global _registry
+    with _registry_lock:
+        if _registry is None:
+            _registry = Registry()
+        return _registry
+
+
+def reset_registry(registry: Registry | None = None) -> None:
+    """Replace (or drop, to reload on next use) the process-wide registry; for tests and embedding."""
+    global _registry
+    with _registry_lock:
+        _registry = registry

@@ -1,0 +1,330 @@
+"""What a provider plugin implements (:class:`Provider`) and what the engine hands it (:class:`ProviderContext`).
+
+A provider turns its cloud's answers into :class:`~gpuhub.model.Offer` objects. It never builds an HTTP client:
+``ctx.request()``/``ctx.get_json()`` go through the engine's client, which is live, recording or replaying, and
+through the retry policy. Malformed records are skipped with ``ctx.skip(reason)``, never raised; unknown GPU
+spellings are counted with ``ctx.gpu()``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, ClassVar, Literal
+
+import httpx
+import pydantic
+from pydantic import SecretStr
+
+from gpuhub.errors import CredentialsError, ProviderError
+from gpuhub.gpus import GpuTable
+from gpuhub.model import Gpu, Region, Source
+from gpuhub.regions import make_region
+from gpuhub.retry import RETRY_STATUSES, RetryableStatus, RetryPolicy
+
+__all__ = ["Credential", "FetchReport", "Provider", "ProviderContext", "ProviderStatus", "RecordGuard"]
+
+Mode = Literal["live", "replay", "record"]
+ProviderKind = Literal["hyperscaler", "specialist", "internal", "other"]
+
+
+@dataclass(frozen=True)
+class Credential:
+    """One way to configure a provider: the environment variables that must all be set, and a hint."""
+
+    env: tuple[str, ...]
+    description: str
+
+    def configured(self, environ: Mapping[str, str]) -> bool:
+        return all(environ.get(name) for name in self.env)
+
+
+class Provider:
+    """Base class of a provider. Subclasses set the class attributes and implement :meth:`fetch`.
+
+    Attributes:
+        name: short lower-case id used everywhere (``"aws"``, ``"lambda"``).
+        display_name: human name.
+        kind: ``hyperscaler``, ``specialist``, ``internal`` or ``other``.
+        base_url: default API root; users override it with ``GPUHUB_<NAME>_BASE_URL``.
+        credentials: ways to configure live access; with none configured the bundled recording replays.
+        static: True when the provider has no live API (a shipped, dated price table is its only data).
+        min_request_interval_s: politeness delay between live requests (seconds).
+    """
+
+    name: ClassVar[str] = ""
+    display_name: ClassVar[str] = ""
+    kind: ClassVar[ProviderKind] = "other"
+    base_url: ClassVar[str] = ""
+    credentials: ClassVar[tuple[Credential, ...]] = ()
+    static: ClassVar[bool] = False
+    min_request_interval_s: ClassVar[float] = 0.0
+
+    def fixtures_dir(self) -> Path | None:
+        """The bundled recording directory (holding ``manifest.json``), or None."""
+        return None
+
+    def credentials_configured(self, environ: Mapping[str, str]) -> bool:
+        """True when any one of :attr:`credentials` is fully set in ``environ``."""
+        return any(c.configured(environ) for c in self.credentials)
+
+    def credentials_help(self) -> str:
+        """How to configure live access, for messages."""
+        if not self.credentials:
+            return f"{self.name} needs no credentials"
+        ways = "; or ".join(f"set {' and '.join(c.env)} ({c.description})" for c in self.credentials)
+        return f"to use {self.name} live, {ways}"
+
+    def fetch(self, ctx: ProviderContext) -> Iterable[Any]:
+        """Return every offer this provider has (an iterable of :class:`~gpuhub.model.Offer`).
+
+        Raise :class:`~gpuhub.errors.ProviderError` (or let an HTTP failure propagate) when the data cannot be
+        had at all or only in part: a partial walk must fail, never look like a smaller catalog.
+        """
+        raise NotImplementedError
+
+
+@dataclass
+class FetchReport:
+    """What happened while one provider fetched: skipped records and why, unknown GPU names, warnings."""
+
+    skipped: Counter[str] = field(default_factory=Counter)
+    unknown_gpus: Counter[str] = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+    requests: int = 0
+
+    @property
+    def skipped_total(self) -> int:
+        return sum(self.skipped.values())
+
+
+@dataclass
+class ProviderStatus:
+    """A provider's outcome in one search.
+
+    ``state``: ``ok`` (fresh data), ``stale`` (the last good data, because a refresh failed; ``reason`` says why),
+    ``failed`` (no data; ``reason`` says why), ``skipped`` (not asked; ``reason`` says why).
+    """
+
+    provider: str
+    state: Literal["ok", "stale", "failed", "skipped"]
+    reason: str | None = None
+    mode: str | None = None
+    source: str | None = None
+    offers: int = 0
+    skipped_records: int = 0
+    skipped_reasons: dict[str, int] = field(default_factory=dict)
+    unknown_gpus: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    fetched_at: dt.datetime | None = None
+    elapsed_s: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider, "state": self.state, "reason": self.reason, "mode": self.mode,
+            "source": self.source, "offers": self.offers, "skipped_records": self.skipped_records,
+            "skipped_reasons": dict(self.skipped_reasons), "unknown_gpus": dict(self.unknown_gpus),
+            "warnings": list(self.warnings),
+            "fetched_at": self.fetched_at.isoformat() if self.fetched_at else None,
+            "elapsed_s": round(self.elapsed_s, 3) if self.elapsed_s is not None else None,
+        }
+
+    def line(self) -> str:
+        """One human line, e.g. ``lambda: ok, 21 offers (replay:lambda@2026-09-20)``."""
+        text = f"{self.provider}: {self.state}"
+        if self.state in ("ok", "stale"):
+            text += f", {self.offers} offers"
+        if self.source:
+            text += f" ({self.source})"
+        if self.skipped_records:
+            text += f", {self.skipped_records} records skipped"
+        if self.unknown_gpus:
+            text += f", unknown GPUs: {', '.join(sorted(self.unknown_gpus))}"
+        if self.reason:
+            text += f": {self.reason}"
+        return text
+
+
+class ProviderContext:
+    """Everything a provider's ``fetch`` may use: HTTP, credentials, GPU table, regions, and its report.
+
+    Not constructed by providers; the engine (or :func:`gpuhub.testing` helpers) makes one per fetch.
+    """
+
+    def __init__(self, provider: Provider, client: httpx.Client, *, mode: Mode, source: Source,
+                 gpus: GpuTable, environ: Mapping[str, str] | None = None,
+                 retry: RetryPolicy | None = None) -> None:
+        self.provider = provider
+        self.client = client
+        self.mode = mode
+        self.source = source
+        self.gpus = gpus
+        self.report = FetchReport()
+        self._environ = dict(os.environ if environ is None else environ)
+        self._retry = retry or RetryPolicy()
+        self._last_request = 0.0
+        self._lock = threading.Lock()
+        self.secrets_seen: list[str] = []
+
+    def __repr__(self) -> str:
+        return f"ProviderContext(provider={self.provider.name!r}, mode={self.mode!r})"
+
+    # --- configuration -------------------------------------------------------------------------------------
+    def secret(self, name: str) -> SecretStr | None:
+        """A credential from the environment as a :class:`SecretStr` (never printed), or None when unset.
+
+        In replay mode credentials are never read: recordings hold none.
+        """
+        if self.mode == "replay":
+            return None
+        value = self._environ.get(name)
+        if not value:
+            return None
+        self.secrets_seen.append(value)
+        return SecretStr(value)
+
+    def require_secret(self, name: str) -> SecretStr | None:
+        """Like :meth:`secret`, but in live/record mode a missing value raises :class:`CredentialsError`."""
+        value = self.secret(name)
+        if value is None and self.mode != "replay":
+            raise CredentialsError(f"{name} is not set: {self.provider.credentials_help()}")
+        return value
+
+    def setting(self, name: str, default: str | None = None) -> str | None:
+        """A provider setting from ``GPUHUB_<PROVIDER>_<NAME>`` in the environment."""
+        key = f"GPUHUB_{self.provider.name.upper().replace('-', '_')}_{name.upper()}"
+        return self._environ.get(key, default)
+
+    def base_url(self) -> str:
+        """The provider's API root: ``GPUHUB_<PROVIDER>_BASE_URL`` when set (proxies, mirrors), else the default."""
+        return (self.setting("BASE_URL") or self.provider.base_url).rstrip("/")
+
+    # --- HTTP ----------------------------------------------------------------------------------------------
+    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+        """Send one request through the engine's client and the retry policy; return a 2xx/3xx response.
+
+        Raises:
+            CredentialsError: 401/403 (the message says how to configure credentials).
+            ProviderError: another 4xx, or a transient failure that outlasted the retries.
+            ReplayMissError: replay mode and the request was never recorded.
+        """
+
+        def once() -> httpx.Response:
+            self._throttle()
+            self.report.requests += 1
+            response = self.client.request(method, url, **kwargs)
+            if response.status_code in RETRY_STATUSES:
+                response.read()
+                raise RetryableStatus(response)
+            return response
+
+        try:
+            response = self._retry.call(once)
+        except RetryableStatus as exc:
+            raise ProviderError(f"HTTP {exc.response.status_code} from {method} {_short(url)} after retries",
+                                code=str(exc.response.status_code), retryable=True) from None
+        except httpx.TransportError as exc:
+            raise ProviderError(f"{type(exc).__name__} on {method} {_short(url)} after retries: {exc}",
+                                retryable=True) from None
+        if response.status_code in (401, 403):
+            raise CredentialsError(
+                f"HTTP {response.status_code} from {self.provider.name}: credentials missing or rejected; "
+                f"{self.provider.credentials_help()}", code=str(response.status_code))
+        if response.status_code >= 400:
+            raise ProviderError(f"HTTP {response.status_code} from {method} {_short(url)}: "
+                                f"{response.text[:200]}", code=str(response.status_code))
+        return response
+
+    def get_json(self, url: str, **kwargs: Any) -> Any:
+        """GET and decode JSON. Raises :class:`ProviderError` when the body is not JSON (e.g. an HTML page)."""
+        response = self.request("GET", url, **kwargs)
+        try:
+            return response.json()
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            kind = response.headers.get("content-type", "unknown content type")
+            raise ProviderError(f"GET {_short(url)} did not return JSON ({kind}): {exc}") from None
+
+    def _throttle(self) -> None:
+        interval = self.provider.min_request_interval_s
+        if interval <= 0 or self.mode == "replay":
+            return
+        with self._lock:
+            wait = self._last_request + interval - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            self._last_request = time.monotonic()
+
+    # --- normalization helpers ----------------------------------------------------------------------------
+    def gpu(self, raw: str, memory_gib: float | None = None) -> Gpu:
+        """Resolve a provider GPU spelling through the GPU table; unknown names are kept and counted."""
+        gpu = self.gpus.to_gpu(raw, memory_gib)
+        if not gpu.known:
+            self.report.unknown_gpus[raw] += 1
+        return gpu
+
+    def region(self, code: str, zone: str | None = None) -> Region:
+        """A :class:`Region` for this provider's region code, with location facts where known."""
+        return make_region(self.provider.name, code, zone)
+
+    def skip(self, reason: str) -> None:
+        """Count a malformed or out-of-scope record (by reason) instead of raising."""
+        self.report.skipped[reason] += 1
+
+    def guard(self, what: str) -> RecordGuard:
+        """``with ctx.guard("instance type"):`` around one record: bad data is skipped and counted, not raised."""
+        return RecordGuard(self, what)
+
+    def warn(self, message: str) -> None:
+        """A warning that ends up in the provider's status."""
+        if message not in self.report.warnings:
+            self.report.warnings.append(message)
+
+
+class RecordGuard:
+    """``with ctx.guard("what"):`` around one record: a malformed record is skipped and counted, not raised.
+
+    Catches the errors bad data causes (``KeyError``, ``TypeError``, ``ValueError`` including pydantic's
+    ``ValidationError``, ``ArithmeticError``, ``AttributeError``, ``IndexError``); anything else propagates.
+    """
+
+    def __init__(self, ctx: ProviderContext, what: str) -> None:
+        self.ctx, self.what = ctx, what
+
+    def __enter__(self) -> RecordGuard:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> bool:
+        if exc is None:
+            return False
+        if isinstance(exc, (KeyError, TypeError, ValueError, ArithmeticError, AttributeError, IndexError,
+                            pydantic.ValidationError)) and not isinstance(exc, ProviderError):
+            self.ctx.skip(f"{self.what}: {_reason(exc)}")
+            return True
+        return False
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, pydantic.ValidationError):
+        first = exc.errors()[0]
+        return f"invalid {'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+    if isinstance(exc, KeyError):
+        return f"missing field {exc}"
+    if isinstance(exc, ArithmeticError):
+        return f"not a number ({type(exc).__name__})"
+    return f"{type(exc).__name__}: {str(exc)[:120]}"
+
+
+def _short(url: str) -> str:
+    from gpuhub.recording import scrub_url
+
+    text = scrub_url(url)
+    return text if len(text) <= 160 else text[:157] + "..."

@@ -1,0 +1,217 @@
+"""Search queries: argument validation, the filter pipeline, and sorting.
+
+A :class:`Query` is immutable and hashable (lists become tuples, names are canonical), so equal queries written
+differently (other key order, alias vs canonical GPU name) are equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from gpuhub.errors import QueryError
+from gpuhub.gpus import GpuTable, UnknownGpuError
+from gpuhub.model import Offer, known_purchase_models
+from gpuhub.ranking import Ranker
+from gpuhub.regions import CONTINENTS
+
+__all__ = ["Query", "apply_filters", "build_query", "sort_offers"]
+
+
+class Query(BaseModel):
+    """A validated search. Units: VRAM and RAM in GiB (VRAM per GPU unless ``total``), prices per instance-hour."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    gpu: tuple[str, ...] = ()
+    min_gpus: float | None = None
+    max_gpus: float | None = None
+    min_vram_gib: float | None = None
+    min_total_vram_gib: float | None = None
+    min_vcpus: float | None = None
+    min_memory_gib: float | None = None
+    max_price_per_hour: Decimal | None = None
+    currency: str | None = None
+    purchase: tuple[str, ...] = ()
+    providers: tuple[str, ...] = ()
+    regions: tuple[str, ...] = ()
+    countries: tuple[str, ...] = ()
+    continents: tuple[str, ...] = ()
+    exclude_fractional: bool = False
+    available_only: bool = False
+    sort: str = "price"
+    limit: int | None = None
+
+
+def _tuple(name: str, value: str | Iterable[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, str) else list(value)
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise QueryError(name, f"expected text or a list of text, got {item!r}")
+        out.extend(part.strip() for part in item.split(",") if part.strip())
+    return tuple(dict.fromkeys(out))
+
+
+def _number(name: str, value: Any, *, integer: bool = False) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise QueryError(name, f"expected a number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise QueryError(name, f"expected a number, got {value!r}") from None
+    if number != number or number in (float("inf"), float("-inf")) or number < 0:
+        raise QueryError(name, f"must be a finite number >= 0, got {value!r}")
+    if integer and number != int(number):
+        raise QueryError(name, f"must be a whole number, got {value!r}")
+    return number
+
+
+def _choose(name: str, values: tuple[str, ...], allowed: Sequence[str], *, fold: bool = True) -> tuple[str, ...]:
+    lookup = {a.lower() if fold else a: a for a in allowed}
+    out = []
+    for value in values:
+        key = value.lower().replace("-", "_") if name == "purchase" else (value.lower() if fold else value)
+        if key not in lookup:
+            raise QueryError(name, f"{value!r} is not allowed; allowed values: {', '.join(allowed)}")
+        out.append(lookup[key])
+    return tuple(out)
+
+
+def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[str], gpu: Any = None,
+                min_gpus: Any = None, max_gpus: Any = None, min_vram: Any = None, min_total_vram: Any = None,
+                min_vcpus: Any = None, min_memory: Any = None, max_price: Any = None, currency: str | None = None,
+                purchase: Any = None, provider: Any = None, region: Any = None, country: Any = None,
+                continent: Any = None, exclude_fractional: bool = False, available_only: bool = False,
+                sort: str = "price", limit: Any = None) -> Query:
+    """Validate user arguments into a :class:`Query`.
+
+    Raises:
+        QueryError: an argument is invalid; the message names it and lists the allowed values (for an unknown
+            GPU, the closest known names).
+    """
+    names = []
+    for raw in _tuple("gpu", gpu):
+        try:
+            names.append(gpus.lookup(raw))
+        except UnknownGpuError as exc:
+            raise QueryError("gpu", str(exc)) from None
+    lo, hi = _number("min_gpus", min_gpus), _number("max_gpus", max_gpus)
+    if lo is not None and hi is not None and lo > hi:
+        raise QueryError("min_gpus", f"min_gpus ({lo:g}) is larger than max_gpus ({hi:g})")
+    price: Decimal | None = None
+    if max_price is not None:
+        _number("max_price", max_price)
+        try:
+            price = Decimal(str(max_price))
+        except InvalidOperation:
+            raise QueryError("max_price", f"expected a number, got {max_price!r}") from None
+    if currency is not None:
+        from gpuhub.model import _check_currency
+
+        try:
+            currency = _check_currency(currency)
+        except ValueError as exc:
+            raise QueryError("currency", str(exc)) from None
+    if sort not in rankers:
+        raise QueryError("sort", f"{sort!r} is not a ranker; allowed values: {', '.join(rankers)}")
+    limit_n = _number("limit", limit, integer=True)
+    if limit_n is not None and limit_n < 1:
+        raise QueryError("limit", f"must be at least 1, got {limit!r}")
+    countries = tuple(c.upper() for c in _tuple("country", country))
+    for code in countries:
+        if len(code) != 2 or not code.isalpha():
+            raise QueryError("country", f"{code!r} is not an ISO 3166 alpha-2 country code (like 'US', 'DE')")
+    return Query(
+        gpu=tuple(dict.fromkeys(names)), min_gpus=lo, max_gpus=hi, min_vram_gib=_number("min_vram", min_vram),
+        min_total_vram_gib=_number("min_total_vram", min_total_vram), min_vcpus=_number("min_vcpus", min_vcpus),
+        min_memory_gib=_number("min_memory", min_memory), max_price_per_hour=price, currency=currency,
+        purchase=_choose("purchase", _tuple("purchase", purchase), known_purchase_models()),
+        providers=_choose("provider", _tuple("provider", provider), list(providers)),
+        regions=_tuple("region", region), countries=countries,
+        continents=_choose("continent", _tuple("continent", continent), CONTINENTS),
+        exclude_fractional=bool(exclude_fractional), available_only=bool(available_only), sort=sort,
+        limit=int(limit_n) if limit_n is not None else None,
+    )
+
+
+Predicate = Callable[[Offer], bool]
+
+
+def _filters(q: Query) -> list[tuple[str, Predicate]]:
+    """The active filters in order, each named after the search argument that set it."""
+    out: list[tuple[str, Predicate]] = []
+    if q.providers:
+        wanted = set(q.providers)
+        out.append(("provider", lambda o: o.instance.provider in wanted))
+    if q.purchase:
+        kinds = set(q.purchase)
+        out.append(("purchase", lambda o: o.price.purchase in kinds))
+    if q.currency:
+        out.append(("currency", lambda o: o.price.currency == q.currency))
+    if q.gpu:
+        gpu_names = set(q.gpu)
+        out.append(("gpu", lambda o: o.instance.gpu is not None and o.instance.gpu.name in gpu_names))
+    if q.min_gpus is not None:
+        out.append(("min_gpus", lambda o: o.instance.gpu_count >= (q.min_gpus or 0)))
+    if q.max_gpus is not None:
+        out.append(("max_gpus", lambda o: o.instance.gpu_count <= (q.max_gpus or 0)))
+    if q.min_vram_gib is not None:
+        # Per GPU as the instance gets it: half an A10 is 12 GiB, not 24.
+        out.append(("min_vram", lambda o: (o.instance.gpu_memory_gib or 0) >= (q.min_vram_gib or 0)))
+    if q.min_total_vram_gib is not None:
+        out.append(("min_total_vram", lambda o: (o.instance.gpu_memory_total_gib or 0) >= (q.min_total_vram_gib or 0)))
+    if q.min_vcpus is not None:
+        out.append(("min_vcpus", lambda o: (o.instance.vcpus or 0) >= (q.min_vcpus or 0)))
+    if q.min_memory_gib is not None:
+        out.append(("min_memory", lambda o: (o.instance.memory_gib or 0) >= (q.min_memory_gib or 0)))
+    if q.regions:
+        regions = {r.lower() for r in q.regions}
+        out.append(("region", lambda o: o.region.code.lower() in regions or (o.region.zone or "").lower() in regions))
+    if q.countries:
+        countries = set(q.countries)
+        out.append(("country", lambda o: o.region.country in countries))
+    if q.continents:
+        continents = set(q.continents)
+        out.append(("continent", lambda o: o.region.continent in continents))
+    if q.exclude_fractional:
+        out.append(("exclude_fractional", lambda o: not o.instance.fractional))
+    if q.available_only:
+        out.append(("available_only", lambda o: o.available is not False))
+    if q.max_price_per_hour is not None:
+        limit = q.max_price_per_hour
+        out.append(("max_price", lambda o: o.price.amount <= limit))
+    return out
+
+
+def apply_filters(offers: Iterable[Offer], query: Query) -> tuple[list[Offer], dict[str, int]]:
+    """Offers that pass every filter, and how many offers each filter removed (in filter order)."""
+    current = list(offers)
+    removed: dict[str, int] = {}
+    for name, keep in _filters(query):
+        kept = [o for o in current if keep(o)]
+        removed[name] = len(current) - len(kept)
+        current = kept
+    return current, removed
+
+
+def sort_offers(offers: list[Offer], ranker: Ranker) -> list[Offer]:
+    """Sort by the ranker's key, lowest first; offers it cannot rank (key None) go last.
+
+    Prices in different currencies are never compared: USD offers come first, then each other currency as a group.
+    Ties break on price, provider, instance type, region and zone, so the order is stable across runs.
+    """
+
+    def key(o: Offer) -> tuple[Any, ...]:
+        value = ranker.key(o)
+        return (o.price.currency != "USD", o.price.currency, value is None, value if value is not None else 0,
+                o.price.amount, o.instance.provider, o.instance.instance_type, o.region.code, o.region.zone or "")
+
+    return sorted(offers, key=key)

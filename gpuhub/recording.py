@@ -1,0 +1,235 @@
+"""Recordings: the fixture format, the replay transport, and the recording transport with secret scrubbing.
+
+A recording is a directory holding ``manifest.json`` and one file per response body::
+
+    {"format": 1, "provider": "lambda", "recorded_at": "2026-09-20", "kind": "reconstructed",
+     "source": "where the facts come from", "notes": "...",
+     "exchanges": [{"request": {"method": "GET", "url": "https://host/path?a=1", "body": null},
+                    "response": {"status": 200, "headers": {"content-type": "application/json"},
+                                 "body_file": "0001.json"}}]}
+
+``kind`` is ``live-capture`` (recorded by ``gpuhub record``) or ``reconstructed`` (built by hand from published
+prices). Requests match on method, URL (query parameters in any order) and body (form fields in any order);
+credentials never take part in matching and are never written (see :data:`SECRET_NAMES`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import httpx
+
+from gpuhub.errors import ReplayMissError
+
+__all__ = ["SECRET_NAMES", "Manifest", "RecordingTransport", "ReplayTransport", "load_manifest", "scrub_url"]
+
+FORMAT_VERSION = 1
+# Header, query-parameter and form-field names whose values are credentials (compared case-insensitively).
+SECRET_NAMES = frozenset({
+    "authorization", "proxy-authorization", "x-api-key", "api-key", "apikey", "api_key", "key", "token",
+    "access_token", "client_secret", "password", "cookie", "set-cookie", "ocp-apim-subscription-key",
+    "x-amz-security-token", "x-amz-signature", "x-amz-credential", "x-amz-date", "x-amz-content-sha256",
+    "signature", "sig", "x-goog-api-key", "awsaccesskeyid", "securitytoken",
+})
+REDACTED = "REDACTED"
+_SECRET_VALUE_RX = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+")
+
+
+def _is_secret(name: str) -> bool:
+    return name.lower() in SECRET_NAMES
+
+
+def scrub_url(url: str) -> str:
+    """The URL with credential query parameters removed (their values never reach a file or a message)."""
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_secret(k)]
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
+
+
+def _match_key(method: str, url: str, body: bytes | str | None) -> tuple[str, str, str, tuple[tuple[str, str], ...],
+                                                                       str]:
+    parts = urlsplit(url)
+    query = tuple(sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_secret(k)))
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else (body or "")
+    if text and "=" in text and not text.lstrip().startswith(("{", "[", "<")):
+        fields = sorted((k, v) for k, v in parse_qsl(text, keep_blank_values=True) if not _is_secret(k))
+        text = urlencode(fields)
+    return (method.upper(), parts.netloc.lower(), parts.path or "/", query, text)
+
+
+@dataclass
+class Manifest:
+    """A recording's ``manifest.json``: provenance plus the list of exchanges."""
+
+    provider: str
+    recorded_at: dt.date | None
+    kind: str
+    source: str
+    notes: str = ""
+    exchanges: list[dict[str, Any]] = field(default_factory=list)
+    directory: Path | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_VERSION, "provider": self.provider,
+            "recorded_at": self.recorded_at.isoformat() if self.recorded_at else None,
+            "kind": self.kind, "source": self.source, "notes": self.notes, "exchanges": self.exchanges,
+        }
+
+
+def load_manifest(directory: Path) -> Manifest:
+    """Read ``directory/manifest.json``.
+
+    Raises:
+        FileNotFoundError: no manifest in ``directory``.
+        ValueError: the manifest is not valid JSON of the documented shape.
+    """
+    path = directory / "manifest.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("exchanges"), list):
+        raise ValueError(f"{path} must be an object with an 'exchanges' list (see README, 'Fixture format')")
+    when = data.get("recorded_at")
+    return Manifest(
+        provider=str(data.get("provider", directory.name)),
+        recorded_at=dt.date.fromisoformat(when) if when else None,
+        kind=str(data.get("kind", "unknown")), source=str(data.get("source", "")), notes=str(data.get("notes", "")),
+        exchanges=data["exchanges"], directory=directory,
+    )
+
+
+class ReplayTransport(httpx.BaseTransport):
+    """Serves recorded responses; a request without a recording raises :class:`ReplayMissError` naming it.
+
+    When the same request was recorded several times, the recordings are served in order and the last one
+    repeats (so a recorded failure followed by a success replays as such).
+    """
+
+    def __init__(self, manifest: Manifest) -> None:
+        if manifest.directory is None:
+            raise ValueError("manifest has no directory to read bodies from")
+        self.manifest = manifest
+        self._directory = manifest.directory
+        self._index: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        self._served: dict[tuple[Any, ...], int] = {}
+        self._lock = threading.Lock()
+        for exchange in manifest.exchanges:
+            req = exchange.get("request", {})
+            key = _match_key(str(req.get("method", "GET")), str(req.get("url", "")), req.get("body"))
+            self._index.setdefault(key, []).append(exchange["response"])
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        key = _match_key(request.method, str(request.url), request.content)
+        with self._lock:
+            responses = self._index.get(key)
+            if not responses:
+                raise ReplayMissError(
+                    f"no recording of {request.method} {scrub_url(str(request.url))} in {self._directory} "
+                    f"({len(self.manifest.exchanges)} recorded requests); record it with 'gpuhub record "
+                    f"{self.manifest.provider}' or add it to manifest.json")
+            n = self._served.get(key, 0)
+            self._served[key] = n + 1
+            spec = responses[min(n, len(responses) - 1)]
+        if "body_file" in spec:
+            content = (self._directory / spec["body_file"]).read_bytes()
+        else:
+            body = spec.get("body", "")
+            content = (body if isinstance(body, str) else json.dumps(body)).encode()
+        return httpx.Response(int(spec.get("status", 200)), headers=spec.get("headers") or {}, content=content,
+                              request=request)
+
+
+class RecordingTransport(httpx.BaseTransport):
+    """Passes requests to ``inner`` (the network) and records every exchange, scrubbed, into ``directory``.
+
+    Call :meth:`save` (the engine does) to write ``manifest.json``; files are written atomically.
+    """
+
+    def __init__(self, inner: httpx.BaseTransport, directory: Path, provider: str, source: str) -> None:
+        self.inner = inner
+        self.directory = directory
+        self.manifest = Manifest(provider=provider, recorded_at=dt.datetime.now(dt.timezone.utc).date(),
+                                 kind="live-capture", source=source, directory=directory)
+        self._lock = threading.Lock()
+        self._secrets: set[str] = set()
+
+    def add_secret(self, value: str) -> None:
+        """A credential value to blank wherever it appears in a recorded body or URL."""
+        if value:
+            self._secrets.add(value)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = self.inner.handle_request(request)
+        content = response.read()
+        with self._lock:
+            n = len(self.manifest.exchanges) + 1
+            suffix = ".json" if "json" in response.headers.get("content-type", "") else ".body"
+            body_file = f"{n:04d}{suffix}"
+            _atomic_write(self.directory / body_file, self._scrub_bytes(content))
+            self.manifest.exchanges.append({
+                "request": {"method": request.method, "url": self._scrub_text(scrub_url(str(request.url))),
+                            "body": self._scrub_body(request.content)},
+                "response": {"status": response.status_code,
+                             "headers": {k: v for k, v in response.headers.items()
+                                         if k.lower() == "content-type" or k.lower() == "retry-after"},
+                             "body_file": body_file},
+            })
+        return httpx.Response(response.status_code, headers=response.headers, content=content, request=request)
+
+    def save(self) -> Path:
+        """Write ``manifest.json`` atomically and return its path."""
+        with self._lock:
+            text = json.dumps(self.manifest.to_json(), indent=1)
+        path = self.directory / "manifest.json"
+        _atomic_write(path, self._scrub_text(text).encode())
+        return path
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def _scrub_text(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return _SECRET_VALUE_RX.sub(r"\1" + REDACTED, text)
+
+    def _scrub_bytes(self, content: bytes) -> bytes:
+        if not self._secrets:
+            return content
+        for secret in self._secrets:
+            content = content.replace(secret.encode(), REDACTED.encode())
+        return content
+
+    def _scrub_body(self, content: bytes) -> str | None:
+        if not content:
+            return None
+        text = content.decode("utf-8", "replace")
+        if "=" in text and not text.lstrip().startswith(("{", "[", "<")):
+            text = urlencode([(k, REDACTED if _is_secret(k) else v) for k, v in parse_qsl(text, True)])
+        return self._scrub_text(text)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write via a temporary file and rename, readable by the user only, so a crash leaves the old file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,90 @@
+"""The retry policy every provider request goes through (tenacity).
+
+Retried: connection errors and timeouts (every ``httpx.TransportError``: ``TimeoutException``, ``NetworkError``,
+``ProtocolError``), HTTP 408, 429 and 5xx. Not retried: other 4xx, replay misses. Waits are exponential with
+jitter, or what ``Retry-After`` says (seconds or an HTTP date), capped at ``max_wait_s``; the whole call stops
+after ``attempts`` tries or ``total_s`` seconds, whichever comes first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import email.utils
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_after_delay
+from tenacity.wait import wait_exponential_jitter
+
+from gpuhub.errors import ReplayMissError
+
+__all__ = ["RetryPolicy", "RetryableStatus", "parse_retry_after"]
+
+T = TypeVar("T")
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+
+
+class RetryableStatus(Exception):
+    """An HTTP answer worth retrying (408, 429, 5xx); carries the response for ``Retry-After``."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        super().__init__(f"HTTP {response.status_code}")
+
+
+def parse_retry_after(value: str | None, now: dt.datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date; None when absent or bad."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    now = now or dt.datetime.now(dt.timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """True for transient failures: transport errors (timeouts, network, protocol) and 408/429/5xx answers."""
+    if isinstance(exc, ReplayMissError):
+        return False
+    return isinstance(exc, (httpx.TransportError, RetryableStatus))
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to retry (seconds). ``attempts`` counts the first try."""
+
+    attempts: int = 4
+    initial_wait_s: float = 0.5
+    max_wait_s: float = 20.0
+    total_s: float = 60.0
+    jitter_s: float = 0.5
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, RetryableStatus):
+            after = parse_retry_after(exc.response.headers.get("retry-after"))
+            if after is not None:
+                return min(after, self.max_wait_s)
+        backoff = wait_exponential_jitter(initial=self.initial_wait_s, max=self.max_wait_s, jitter=self.jitter_s)
+        return float(backoff(state))
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` under this policy; the last exception is re-raised when retries run out."""
+        retrying = Retrying(
+            stop=stop_after_attempt(self.attempts) | stop_after_delay(self.total_s),
+            wait=self._wait,
+            retry=retry_if_exception(is_retryable),
+            reraise=True,
+        )
+        return retrying(fn)

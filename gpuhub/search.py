@@ -1,0 +1,163 @@
+"""``gpuhub.search()``: the public entry point, and :class:`SearchResult`."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpuhub.engine import Engine, RequestedMode
+from gpuhub.model import Offer
+from gpuhub.plugins import get_registry
+from gpuhub.provider import ProviderStatus
+from gpuhub.query import Query, apply_filters, build_query, sort_offers
+
+__all__ = ["SearchResult", "default_engine", "search"]
+
+
+@dataclass
+class SearchResult:
+    """The offers a search found (sorted, limited), the status of every provider, and what each filter removed.
+
+    Iterating yields :class:`~gpuhub.model.Offer` objects. ``considered`` is how many offers the providers gave;
+    ``matched`` how many passed the filters (before ``limit``); ``removed_by`` maps each active filter (named after
+    its search argument) to how many offers it removed, in the order the filters ran.
+    """
+
+    offers: list[Offer]
+    statuses: list[ProviderStatus]
+    query: Query
+    considered: int
+    matched: int
+    removed_by: dict[str, int] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[Offer]:
+        return iter(self.offers)
+
+    def __len__(self) -> int:
+        return len(self.offers)
+
+    def __getitem__(self, index: int) -> Offer:
+        return self.offers[index]
+
+    def status(self, provider: str) -> ProviderStatus:
+        """The status of one provider. Raises KeyError when it was not part of the search."""
+        for status in self.statuses:
+            if status.provider == provider:
+                return status
+        raise KeyError(provider)
+
+    def explain(self) -> list[str]:
+        """Human lines saying why the result is empty or short: which filter removed how many offers."""
+        lines = [f"{self.considered} offers from {sum(s.state in ('ok', 'stale') for s in self.statuses)} providers"]
+        for name, count in self.removed_by.items():
+            if count:
+                lines.append(f"--{name.replace('_', '-')} removed {count}")
+        if self.query.limit is not None and self.matched > len(self.offers):
+            lines.append(f"--limit kept {len(self.offers)} of {self.matched}")
+        for status in self.statuses:
+            if status.state in ("failed", "skipped"):
+                lines.append(f"{status.provider} {status.state}: {status.reason}")
+        return lines
+
+    def to_dicts(self) -> list[dict[str, Any]]:
+        """Each offer as the flat record documented in the README (JSON-ready)."""
+        return [offer.to_record() for offer in self.offers]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Offers, provider statuses and the filter report, JSON-ready."""
+        return {"offers": self.to_dicts(), "providers": [s.to_dict() for s in self.statuses],
+                "considered": self.considered, "matched": self.matched, "removed_by": dict(self.removed_by)}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+
+_engine: Engine | None = None
+_engine_lock = threading.Lock()
+
+
+def default_engine() -> Engine:
+    """The process-wide engine (its cache is shared by every ``search()`` call that does not pass one)."""
+    global _engine
+    with _engine_lock:
+        if _engine is None:
+            _engine = Engine(get_registry())
+        return _engine
+
+
+def reset_default_engine(engine: Engine | None = None) -> None:
+    """Replace or drop the process-wide engine (tests, embedding)."""
+    global _engine
+    with _engine_lock:
+        if _engine is not None and _engine is not engine:
+            _engine.shutdown()
+        _engine = engine
+
+
+def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = None, max_gpus: float | None = None,
+           min_vram: float | None = None, min_total_vram: float | None = None, min_vcpus: float | None = None,
+           min_memory: float | None = None, max_price: float | str | None = None, currency: str | None = None,
+           purchase: str | Sequence[str] | None = None, provider: str | Sequence[str] | None = None,
+           region: str | Sequence[str] | None = None, country: str | Sequence[str] | None = None,
+           continent: str | Sequence[str] | None = None, exclude_fractional: bool = False,
+           available_only: bool = False, sort: str = "price", limit: int | None = None,
+           fixtures_dir: str | Path | None = None, mode: RequestedMode = "auto", refresh: bool = False,
+           timeout: float | None = None, engine: Engine | None = None) -> SearchResult:
+    """Find GPU offers across every installed provider, filtered and sorted.
+
+    Args:
+        gpu: GPU name(s), canonical or any alias (``"H100"``, ``"A100-80GB"``, ``"nvidia-tesla-t4"``).
+        min_gpus, max_gpus: GPUs per instance (fractions allowed: 0.5 is half a GPU).
+        min_vram: usable VRAM per GPU, GiB. min_total_vram: VRAM of the whole instance, GiB.
+        min_vcpus: vCPUs. min_memory: host RAM, GiB.
+        max_price: price per instance-hour, in the offer's currency.
+        currency: keep only prices in this ISO 4217 currency.
+        purchase: ``on_demand``, ``spot``, ``low_priority``, ``reserved_1y``, ``reserved_3y``,
+            ``savings_plan_1y``, ``savings_plan_3y`` (and any a plugin registered).
+        provider: provider name(s); default all installed. region: region or zone code(s).
+        country: ISO 3166 alpha-2 code(s). continent: Africa, Asia, Europe, North America, Oceania, South America.
+        exclude_fractional: drop offers that get part of one GPU. available_only: drop offers the provider says
+            cannot be launched now.
+        sort: a ranker name: ``price`` (per instance-hour), ``price_per_gpu`` (per GPU-hour), ``price_per_vram``
+            (per VRAM GiB-hour), or one a plugin registered. limit: at most this many offers.
+        fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
+        mode: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
+        refresh: ignore the in-memory cache. timeout: seconds to wait for providers.
+        engine: an :class:`~gpuhub.engine.Engine` to use instead of the process-wide one.
+
+    Returns:
+        A :class:`SearchResult`; a provider that failed is in ``statuses``, never an exception.
+
+    Raises:
+        QueryError: an argument is invalid (the message names it and the allowed values).
+    """
+    eng = engine or default_engine()
+    registry = eng.registry
+    query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
+                        gpu=gpu, min_gpus=min_gpus, max_gpus=max_gpus, min_vram=min_vram,
+                        min_total_vram=min_total_vram, min_vcpus=min_vcpus, min_memory=min_memory,
+                        max_price=max_price, currency=currency, purchase=purchase, provider=provider, region=region,
+                        country=country, continent=continent, exclude_fractional=exclude_fractional,
+                        available_only=available_only, sort=sort, limit=limit)
+    return run_query(query, eng, fixtures_dir=Path(fixtures_dir) if fixtures_dir else None, mode=mode,
+                     refresh=refresh, timeout=timeout)
+
+
+def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None, mode: RequestedMode = "auto",
+              refresh: bool = False, timeout: float | None = None) -> SearchResult:
+    """Run an already validated :class:`Query` (the CLI and :func:`search` both end here)."""
+    names = list(query.providers) or sorted(engine.registry.providers)
+    collected = engine.collect(names, mode=mode, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout)
+    offers: list[Offer] = []
+    statuses: list[ProviderStatus] = []
+    for provider_offers, status in collected:
+        offers.extend(provider_offers)
+        statuses.append(status)
+    kept, removed = apply_filters(offers, query)
+    ranked = sort_offers(kept, engine.registry.rankers[query.sort])
+    limited = ranked[: query.limit] if query.limit is not None else ranked
+    return SearchResult(limited, statuses, query, considered=len(offers), matched=len(kept), removed_by=removed)

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Install the core and every plugin under plugins/ (editable, with test extras), then lint, type-check and test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python -m pip install -q -e ".[test]" $(for p in plugins/*/; do [ -f "$p/pyproject.toml" ] && printf -- '-e %s ' "$p"; done)
+ruff check gpuhub tests plugins bench scripts
+mypy
+python -m pytest -q
