@@ -14,7 +14,14 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from gpuhub.engine import Engine
-from gpuhub.errors import CredentialsError, GpuhubError, PluginError, ProviderError, QueryError, ReplayMissError
+from gpuhub.errors import (
+    CredentialsError,
+    GpuhubError,
+    PluginError,
+    ProviderError,
+    QueryError,
+    ReplayMissError,
+)
 from gpuhub.gpus import GpuSpec, GpuTable, UnknownGpuError
 from gpuhub.hookspecs import hookimpl, hookspec
 from gpuhub.model import (

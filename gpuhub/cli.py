@@ -20,8 +20,8 @@ from rich.table import Table
 
 from gpuhub.errors import QueryError
 from gpuhub.plugins import get_registry
-from gpuhub.search import SearchResult, default_engine, run_query
 from gpuhub.query import build_query
+from gpuhub.search import SearchResult, default_engine, run_query
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Find and price cloud GPU instances across providers.")
@@ -41,7 +41,7 @@ def _fail_usage(message: str) -> None:
 
 @app.command()
 def search(
-    gpu: Annotated[list[str] | None, typer.Option("--gpu", "-g", help="GPU name or alias; repeat or comma-separate")] = None,
+    gpu: Annotated[list[str] | None, typer.Option("--gpu", "-g", help="GPU name or alias, repeatable")] = None,
     min_gpus: Annotated[float | None, typer.Option(help="minimum GPUs per instance")] = None,
     max_gpus: Annotated[float | None, typer.Option(help="maximum GPUs per instance")] = None,
     min_vram: Annotated[float | None, typer.Option(help="minimum usable VRAM per GPU, GiB")] = None,

@@ -107,7 +107,8 @@ class Engine:
                 if (candidate / "manifest.json").is_file() and (
                         candidate != fixtures_dir or _manifest_provider(candidate) == provider.name):
                     return _Plan(provider.name, "replay", candidate)
-            return f"no recording for {provider.name} in {fixtures_dir} (expected {fixtures_dir / provider.name}/manifest.json)"
+            expected = fixtures_dir / provider.name / "manifest.json"
+            return f"no recording for {provider.name} in {fixtures_dir} (expected {expected})"
         if mode == "record":
             target = (record_dir or Path("fixtures")) / provider.name
             return _Plan(provider.name, "record", record_to=target)

@@ -7,13 +7,12 @@ Plugins add rows and aliases through the ``register_gpu_specs`` hook.
 
 from __future__ import annotations
 
-import csv
 import difflib
 import re
 import threading
 from dataclasses import dataclass, field, replace
-from importlib import resources
 
+from gpuhub._data import read_csv
 from gpuhub.model import Gpu
 
 __all__ = ["GpuSpec", "GpuTable", "UnknownGpuError", "load_builtin_specs", "with_aliases"]
@@ -256,18 +255,17 @@ def _float(text: str) -> float | None:
 def load_builtin_specs() -> list[GpuSpec]:
     """Read the packaged GPU table (``gpuhub/data/gpus.csv``)."""
     rows: list[GpuSpec] = []
-    with resources.files("gpuhub").joinpath("data/gpus.csv").open(newline="") as fh:
-        for r in csv.DictReader(fh):
-            rows.append(GpuSpec(
-                name=r["name"], vendor=r["vendor"], form_factor=r["form_factor"], memory_gib=float(r["memory_gib"]),
-                model=r["model"], architecture=r["architecture"] or None,
-                memory_bandwidth_gb_s=_float(r["memory_bandwidth_gb_s"]), fp64_tflops=_float(r["fp64_tflops"]),
-                fp32_tflops=_float(r["fp32_tflops"]), tf32_tflops=_float(r["tf32_tflops"]),
-                fp16_tflops=_float(r["fp16_tflops"]), bf16_tflops=_float(r["bf16_tflops"]),
-                fp8_tflops=_float(r["fp8_tflops"]), tdp_w=_float(r["tdp_w"]), interconnect=r["interconnect"] or None,
-                mig_support=r["mig_support"] == "yes", aliases=tuple(a for a in r["aliases"].split("|") if a),
-                source=r["source"], is_gpu=r["vendor"] not in _NON_GPU_VENDORS,
-            ))
+    for r in read_csv("gpus.csv"):
+        rows.append(GpuSpec(
+            name=r["name"], vendor=r["vendor"], form_factor=r["form_factor"], memory_gib=float(r["memory_gib"]),
+            model=r["model"], architecture=r["architecture"] or None,
+            memory_bandwidth_gb_s=_float(r["memory_bandwidth_gb_s"]), fp64_tflops=_float(r["fp64_tflops"]),
+            fp32_tflops=_float(r["fp32_tflops"]), tf32_tflops=_float(r["tf32_tflops"]),
+            fp16_tflops=_float(r["fp16_tflops"]), bf16_tflops=_float(r["bf16_tflops"]),
+            fp8_tflops=_float(r["fp8_tflops"]), tdp_w=_float(r["tdp_w"]), interconnect=r["interconnect"] or None,
+            mig_support=r["mig_support"] == "yes", aliases=tuple(a for a in r["aliases"].split("|") if a),
+            source=r["source"], is_gpu=r["vendor"] not in _NON_GPU_VENDORS,
+        ))
     return rows
 
 

@@ -109,7 +109,7 @@ class Registry:
         for candidate in self._dedupe(eps):
             self._add(candidate)
         for name, obj in extra_plugins:
-            self._add(_Candidate(name, None, None, lambda obj=obj: obj))
+            self._add(_Candidate(name, None, None, _constant(obj)))
         self._run_hooks()
 
     # --- loading ------------------------------------------------------------------------------------------
@@ -152,9 +152,10 @@ class Registry:
         try:
             plugin = candidate.load()
         except Exception as exc:
+            dist = candidate.distribution or candidate.name
             self._fail(report, f"import failed: {type(exc).__name__}: {exc}",
-                       f"reinstall the plugin (pip install --force-reinstall {candidate.distribution or candidate.name})"
-                       " or block it with GPUHUB_DISABLE_PLUGINS")
+                       f"reinstall the plugin (pip install --force-reinstall {dist}) or block it with "
+                       f"GPUHUB_DISABLE_PLUGINS={candidate.name}")
             return
         try:
             self.pm.register(plugin, name=candidate.name)
@@ -227,7 +228,8 @@ class Registry:
 
     def _add_provider(self, provider: Provider, plugin_name: str, report: PluginReport) -> None:
         name = getattr(provider, "name", "")
-        if not isinstance(name, str) or not _PROVIDER_NAME.match(name) or not callable(getattr(provider, "fetch", None)):
+        fetch = getattr(provider, "fetch", None)
+        if not isinstance(name, str) or not _PROVIDER_NAME.match(name) or not callable(fetch):
             self._fail(report, f"registered an invalid provider {provider!r} (needs a lower-case name and fetch())",
                        "subclass gpuhub.Provider and set name")
             return
@@ -250,6 +252,10 @@ class Registry:
             except Exception as exc:
                 self._fail(report, f"hook register_commands raised {type(exc).__name__}: {exc}",
                            f"report this to the maintainers of {report.distribution or name}")
+
+
+def _constant(obj: object) -> Callable[[], object]:
+    return lambda: obj
 
 
 def _spec_names() -> list[str]:

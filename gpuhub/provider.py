@@ -14,7 +14,8 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -216,24 +217,48 @@ class ProviderContext:
             ProviderError: another 4xx, or a transient failure that outlasted the retries.
             ReplayMissError: replay mode and the request was never recorded.
         """
+        response = self._send(method, url, stream=False, **kwargs)
+        self._check(method, url, response)
+        return response
 
+    @contextmanager
+    def stream(self, method: str, url: str, **kwargs: Any) -> Iterator[httpx.Response]:
+        """Like :meth:`request`, but the body is not read: iterate ``response.iter_bytes()`` inside the block.
+
+        Retries cover getting the response head (connection errors, 408/429/5xx); a connection lost mid-body
+        raises out of the iteration (a half-read list must fail, never pass for a smaller one).
+        """
+        response = self._send(method, url, stream=True, **kwargs)
+        try:
+            if response.status_code >= 400:
+                response.read()
+            self._check(method, url, response)
+            yield response
+        finally:
+            response.close()
+
+    def _send(self, method: str, url: str, *, stream: bool, **kwargs: Any) -> httpx.Response:
         def once() -> httpx.Response:
             self._throttle()
             self.report.requests += 1
-            response = self.client.request(method, url, **kwargs)
+            request = self.client.build_request(method, url, **kwargs)
+            response = self.client.send(request, stream=stream)
             if response.status_code in RETRY_STATUSES:
                 response.read()
+                response.close()
                 raise RetryableStatus(response)
             return response
 
         try:
-            response = self._retry.call(once)
+            return self._retry.call(once)
         except RetryableStatus as exc:
             raise ProviderError(f"HTTP {exc.response.status_code} from {method} {_short(url)} after retries",
                                 code=str(exc.response.status_code), retryable=True) from None
         except httpx.TransportError as exc:
             raise ProviderError(f"{type(exc).__name__} on {method} {_short(url)} after retries: {exc}",
                                 retryable=True) from None
+
+    def _check(self, method: str, url: str, response: httpx.Response) -> None:
         if response.status_code in (401, 403):
             raise CredentialsError(
                 f"HTTP {response.status_code} from {self.provider.name}: credentials missing or rejected; "
@@ -241,7 +266,6 @@ class ProviderContext:
         if response.status_code >= 400:
             raise ProviderError(f"HTTP {response.status_code} from {method} {_short(url)}: "
                                 f"{response.text[:200]}", code=str(response.status_code))
-        return response
 
     def get_json(self, url: str, **kwargs: Any) -> Any:
         """GET and decode JSON. Raises :class:`ProviderError` when the body is not JSON (e.g. an HTML page)."""

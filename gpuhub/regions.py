@@ -7,11 +7,10 @@ Sources: ``gpuhub/data/regions.csv`` and ``gpuhub/data/carbon.csv`` (the preferr
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
+from gpuhub._data import read_csv
 from gpuhub.model import Region
 
 __all__ = ["CONTINENTS", "RegionFacts", "known_regions", "make_region", "region_facts"]
@@ -40,21 +39,19 @@ class RegionFacts:
 @lru_cache(maxsize=1)
 def _table() -> dict[tuple[str, str], RegionFacts]:
     carbon: dict[tuple[str, str], dict[str, str]] = {}
-    with resources.files("gpuhub").joinpath("data/carbon.csv").open(newline="") as fh:
-        for r in csv.DictReader(fh):
-            carbon[(r["provider"], r["region"])] = r
+    for r in read_csv("carbon.csv"):
+        carbon[(r["provider"], r["region"])] = r
     out: dict[tuple[str, str], RegionFacts] = {}
-    with resources.files("gpuhub").joinpath("data/regions.csv").open(newline="") as fh:
-        for r in csv.DictReader(fh):
-            c = carbon.get((r["provider"], r["region"]), {})
-            out[(r["provider"], r["region"])] = RegionFacts(
-                provider=r["provider"], region=r["region"], name=r["region_name"], city=r["city"],
-                country=r["country"], continent=r["continent"],
-                lat=float(r["lat"]) if r["lat"] else None, lon=float(r["lon"]) if r["lon"] else None,
-                carbon_gco2e_per_kwh=float(c["gco2e_per_kwh"]) if c.get("gco2e_per_kwh") else None,
-                carbon_year=c.get("year") or None, carbon_metric=c.get("metric") or None,
-                carbon_proxy_of=c.get("proxy_of") or None,
-            )
+    for r in read_csv("regions.csv"):
+        c = carbon.get((r["provider"], r["region"]), {})
+        out[(r["provider"], r["region"])] = RegionFacts(
+            provider=r["provider"], region=r["region"], name=r["region_name"], city=r["city"],
+            country=r["country"], continent=r["continent"],
+            lat=float(r["lat"]) if r["lat"] else None, lon=float(r["lon"]) if r["lon"] else None,
+            carbon_gco2e_per_kwh=float(c["gco2e_per_kwh"]) if c.get("gco2e_per_kwh") else None,
+            carbon_year=c.get("year") or None, carbon_metric=c.get("metric") or None,
+            carbon_proxy_of=c.get("proxy_of") or None,
+        )
     return out
 
 

@@ -204,7 +204,7 @@ class ProviderConformance:
         if self._is_static() or not provider.credentials:
             return
         variables = [name for cred in provider.credentials for name in cred.env]
-        _, missing, transport = self._live(lambda req, n: httpx.Response(200, json={}), environ={})
+        _, missing, _ = self._live(lambda req, n: httpx.Response(200, json={}), environ={})
         assert missing.state == "failed", missing.line()
         assert any(v in (missing.reason or "") for v in variables), missing.line()
         _, rejected, _ = self._live(lambda req, n: httpx.Response(401, json={"error": "invalid credentials"}))
