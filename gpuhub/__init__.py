@@ -39,7 +39,7 @@ from gpuhub.plugins import PluginReport, Registry, get_registry
 from gpuhub.provider import Credential, Provider, ProviderContext, ProviderStatus
 from gpuhub.ranking import Ranker
 from gpuhub.retry import RetryPolicy
-from gpuhub.search import SearchResult, search
+from gpuhub.searching import SearchResult, search
 
 
 def gpu_table() -> GpuTable:

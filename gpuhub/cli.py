@@ -21,11 +21,16 @@ from rich.table import Table
 from gpuhub.errors import QueryError
 from gpuhub.plugins import get_registry
 from gpuhub.query import build_query
-from gpuhub.search import SearchResult, default_engine, run_query
+from gpuhub.searching import SearchResult, default_engine, run_query
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Find and price cloud GPU instances across providers.")
 err = Console(stderr=True)
+
+
+def _out() -> Console:
+    """stdout console; when piped, wide enough that tables are never cut to 80 columns."""
+    return Console() if sys.stdout.isatty() else Console(width=240)
 
 
 class OutputFormat(str, Enum):
@@ -123,7 +128,7 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
             r["provider"], r["instance_type"], region, gpu, _num(r["gpu_count"]), _num(r["gpu_memory_gib"]),
             _num(r["vcpus"]), _num(r["memory_gib"]), r["purchase"], f"{_price(r['price_per_hour'])} {r['currency']}",
             _price(r["price_per_gpu_hour"]), {True: "yes", False: "no", None: "?"}[r["available"]], r["source"])
-    Console().print(table)
+    _out().print(table)
     if result.matched > len(result.offers):
         err.print(f"showing {len(result.offers)} of {result.matched} matching offers (--limit)", highlight=False)
 
@@ -154,7 +159,7 @@ def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
     for r in reports:
         problem = f"{r.error}\nfix: {r.fix}" if r.error else ""
         table.add_row(r.name, r.distribution or "-", r.version or "-", r.status, ", ".join(r.providers), problem)
-    Console().print(table)
+    _out().print(table)
 
 
 @app.command()
@@ -179,7 +184,7 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
         table.add_column(column)
     for row in rows:
         table.add_row(*(str(row[c]) for c in ("provider", "kind", "plugin", "credentials", "data")))
-    Console().print(table)
+    _out().print(table)
 
 
 @app.command()
@@ -198,7 +203,7 @@ def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Outpu
     for r in rows:
         table.add_row(str(r["name"]), str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
                       _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), ", ".join(r["aliases"]))  # type: ignore[arg-type]
-    Console().print(table)
+    _out().print(table)
 
 
 @app.command()

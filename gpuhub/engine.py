@@ -186,8 +186,11 @@ class Engine:
         recorder: RecordingTransport | None = None
         if plan.mode == "replay" and manifest is not None:
             transport: httpx.BaseTransport = ReplayTransport(manifest)
-            source = Source(mode="static" if plan.static else "replay", recording=plan.recording.name
-                            if plan.recording else None, recorded_at=manifest.recorded_at, kind=manifest.kind)
+            # Bundled recordings are labelled with the provider's name, a user's with their directory's name.
+            bundled = plan.recording == provider.fixtures_dir()
+            label = provider.name if bundled or plan.recording is None else plan.recording.name
+            source = Source(mode="static" if plan.static else "replay", recording=label,
+                            recorded_at=manifest.recorded_at, kind=manifest.kind)
         elif plan.mode == "replay":  # a static provider without a manifest reads its own packaged table
             transport = httpx.MockTransport(_no_network)
             source = Source(mode="static", recording=provider.name)

@@ -186,7 +186,10 @@ class GpuTable:
         form = _form_hint(text)
         alias = self._aliases.get(text)
         if alias is not None:
-            return self.spec(alias, form)
+            spec = self.spec(alias, form)
+            # An alias wins unless the reported memory says it is another variant (A100 reported with 80 GiB).
+            if spec is not None and (memory_gib is None or abs(memory_gib - spec.memory_gib) <= 0.15 * spec.memory_gib):
+                return spec
         key = next((k for k, rx in _COMPILED if rx.search(text)), None)
         if key is None:
             return None

@@ -282,7 +282,8 @@ def _validation_detail(exc: pluggy.PluginValidationError) -> str:
         spec = getattr(hookspecs, hook, None)
         import inspect
 
-        signature = f"{hook}{inspect.signature(spec)}" if spec else hook
+        params = ", ".join(inspect.signature(spec).parameters) if spec else "?"
+        signature = f"{hook}({params})"
         return f"hook {hook} declares argument(s) {args} that the spec {signature} does not have"
     return " ".join(text.split())
 

@@ -129,14 +129,15 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     for code in countries:
         if len(code) != 2 or not code.isalpha():
             raise QueryError("country", f"{code!r} is not an ISO 3166 alpha-2 country code (like 'US', 'DE')")
+    # Sorted tuples: equal queries written in another order are equal (and hash alike) for caching.
     return Query(
-        gpu=tuple(dict.fromkeys(names)), min_gpus=lo, max_gpus=hi, min_vram_gib=_number("min_vram", min_vram),
+        gpu=tuple(sorted(set(names))), min_gpus=lo, max_gpus=hi, min_vram_gib=_number("min_vram", min_vram),
         min_total_vram_gib=_number("min_total_vram", min_total_vram), min_vcpus=_number("min_vcpus", min_vcpus),
         min_memory_gib=_number("min_memory", min_memory), max_price_per_hour=price, currency=currency,
-        purchase=_choose("purchase", _tuple("purchase", purchase), known_purchase_models()),
-        providers=_choose("provider", _tuple("provider", provider), list(providers)),
-        regions=_tuple("region", region), countries=countries,
-        continents=_choose("continent", _tuple("continent", continent), CONTINENTS),
+        purchase=tuple(sorted(_choose("purchase", _tuple("purchase", purchase), known_purchase_models()))),
+        providers=tuple(sorted(_choose("provider", _tuple("provider", provider), list(providers)))),
+        regions=tuple(sorted(_tuple("region", region))), countries=tuple(sorted(countries)),
+        continents=tuple(sorted(_choose("continent", _tuple("continent", continent), CONTINENTS))),
         exclude_fractional=bool(exclude_fractional), available_only=bool(available_only), sort=sort,
         limit=int(limit_n) if limit_n is not None else None,
     )

@@ -165,11 +165,27 @@ class RecordingTransport(httpx.BaseTransport):
         self._secrets: set[str] = set()
 
     def add_secret(self, value: str) -> None:
-        """A credential value to blank wherever it appears in a recorded body or URL."""
-        if value:
+        """A credential value to blank wherever it appears in a recorded body or URL (values under 4 characters
+        are too short to blank safely and are left to the name-based scrubbing)."""
+        if value and len(value) >= 4:
             self._secrets.add(value)
 
+    def _learn_secrets(self, request: httpx.Request) -> None:
+        """Remember credential values the request carries, so an echo of them in a body is blanked too."""
+        values = [v for k, v in request.headers.items() if _is_secret(k)]
+        values += [v for k, v in request.url.params.multi_items() if _is_secret(k)]
+        body = request.content.decode("utf-8", "replace") if request.content else ""
+        if body and "=" in body and not body.lstrip().startswith(("{", "[", "<")):
+            values += [v for k, v in parse_qsl(body, keep_blank_values=True) if _is_secret(k)]
+        for value in values:
+            self.add_secret(value)
+            scheme, _, token = value.partition(" ")
+            if token and scheme.lower() in ("bearer", "basic", "token"):
+                self.add_secret(token)
+
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        request.read()
+        self._learn_secrets(request)
         response = self.inner.handle_request(request)
         content = response.read()
         with self._lock:

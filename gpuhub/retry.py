@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_after_delay
-from tenacity.wait import wait_exponential_jitter
+from tenacity.wait import wait_exponential, wait_random
 
 from gpuhub.errors import ReplayMissError
 
@@ -76,8 +76,8 @@ class RetryPolicy:
             after = parse_retry_after(exc.response.headers.get("retry-after"))
             if after is not None:
                 return min(after, self.max_wait_s)
-        backoff = wait_exponential_jitter(initial=self.initial_wait_s, max=self.max_wait_s, jitter=self.jitter_s)
-        return float(backoff(state))
+        backoff = wait_exponential(multiplier=self.initial_wait_s, max=self.max_wait_s) + wait_random(0, self.jitter_s)
+        return min(float(backoff(state)), self.max_wait_s)
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` under this policy; the last exception is re-raised when retries run out."""

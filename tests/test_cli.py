@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import httpx
+from typer.testing import CliRunner
+
+from gpuhub import Engine
+from gpuhub.cli import app
+from gpuhub.plugins import reset_registry
+from gpuhub.searching import reset_default_engine
+from gpuhub.testing import make_engine
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fakecloud"
+runner = CliRunner()
+
+
+def test_search_json_has_documented_keys_and_status_on_stderr(global_engine: Engine) -> None:
+    result = runner.invoke(app, ["search", "--gpu", "H100", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    offers = json.loads(result.stdout)
+    assert [(o["instance_type"], o["region"], o["price_per_hour"], o["gpu_count"]) for o in offers] == [
+        ("h100x8", "eu-central-1", 23.92, 8), ("h100x8", "us-east-1", 23.92, 8)]
+    assert "fakecloud: ok, 7 offers (replay:fakecloud@2026-11-30), 2 records skipped" in result.stderr
+
+
+def test_search_table_and_csv(global_engine: Engine) -> None:
+    table = runner.invoke(app, ["search", "--gpu", "A100-80GB"])
+    assert table.exit_code == 0 and "a100x8-80" in table.stdout and "14.32 EUR" in table.stdout
+    out = runner.invoke(app, ["search", "--purchase", "spot", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(out.stdout)))
+    assert [(r["instance_type"], r["price_per_hour"], r["price_per_gpu_hour"]) for r in rows] == [
+        ("8x_A4000", "1.6", "0.2")]
+
+
+def test_bad_arguments_exit_2_with_the_argument_named(global_engine: Engine) -> None:
+    result = runner.invoke(app, ["search", "--purchase", "cheap"])
+    assert result.exit_code == 2
+    assert "--purchase: 'cheap' is not allowed; allowed values: on_demand, spot" in result.stderr
+    result = runner.invoke(app, ["search", "--gpu", "H1000"])
+    assert result.exit_code == 2 and "Did you mean: H100" in result.stderr
+    result = runner.invoke(app, ["search", "--min-gpus", "lots"])
+    assert result.exit_code == 2
+
+
+def test_empty_result_explains_itself(global_engine: Engine) -> None:
+    result = runner.invoke(app, ["search", "--gpu", "H100", "--max-price", "5"])
+    assert result.exit_code == 0 and "--max-price removed 2" in result.stderr
+
+
+def test_plugins_providers_gpus(global_engine: Engine) -> None:
+    plugins = json.loads(runner.invoke(app, ["plugins", "--format", "json"]).stdout)
+    assert {(p["name"], p["status"]) for p in plugins} == {("builtin", "loaded"), ("fakecloud", "loaded")}
+    providers = json.loads(runner.invoke(app, ["providers", "--format", "json"]).stdout)
+    assert providers[0]["provider"] == "fakecloud" and providers[0]["credentials"] == "not set"
+    assert providers[0]["data"].startswith("replay ")
+    gpus = json.loads(runner.invoke(app, ["gpus", "--format", "json"]).stdout)
+    h100 = next(g for g in gpus if g["name"] == "H100" and g["form_factor"] == "SXM")
+    assert h100["memory_gib"] == 80 and h100["bf16_tflops"] == 989.5
+
+
+def test_record_command(global_engine: Engine, tmp_path: Path) -> None:
+    def live(request: httpx.Request) -> httpx.Response:
+        page = int(request.url.params["page"])
+        return httpx.Response(200, content=(FIXTURES / f"page{page}.json").read_bytes(),
+                              headers={"content-type": "application/json"})
+
+    engine = make_engine(global_engine.registry, transport=httpx.MockTransport(live),
+                         environ={"FAKECLOUD_TOKEN": "secret-token-123"})
+    reset_registry(engine.registry)
+    reset_default_engine(engine)
+    result = runner.invoke(app, ["record", "fakecloud", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "recorded 7 offers" in result.stdout
+    assert "secret-token-123" not in (tmp_path / "fakecloud" / "manifest.json").read_text()
+    bad = runner.invoke(app, ["record", "nocloud"])
+    assert bad.exit_code == 2 and "allowed values: fakecloud" in bad.stderr
