@@ -1,0 +1,31 @@
+"""The gpuhub hook implementations of gpuhub-coreweave (entry point ``coreweave`` in the ``gpuhub`` group)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import gpuhub
+from gpuhub.gpus import GpuSpec
+from gpuhub.provider import Provider
+
+from gpuhub_coreweave.parse import GPU_LABELS
+from gpuhub_coreweave.provider import CoreWeave
+
+
+@gpuhub.hookimpl
+def register_providers(register: Callable[[Provider], None]) -> None:
+    """Register the CoreWeave provider."""
+    register(CoreWeave())
+
+
+@gpuhub.hookimpl
+def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str, str], None]) -> None:
+    """Alias CoreWeave's own GPU labels (``A100_NVLINK``, ``H100_PCIE``, ...) to canonical GPUs.
+
+    Every CoreWeave-specific label (the ones with an underscore) that has a canonical GPU is aliased, not only
+    those the core's resolver misses today: an alias fixes the memory variant by label, so ``A100_NVLINK`` stays
+    the 40 GB A100 even when a caller passes another memory figure (known fault C06).
+    """
+    for label in GPU_LABELS.values():
+        if label.canonical is not None and "_" in label.label:
+            alias(label.label, label.canonical)

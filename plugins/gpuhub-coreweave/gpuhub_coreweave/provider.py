@@ -1,0 +1,115 @@
+"""The CoreWeave provider: offers from the bundled, dated price table (no HTTP: CoreWeave has no price API).
+
+Prices are CoreWeave's published whole-node prices in USD per instance-hour (on-demand and, where published, spot),
+as read from https://www.coreweave.com/pricing on the table's ``verified_at`` date. The page states them for North
+America; they are offered in each general-access North America region listed in the table.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from gpuhub.errors import ProviderError
+from gpuhub.model import Instance, Offer, Price
+from gpuhub.provider import Provider, ProviderContext
+
+from gpuhub_coreweave.parse import TableMeta, TableRow, row_from_json, storage_tb_to_gib, table_meta
+
+__all__ = ["TABLE_FILE", "CoreWeave", "load_table"]
+
+TABLE_FILE = "price_table.json"
+
+
+def _recording_dir() -> Path:
+    return Path(str(resources.files("gpuhub_coreweave").joinpath("recording")))
+
+
+def load_table() -> dict[str, Any]:
+    """The bundled price table, decoded.
+
+    Raises:
+        ProviderError: the table is missing or not valid JSON (a broken installation).
+    """
+    path = _recording_dir() / TABLE_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProviderError(f"CoreWeave price table {path} cannot be read: {exc}; reinstall gpuhub-coreweave") \
+            from None
+    if not isinstance(data, dict):
+        raise ProviderError(f"CoreWeave price table {path} is not a JSON object; reinstall gpuhub-coreweave")
+    return data
+
+
+class CoreWeave(Provider):
+    """CoreWeave (GPU specialist cloud): a static price table; ``fetch`` never touches the network."""
+
+    name = "coreweave"
+    display_name = "CoreWeave"
+    kind = "specialist"
+    static = True
+
+    def fixtures_dir(self) -> Path:
+        """The bundled recording: ``manifest.json`` (provenance, no exchanges) and ``price_table.json``."""
+        return _recording_dir()
+
+    def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
+        """Every offer of the bundled table: each node type x region x purchase model with a published price.
+
+        Raises:
+            ProviderError: the table or its header is unusable, or it lists no regions (never a silent empty
+                catalog). A malformed row is skipped and counted instead.
+        """
+        yield from self.offers_from_table(ctx, load_table())
+
+    def offers_from_table(self, ctx: ProviderContext, data: Mapping[str, Any]) -> Iterator[Offer]:
+        """Offers from a decoded price table (``fetch`` passes the bundled one; tests pass their own)."""
+        try:
+            meta = table_meta(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ProviderError(f"CoreWeave price table header is malformed ({type(exc).__name__}: {exc}); "
+                                "reinstall gpuhub-coreweave") from None
+        if not meta.regions:
+            raise ProviderError("CoreWeave price table lists no regions to offer its prices in")
+        items = data.get("instances")
+        if not isinstance(items, list) or not items:
+            raise ProviderError("CoreWeave price table lists no instance types")
+        ctx.warn(f"CoreWeave publishes one {meta.price_region} price per node type (verified "
+                 f"{meta.verified_at.isoformat()}, {meta.source_url}); it is offered in all {len(meta.regions)} "
+                 f"general-access {meta.price_region} regions, and per-region availability is not published")
+        for item in items:
+            offers: list[Offer] = []
+            with ctx.guard("price table row"):
+                if not isinstance(item, Mapping):
+                    raise TypeError(f"row is a {type(item).__name__}, not an object")
+                offers = self._offers(ctx, meta, row_from_json(item))
+            yield from offers
+
+    def _offers(self, ctx: ProviderContext, meta: TableMeta, row: TableRow) -> list[Offer]:
+        gpu = ctx.gpu(row.gpu, row.gpu_memory_gb)
+        note = (f"CoreWeave list price for {meta.price_region} (pricing page, verified "
+                f"{meta.verified_at.isoformat()}); region availability not published")
+        if row.note:
+            note = f"{note}; {row.note}"
+        instance = Instance(
+            provider=self.name, instance_type=row.instance_type, gpu=gpu, gpu_count=row.gpu_count,
+            fractional=False, vcpus=row.vcpus, memory_gib=row.ram_gb,
+            storage_gib=storage_tb_to_gib(row.local_storage_tb) if row.local_storage_tb is not None else None,
+            cpu_arch=row.cpu_arch, note=note)
+        prices: list[Price] = []
+        for purchase, amount in row.prices.items():
+            if amount <= Decimal(0):
+                ctx.skip(f"{purchase} price {amount} is not a price (placeholder)")
+                continue
+            prices.append(Price(amount=amount, currency=meta.currency, purchase=purchase,
+                                billing_increment_s=meta.billing_increment_s))
+        if not prices:
+            ctx.skip("price table row without a positive price")
+            return []
+        return [Offer(instance=instance, region=ctx.region(code), price=price, available=None, source=ctx.source)
+                for price in prices for code in meta.regions]

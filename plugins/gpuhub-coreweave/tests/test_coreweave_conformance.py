@@ -1,0 +1,10 @@
+"""gpuhub's conformance kit against the installed gpuhub-coreweave (static: the HTTP checks skip themselves)."""
+
+from __future__ import annotations
+
+from gpuhub.testing import ProviderConformance
+
+
+class TestCoreWeaveConformance(ProviderConformance):
+    provider_name = "coreweave"
+    min_offers = 182  # 9 node types on demand + 4 with spot, in 14 regions
