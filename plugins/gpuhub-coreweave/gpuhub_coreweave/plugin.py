@@ -7,7 +7,6 @@ from collections.abc import Callable
 import gpuhub
 from gpuhub.gpus import GpuSpec
 from gpuhub.provider import Provider
-
 from gpuhub_coreweave.parse import GPU_LABELS
 from gpuhub_coreweave.provider import CoreWeave
 
@@ -23,8 +22,8 @@ def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str
     """Alias CoreWeave's own GPU labels (``A100_NVLINK``, ``H100_PCIE``, ...) to canonical GPUs.
 
     Every CoreWeave-specific label (the ones with an underscore) that has a canonical GPU is aliased, not only
-    those the core's resolver misses today: an alias fixes the memory variant by label, so ``A100_NVLINK`` stays
-    the 40 GB A100 even when a caller passes another memory figure (known fault C06).
+    those the core's resolver misses today, so the labels keep resolving (``A100_NVLINK`` to the 40 GB A100, known
+    fault C06) whatever the core's spelling heuristics become. Source: CoreWeave's docs (see ``parse.GPU_LABELS``).
     """
     for label in GPU_LABELS.values():
         if label.canonical is not None and "_" in label.label:

@@ -17,7 +17,6 @@ from typing import Any
 from gpuhub.errors import ProviderError
 from gpuhub.model import Instance, Offer, Price
 from gpuhub.provider import Provider, ProviderContext
-
 from gpuhub_coreweave.parse import TableMeta, TableRow, row_from_json, storage_tb_to_gib, table_meta
 
 __all__ = ["TABLE_FILE", "CoreWeave", "load_table"]

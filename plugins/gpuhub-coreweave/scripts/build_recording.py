@@ -111,8 +111,8 @@ def build() -> tuple[dict[str, Any], dict[str, Any]]:
                   "plans/coreweave-plans-pricing.yml); table in price_table.json",
         "notes": "CoreWeave has no price API: no HTTP exchanges. Whole-node on-demand and spot prices, USD per "
                  f"instance-hour, offered in {len(region_codes)} general-access North America regions. Left out: "
-                 + "; ".join(left_out + ["CPU-only nodes, storage and networking (not GPU instances)",
-                                         "reserved capacity ('up to 60%' off, no price published)"]),
+                 + "; ".join([*left_out, "CPU-only nodes, storage and networking (not GPU instances)",
+                             "reserved capacity ('up to 60%' off, no price published)"]),
         "exchanges": [],
     }
     return table, manifest
