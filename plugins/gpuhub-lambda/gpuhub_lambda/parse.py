@@ -110,7 +110,10 @@ def gpu_count(specs: Mapping[str, Any], description: str | None) -> int:
     if raw is not None:
         if isinstance(raw, bool) or not isinstance(raw, (int, str, float)):
             raise ValueError(f"specs.gpus is not a count: {raw!r}")
-        count = Decimal(str(raw).strip())
+        try:
+            count = Decimal(str(raw).strip())
+        except InvalidOperation:
+            raise ValueError(f"specs.gpus is not a count: {raw!r}") from None
         if not count.is_finite() or count < 0 or count != count.to_integral_value():
             raise ValueError(f"specs.gpus is not a whole count: {raw!r}")
         return int(count)
@@ -172,7 +175,8 @@ def parse_instance_type(key: str, entry: Mapping[str, Any]) -> LambdaInstanceTyp
     name = instance.get("name") or key
     if not isinstance(name, str):
         raise TypeError(f"name is not text: {name!r}")
-    specs = instance.get("specs") or {}
+    specs = instance.get("specs")
+    specs = {} if specs is None else specs
     if not isinstance(specs, Mapping):
         raise TypeError("specs is not an object")
     description = instance.get("description")
@@ -186,8 +190,8 @@ def parse_instance_type(key: str, entry: Mapping[str, Any]) -> LambdaInstanceTyp
     capacity = entry.get("regions_with_capacity_available") or []
     if not isinstance(capacity, list):
         raise TypeError("regions_with_capacity_available is not a list")
-    regions = tuple(dict.fromkeys(
-        str(r["name"]) if isinstance(r, Mapping) else str(r) for r in capacity if r))
+    names = (r.get("name") if isinstance(r, Mapping) else r for r in capacity)
+    regions = tuple(dict.fromkeys(n.strip() for n in names if isinstance(n, str) and n.strip()))
     return LambdaInstanceType(
         name=name, description=description, gpu_label=label, gpu_count=count,
         gpu_memory_gb=described_memory_gb(label), form_factor=described_form_factor(label),

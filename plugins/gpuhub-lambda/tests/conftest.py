@@ -54,9 +54,14 @@ def replayed(registry: Registry) -> tuple[tuple[Offer, ...], ProviderStatus]:
     return run_provider(make_engine(registry), "lambda", mode="replay")
 
 
-def reference(*parts: str) -> Path:
-    """A file under ``../shared/reference``; skips the test when the shared tree is absent."""
+def _reference(*parts: str) -> Path:
     path = REFERENCE.joinpath(*parts)
     if not path.exists():
         pytest.skip(f"{path} not present (../shared is absent)")
     return path
+
+
+@pytest.fixture
+def reference() -> Callable[..., Path]:
+    """``reference("provider-samples", "lambda", name)``: a file under ``../shared/reference``, or a skip."""
+    return _reference
