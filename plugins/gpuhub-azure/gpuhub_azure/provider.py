@@ -1,0 +1,313 @@
+"""The Azure provider: a per-region walk of the public Retail Prices API, joined with a bundled spec table
+(and, when an Azure identity is configured, the Resource SKUs API for vCPUs and RAM).
+
+Live walk, per region (``GPUHUB_AZURE_REGIONS``, default: every Azure region gpuhub knows)::
+
+    GET {base}/api/retail/prices?api-version=2023-01-01-preview&currencyCode=USD
+        &$filter=serviceName eq 'Virtual Machines' and armRegionName eq '<region>' and (contains(meterName,'NC') ...)
+
+following ``NextPageLink`` until it is null (that last page is still read). When the link is missing but the page
+was full, the walk goes on with ``$skip`` until a short or empty page (Azure's 2023 outage pattern). A repeated
+link is a pagination loop and a page cap reached with a link still pending is an error: both raise
+:class:`~gpuhub.errors.ProviderError`, never return a shorter list (known fault C19).
+
+Region policy: a region with no rows is a warning (C12). A region whose walk fails after the engine's retries fails
+the whole provider (C19: a partial catalog must never look complete), unless ``GPUHUB_AZURE_ON_REGION_FAILURE=warn``,
+which leaves that region out and says so in the status warnings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+from urllib.parse import parse_qsl, urlsplit
+
+import pydantic
+
+from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext
+from gpuhub.errors import CredentialsError, ProviderError
+from gpuhub.regions import known_regions
+from gpuhub_azure.parse import (
+    PriceRow,
+    SizeSpec,
+    SkuCapabilities,
+    classify_item,
+    family_gpu,
+    page_items,
+    resource_sku_capabilities,
+    select_prices,
+    size_table,
+)
+
+__all__ = ["API_VERSION", "RECORDED_REGIONS", "AzureProvider", "price_filter"]
+
+API_VERSION = "2023-01-01-preview"
+"""Retail Prices api-version: adds ``savingsPlan[]`` and makes filter values case-sensitive."""
+SKUS_API_VERSION = "2021-07-01"
+FULL_PAGE = 1000
+"""Items on a full Retail Prices page today; a page this long without a ``NextPageLink`` triggers ``$skip``."""
+MAX_PAGES = 200
+"""Default page cap per region walk (``GPUHUB_AZURE_MAX_PAGES``)."""
+GPU_FAMILIES = ("NC", "ND", "NG", "NV")
+RECORDED_REGIONS = ("westeurope", "northeurope", "swedencentral", "francecentral", "belgiumcentral")
+"""The regions in the bundled recording (replayed when ``GPUHUB_AZURE_REGIONS`` is unset)."""
+ARM_BASE_URL = "https://management.azure.com"
+IDENTITY_ENV = ("AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "AZURE_SUBSCRIPTION_ID")
+_RECORDING = Path(__file__).resolve().parent / "recording"
+
+
+def price_filter(region: str) -> str:
+    """The OData ``$filter`` for the GPU VM rows of one region (currency is a separate parameter: C25)."""
+    families = " or ".join(f"contains(meterName, '{f}')" for f in GPU_FAMILIES)
+    return f"serviceName eq 'Virtual Machines' and armRegionName eq '{region}' and ({families})"
+
+
+class AzureProvider(Provider):
+    """Microsoft Azure GPU virtual machines: on-demand, Spot, Low Priority, reservations and savings plans.
+
+    Prices are public (no credentials). ``credentials`` lists the optional Azure identity used for Resource SKUs
+    specs; without it the bundled spec table gives GPUs, vCPUs and RAM.
+    """
+
+    name: ClassVar[str] = "azure"
+    display_name: ClassVar[str] = "Microsoft Azure"
+    kind: ClassVar[Any] = "hyperscaler"
+    base_url: ClassVar[str] = "https://prices.azure.com"
+    credentials: ClassVar[tuple[Credential, ...]] = (
+        Credential(IDENTITY_ENV, "an Azure service principal with Reader on the subscription, for Resource SKUs "
+                                 "specs; prices themselves are public"),
+    )
+
+    def fixtures_dir(self) -> Path:
+        """The bundled recording (raw Retail Prices pages, reconstructed from 2026-08 prices)."""
+        return _RECORDING
+
+    # --- fetch -------------------------------------------------------------------------------------------------
+    def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
+        """Walk every region's price pages, then parse, dedupe and join with the size specs."""
+        currency = _currency(ctx.setting("CURRENCY", "USD") or "USD")
+        regions = self._regions(ctx)
+        on_failure = (ctx.setting("ON_REGION_FAILURE", "fail") or "fail").lower()
+        if on_failure not in ("fail", "warn"):
+            raise ProviderError(f"GPUHUB_AZURE_ON_REGION_FAILURE={on_failure!r}: use 'fail' or 'warn'")
+        # Expiry is judged at the data's date: today when live, the recording's date when replayed.
+        today = ctx.source.recorded_at if ctx.mode == "replay" else dt.datetime.now(dt.timezone.utc).date()
+        rows: list[PriceRow] = []
+        for region in regions:
+            try:
+                items, billing = self._walk_region(ctx, region, currency)
+            except ProviderError as exc:
+                if on_failure == "fail" or isinstance(exc, CredentialsError):
+                    raise type(exc)(f"region {region}: {exc}; the Azure catalog would be partial, so none is "
+                                    "returned", code=exc.code, retryable=exc.retryable) from exc
+                ctx.warn(f"{region}: walk failed, region left out (catalog is PARTIAL): {exc}")
+                continue
+            if not items:
+                ctx.warn(f"{region}: no GPU VM price rows (empty region)")
+                continue
+            if billing and billing != currency:
+                ctx.warn(f"{region}: asked for {currency}, the API billed in {billing}; prices carry {billing}")
+            for item in items:
+                with ctx.guard("price item"):
+                    result = classify_item(item, billing_currency=billing, today=today)
+                    if isinstance(result, str):
+                        ctx.skip(result)
+                    else:
+                        rows.extend(result)
+        selection = select_prices(rows)
+        if selection.duplicates:
+            ctx.report.skipped["duplicate meter for one size, region and purchase model (merged)"] += \
+                selection.duplicates
+        for key, prices in selection.conflicts.items():
+            ctx.skip("conflicting prices for one size, region and purchase model (left out)")
+            ctx.warn(f"{key[1]} {key[0]} {key[2]}: {len(prices)} different prices "
+                     f"({', '.join(str(p) for p in prices)}); left out rather than picking one")
+        skus = self._resource_skus(ctx, regions) if selection.rows else {}
+        yield from self._offers(ctx, selection.rows.values(), skus)
+
+    def _regions(self, ctx: ProviderContext) -> list[str]:
+        configured = ctx.setting("REGIONS")
+        if configured:
+            regions = [r.strip() for r in configured.split(",") if r.strip()]
+        elif ctx.mode == "replay":
+            regions = list(_replayed_regions(ctx) or RECORDED_REGIONS)
+        else:
+            regions = sorted(f.region for f in known_regions(self.name))
+        if not regions:
+            raise ProviderError("no Azure regions to walk: set GPUHUB_AZURE_REGIONS, e.g. 'westeurope,eastus'")
+        return list(dict.fromkeys(regions))
+
+    def _walk_region(self, ctx: ProviderContext, region: str,
+                     currency: str) -> tuple[list[Any], str | None]:
+        """Every item of one region, following ``NextPageLink`` (or ``$skip`` when the link is missing)."""
+        endpoint = f"{ctx.base_url()}/api/retail/prices"
+        base = {"api-version": API_VERSION, "currencyCode": currency, "$filter": price_filter(region)}
+        max_pages = int(ctx.setting("MAX_PAGES", str(MAX_PAGES)) or MAX_PAGES)
+        params = dict(base)
+        seen: set[tuple[tuple[str, str], ...]] = set()
+        items: list[Any] = []
+        billing: str | None = None
+        longest = 0
+        for number in range(1, max_pages + 1):
+            key = tuple(sorted(params.items()))
+            if key in seen:
+                raise ProviderError(f"pagination loop: page {number} repeats an earlier request "
+                                    f"($skip={params.get('$skip', '0')})")
+            seen.add(key)
+            page = ctx.get_json(endpoint, params=params)
+            try:
+                page_rows, link, page_currency = page_items(page)
+            except ValueError as exc:
+                raise ProviderError(f"page {number}: {exc}") from None
+            items.extend(page_rows)
+            billing = billing or page_currency
+            if link:
+                params = {**base, **_link_params(link)}
+                longest = max(longest, len(page_rows))
+                continue
+            full = len(page_rows) >= FULL_PAGE or (longest > 0 and len(page_rows) >= longest)
+            if not full or not page_rows:
+                return items, billing
+            skip = int(params.get("$skip", "0") or 0) + len(page_rows)
+            ctx.warn(f"{region}: page {number} was full but had no NextPageLink; continued with $skip={skip}")
+            params = {**base, "$skip": str(skip)}
+            longest = max(longest, len(page_rows))
+        raise ProviderError(f"page cap of {max_pages} pages reached with a next page still pending "
+                            "(raise GPUHUB_AZURE_MAX_PAGES)")
+
+    # --- specs -------------------------------------------------------------------------------------------------
+    def _resource_skus(self, ctx: ProviderContext, regions: list[str]) -> dict[str, SkuCapabilities]:
+        """vCPUs/RAM/GPUs from the Resource SKUs API when an Azure identity is configured; else {} and a warning."""
+        if ctx.mode == "replay":
+            return {}
+        values = {name: ctx.secret(name) for name in IDENTITY_ENV}
+        if any(v is None for v in values.values()):
+            ctx.warn("Resource SKUs not queried (specs from the bundled table): set " + ", ".join(IDENTITY_ENV))
+            return {}
+        token = self._arm_token(ctx, *(values[n].get_secret_value() for n in IDENTITY_ENV[:3]))  # type: ignore[union-attr]
+        if token is None:
+            return {}
+        subscription = values["AZURE_SUBSCRIPTION_ID"].get_secret_value()  # type: ignore[union-attr]
+        root = (ctx.setting("ARM_BASE_URL") or ARM_BASE_URL).rstrip("/")
+        out: dict[str, SkuCapabilities] = {}
+        try:
+            for region in regions:
+                url: str | None = f"{root}/subscriptions/{subscription}/providers/Microsoft.Compute/skus"
+                params: dict[str, str] | None = {"api-version": SKUS_API_VERSION,
+                                                 "$filter": f"location eq '{region}'"}
+                seen: set[str] = set()
+                while url:
+                    if url in seen or len(seen) >= MAX_PAGES:
+                        raise ProviderError("Resource SKUs pagination loop or page cap")
+                    seen.add(url)
+                    page = ctx.get_json(url, params=params, headers={"Authorization": f"Bearer {token}"})
+                    found, url = resource_sku_capabilities(page)
+                    out.update(found)
+                    params = None
+        except (ProviderError, ValueError) as exc:
+            ctx.warn(f"Resource SKUs unavailable, specs from the bundled table: {exc}")
+            return {}
+        return out
+
+    def _arm_token(self, ctx: ProviderContext, client_id: str, tenant_id: str, secret: str) -> str | None:
+        """An ARM bearer token from azure-identity (optional extra ``gpuhub-azure[identity]``), or None."""
+        try:
+            from azure.identity import ClientSecretCredential  # type: ignore[import-not-found]
+        except ImportError:
+            ctx.warn("Resource SKUs not queried: install the optional extra 'gpuhub-azure[identity]' "
+                     "(azure-identity); specs from the bundled table")
+            return None
+        try:
+            token = ClientSecretCredential(tenant_id, client_id, secret).get_token(
+                "https://management.azure.com/.default").token
+        except Exception as exc:  # azure-identity raises its own ClientAuthenticationError family
+            ctx.warn(f"Azure identity rejected ({type(exc).__name__}); check {', '.join(IDENTITY_ENV[:3])}; "
+                     "specs from the bundled table")
+            return None
+        ctx.secrets_seen.append(token)
+        return str(token)
+
+    def _offers(self, ctx: ProviderContext, rows: Any, skus: dict[str, SkuCapabilities]) -> Iterator[Offer]:
+        table = size_table()
+        instances: dict[str, Instance | None] = {}
+        unknown: set[str] = set()
+        for row in sorted(rows, key=lambda r: (*r.key[:3], r.key[3] or 0)):
+            with ctx.guard("offer"):
+                if row.arm_sku_name not in instances:
+                    instances[row.arm_sku_name] = self._instance(ctx, row.arm_sku_name, table, skus)
+                instance = instances[row.arm_sku_name]
+                if instance is None:
+                    unknown.add(row.arm_sku_name)
+                    ctx.skip("size without known GPU specs (not in the bundled table)")
+                    continue
+                price = Price(amount=row.amount, currency=row.currency, purchase=row.purchase,
+                              term_hours=row.term_hours)
+                yield Offer(instance=instance, region=ctx.region(row.region), price=price, source=ctx.source)
+        if unknown:
+            names = sorted(unknown)
+            ctx.warn(f"{len(names)} sizes without known specs left out: {', '.join(names[:12])}"
+                     + (" ..." if len(names) > 12 else ""))
+
+    def _instance(self, ctx: ProviderContext, arm: str, table: dict[str, SizeSpec],
+                  skus: dict[str, SkuCapabilities]) -> Instance | None:
+        spec = table.get(arm.lower())
+        sku = skus.get(arm.lower())
+        if spec is not None:
+            gpu_name, count, card = spec.gpu, spec.gpu_count, spec.gpu_memory_gib
+            vcpus = sku.vcpus if sku and sku.vcpus else spec.vcpus
+            memory = sku.memory_gib if sku and sku.memory_gib else spec.memory_gib
+        else:
+            family = family_gpu(arm)
+            # Resource SKUs report "GPUs": "1" for a slice of a card (C03): never trust it for a partial family.
+            if family is None or sku is None or not sku.gpus or family[2]:
+                return None
+            gpu_name, card, _ = family
+            count, vcpus, memory = sku.gpus, sku.vcpus, sku.memory_gib
+        fractional = 0 < count < 1
+        note = None
+        if fractional:
+            note = f"partial GPU: {_fraction(count)} of one {gpu_name} ({card * count:g} GiB of its {card:g} GiB VRAM)"
+        return Instance(provider=self.name, instance_type=arm, gpu=ctx.gpu(gpu_name), gpu_count=count,
+                        fractional=fractional, vcpus=vcpus, memory_gib=memory, note=note)
+
+
+def _fraction(count: float) -> str:
+    from fractions import Fraction
+
+    return str(Fraction(count).limit_denominator(16))
+
+
+def _currency(code: str) -> str:
+    """Validate the requested currency before any request (C25: an unknown code never reaches the API)."""
+    try:
+        return Price(amount=1, currency=code, purchase="on_demand").currency
+    except pydantic.ValidationError:
+        raise ProviderError(f"GPUHUB_AZURE_CURRENCY={code!r} is not an ISO 4217 currency code (like USD, EUR)") \
+            from None
+
+
+def _link_params(link: str) -> dict[str, str]:
+    """The query of a ``NextPageLink`` (absolute, often with ``:443``); the request is rebased on our endpoint."""
+    return dict(parse_qsl(urlsplit(link).query, keep_blank_values=True))
+
+
+def _replayed_regions(ctx: ProviderContext) -> list[str]:
+    """The regions a replayed recording holds, read from its first-page request URLs (empty when unknown)."""
+    transport = getattr(ctx.client, "_transport", None)
+    manifest = getattr(transport, "manifest", None)
+    exchanges = getattr(manifest, "exchanges", None)
+    if not isinstance(exchanges, list):
+        return []
+    regions: list[str] = []
+    for exchange in exchanges:
+        url = str(exchange.get("request", {}).get("url", ""))
+        query = dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+        if "/api/retail/prices" not in url or "$skip" in query:
+            continue
+        text = query.get("$filter", "")
+        marker = "armRegionName eq '"
+        if marker in text:
+            regions.append(text.split(marker, 1)[1].split("'", 1)[0])
+    return list(dict.fromkeys(regions))
