@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -24,6 +24,7 @@ from typing import Literal
 import httpx
 from cachetools import TTLCache
 
+from gpuhub.catalog import Catalog
 from gpuhub.errors import CredentialsError, ProviderError, QueryError
 from gpuhub.model import Offer, Source
 from gpuhub.plugins import Registry
@@ -89,6 +90,7 @@ class Engine:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="gpuhub-fetch")
         self.fetch_count: dict[str, int] = {}
+        self._catalogs: list[tuple[tuple[tuple[Offer, ...], ...], Catalog]] = []
 
     @property
     def environ(self) -> Mapping[str, str]:
@@ -268,6 +270,19 @@ class Engine:
             skipped_reasons=prev.skipped_reasons, unknown_gpus=prev.unknown_gpus, warnings=prev.warnings,
             fetched_at=previous.fetched_at, elapsed_s=prev.elapsed_s)
         return _Entry(previous.offers, status, previous.fetched_at)
+
+    def catalog(self, parts: Sequence[tuple[Offer, ...]]) -> Catalog:
+        """The columnar index over these providers' offers, built once and reused while the same results are
+        served from the cache (identity of the offer tuples is the key)."""
+        with self._lock:
+            for kept_parts, built in self._catalogs:
+                if len(kept_parts) == len(parts) and all(a is b for a, b in zip(kept_parts, parts, strict=True)):
+                    return built
+        built = Catalog([offer for part in parts for offer in part])
+        with self._lock:
+            self._catalogs.insert(0, (tuple(parts), built))
+            del self._catalogs[4:]
+        return built
 
     def clear(self) -> None:
         """Forget cached offers (the last good data is kept for stale fallback)."""

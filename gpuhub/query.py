@@ -1,4 +1,4 @@
-"""Search queries: argument validation, the filter pipeline, and sorting.
+"""Search queries: argument validation into an immutable :class:`Query` (filtering is :mod:`gpuhub.catalog`).
 
 A :class:`Query` is immutable and hashable (lists become tuples, names are canonical), so equal queries written
 differently (other key order, alias vs canonical GPU name) are equal.
@@ -6,7 +6,7 @@ differently (other key order, alias vs canonical GPU name) are equal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -14,11 +14,10 @@ from pydantic import BaseModel, ConfigDict
 
 from gpuhub.errors import QueryError
 from gpuhub.gpus import GpuTable, UnknownGpuError
-from gpuhub.model import Offer, known_purchase_models
-from gpuhub.ranking import Ranker
+from gpuhub.model import known_purchase_models
 from gpuhub.regions import CONTINENTS
 
-__all__ = ["Query", "apply_filters", "build_query", "sort_offers"]
+__all__ = ["Query", "build_query"]
 
 
 class Query(BaseModel):
@@ -141,78 +140,3 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         exclude_fractional=bool(exclude_fractional), available_only=bool(available_only), sort=sort,
         limit=int(limit_n) if limit_n is not None else None,
     )
-
-
-Predicate = Callable[[Offer], bool]
-
-
-def _filters(q: Query) -> list[tuple[str, Predicate]]:
-    """The active filters in order, each named after the search argument that set it."""
-    out: list[tuple[str, Predicate]] = []
-    if q.providers:
-        wanted = set(q.providers)
-        out.append(("provider", lambda o: o.instance.provider in wanted))
-    if q.purchase:
-        kinds = set(q.purchase)
-        out.append(("purchase", lambda o: o.price.purchase in kinds))
-    if q.currency:
-        out.append(("currency", lambda o: o.price.currency == q.currency))
-    if q.gpu:
-        gpu_names = set(q.gpu)
-        out.append(("gpu", lambda o: o.instance.gpu is not None and o.instance.gpu.name in gpu_names))
-    if q.min_gpus is not None:
-        out.append(("min_gpus", lambda o: o.instance.gpu_count >= (q.min_gpus or 0)))
-    if q.max_gpus is not None:
-        out.append(("max_gpus", lambda o: o.instance.gpu_count <= (q.max_gpus or 0)))
-    if q.min_vram_gib is not None:
-        # Per GPU as the instance gets it: half an A10 is 12 GiB, not 24.
-        out.append(("min_vram", lambda o: (o.instance.gpu_memory_gib or 0) >= (q.min_vram_gib or 0)))
-    if q.min_total_vram_gib is not None:
-        out.append(("min_total_vram", lambda o: (o.instance.gpu_memory_total_gib or 0) >= (q.min_total_vram_gib or 0)))
-    if q.min_vcpus is not None:
-        out.append(("min_vcpus", lambda o: (o.instance.vcpus or 0) >= (q.min_vcpus or 0)))
-    if q.min_memory_gib is not None:
-        out.append(("min_memory", lambda o: (o.instance.memory_gib or 0) >= (q.min_memory_gib or 0)))
-    if q.regions:
-        regions = {r.lower() for r in q.regions}
-        out.append(("region", lambda o: o.region.code.lower() in regions or (o.region.zone or "").lower() in regions))
-    if q.countries:
-        countries = set(q.countries)
-        out.append(("country", lambda o: o.region.country in countries))
-    if q.continents:
-        continents = set(q.continents)
-        out.append(("continent", lambda o: o.region.continent in continents))
-    if q.exclude_fractional:
-        out.append(("exclude_fractional", lambda o: not o.instance.fractional))
-    if q.available_only:
-        out.append(("available_only", lambda o: o.available is not False))
-    if q.max_price_per_hour is not None:
-        limit = q.max_price_per_hour
-        out.append(("max_price", lambda o: o.price.amount <= limit))
-    return out
-
-
-def apply_filters(offers: Iterable[Offer], query: Query) -> tuple[list[Offer], dict[str, int]]:
-    """Offers that pass every filter, and how many offers each filter removed (in filter order)."""
-    current = list(offers)
-    removed: dict[str, int] = {}
-    for name, keep in _filters(query):
-        kept = [o for o in current if keep(o)]
-        removed[name] = len(current) - len(kept)
-        current = kept
-    return current, removed
-
-
-def sort_offers(offers: list[Offer], ranker: Ranker) -> list[Offer]:
-    """Sort by the ranker's key, lowest first; offers it cannot rank (key None) go last.
-
-    Prices in different currencies are never compared: USD offers come first, then each other currency as a group.
-    Ties break on price, provider, instance type, region and zone, so the order is stable across runs.
-    """
-
-    def key(o: Offer) -> tuple[Any, ...]:
-        value = ranker.key(o)
-        return (o.price.currency != "USD", o.price.currency, value is None, value if value is not None else 0,
-                o.price.amount, o.instance.provider, o.instance.instance_type, o.region.code, o.region.zone or "")
-
-    return sorted(offers, key=key)

