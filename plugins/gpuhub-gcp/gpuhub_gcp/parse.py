@@ -1,0 +1,335 @@
+"""Pure parsing and pricing for the Cloud Billing Catalog (Compute Engine service ``6F81-5844-456A``).
+
+GCP does not sell a GPU VM at one price. A machine type costs, per hour, in one region and purchase model::
+
+    vCPUs × "<FAMILY> Instance Core" (per h) + RAM GiB × "<FAMILY> Instance Ram" (per GiBy.h)
+    + GPUs × "Nvidia <MODEL> GPU" (per h) [+ bundled local SSD GiB × "SSD backed Local Storage" (per GiBy.mo / 730)]
+
+This module turns SKU objects (as the API sends them) into a :class:`PriceIndex` keyed by (component, region,
+purchase) and prices :class:`~gpuhub_gcp.machines.MachineType` rows against it. Nothing here does I/O; problems are
+collected in :class:`Notes` for the provider to put in its status.
+
+Rules (each tested in ``tests/test_parse.py``):
+
+* A unit price is ``units`` (an int64 string) + ``nanos`` / 1e9, in the ``currencyCode`` of the data. Of several
+  ``pricingInfo`` entries the latest ``effectiveTime`` wins; of several tiers the last one (highest
+  ``startUsageAmount``) applies: it is the marginal price of a running VM (earlier tiers are free allowances).
+* Regions are the SKU's ``serviceRegions``; the place named in the description is ignored. A SKU listed for several
+  regions prices each of them (known fault C11).
+* Purchase model: ``category.usageType`` first (OnDemand → on_demand, Preemptible → spot, Commit1Yr → reserved_1y,
+  Commit3Yr → reserved_3y); without a usageType, the description decides (case-insensitive "spot"/"preemptible"
+  anywhere → spot, "Commitment … N Year" → reserved). When usageType says OnDemand but the text says spot or
+  preemptible (Google shipped such B200 SKUs, skypilot PR #8125), the SKU is spot and the disagreement is reported;
+  other disagreements are reported and usageType is kept (known fault C14). Other usage types are ignored.
+* GPU SKU descriptions map to accelerator types through an explicit table (:data:`GPU_SKU_MODELS`); an unmatched
+  model ("Nvidia A100 GPU": 40 or 80 GB?) is reported, never guessed.
+* Two SKUs that give one component in one region and purchase model different prices are ambiguous: the machine
+  types needing it are not priced there, and the SKUs are reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from gpuhub_gcp.machines import MachineType
+
+__all__ = [
+    "GPU_SKU_MODELS",
+    "HOURS_PER_MONTH",
+    "Component",
+    "Notes",
+    "PriceIndex",
+    "PricedType",
+    "build_index",
+    "classify_purchase",
+    "component_of",
+    "price_machine_type",
+    "unit_price",
+]
+
+HOURS_PER_MONTH = Decimal(730)
+"""Hours in a billing month, as Google converts monthly (GiBy.mo) prices to hourly ones."""
+
+NANOS = Decimal(1_000_000_000)
+
+# Model words between "Nvidia" and "GPU" in a GPU SKU description -> Compute Engine accelerator type.
+GPU_SKU_MODELS: dict[str, str] = {
+    "tesla a100": "nvidia-tesla-a100",       # A100 40 GB (A2 standard: a2-highgpu, a2-megagpu)
+    "a100 40gb": "nvidia-tesla-a100",
+    "a100 80gb": "nvidia-a100-80gb",         # A100 80 GB (A2 ultra)
+    "h100 80gb": "nvidia-h100-80gb",         # A3 high and A3 edge
+    "h100 80gb mega": "nvidia-h100-mega-80gb",  # A3 mega
+    # The same A3 mega GPU under another name: in the 2024-09-16 catalog "H100 80GB Plus" is listed only for the
+    # Americas multi-region and "H100 80GB Mega" only elsewhere, at the same prices (on-demand 10.344276 vs
+    # 10.34428 in us-east4, spot 4.1377 both), and the host SKUs of both are "A3Plus".
+    "h100 80gb plus": "nvidia-h100-mega-80gb",
+    "h200 141gb": "nvidia-h200-141gb",       # A3 ultra
+    "b200": "nvidia-b200",                   # A4
+    "l4": "nvidia-l4",                       # G2
+    "rtx pro 6000": "nvidia-rtx-pro-6000",   # G4
+    "tesla t4": "nvidia-tesla-t4",
+    "tesla v100": "nvidia-tesla-v100",
+    "tesla p100": "nvidia-tesla-p100",
+    "tesla p4": "nvidia-tesla-p4",
+    "tesla k80": "nvidia-tesla-k80",         # retired; no machine type uses it
+}
+
+_USAGE_TYPES = {"ondemand": "on_demand", "preemptible": "spot", "commit1yr": "reserved_1y",
+                "commit3yr": "reserved_3y"}
+_SPOT_RX = re.compile(r"\b(spot|preemptible)\b", re.IGNORECASE)
+_COMMIT_RX = re.compile(r"\bcommit(?:ment|ted)?\b.*?\b(1|3|one|three)[ -]years?\b", re.IGNORECASE)
+_GPU_RX = re.compile(r"\bnvidia\s+(?P<model>.+?)\s+gpu\b", re.IGNORECASE)
+_PREFIX_RX = re.compile(r"^\s*(?:commitment(?:\s+v\d+)?\s*:\s*)?(?:spot\s+)?(?:preemptible\s+)?", re.IGNORECASE)
+_CORE_RAM_RX = re.compile(
+    r"^(?P<family>[A-Za-z][A-Za-z0-9]*)\s+(?:predefined\s+)?(?:instance\s+)?(?P<kind>core|cpu|ram)\b",
+    re.IGNORECASE)
+_SSD_RX = re.compile(r"^ssd backed local storage\b", re.IGNORECASE)
+_IGNORED_GPU_RX = re.compile(r"virtual workstation|\bdws\b|calendar mode|flex", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Component:
+    """What one SKU prices: ``kind`` is core, ram, gpu or ssd; ``name`` the family ("A3") or accelerator type."""
+
+    kind: str
+    name: str
+
+    def label(self) -> str:
+        """Human name for messages, e.g. ``A3 core`` or ``GPU nvidia-h100-80gb``."""
+        return f"GPU {self.name}" if self.kind == "gpu" else (
+            "local SSD" if self.kind == "ssd" else f"{self.name} {self.kind}")
+
+
+@dataclass
+class Notes:
+    """What building the index and pricing found worth telling the user (goes to the provider status)."""
+
+    skipped: Counter[str] = field(default_factory=Counter)
+    unmatched_gpus: Counter[str] = field(default_factory=Counter)
+    usage_mismatches: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+
+def unit_price(sku: Mapping[str, Any]) -> tuple[Decimal, str, str]:
+    """The SKU's current unit price: ``(amount, currency, usage unit)``.
+
+    The latest ``pricingInfo`` (by ``effectiveTime``) and its last tier; amount = int(units) + nanos / 1e9.
+
+    Raises:
+        KeyError, ValueError, TypeError: the pricing block is missing or malformed.
+    """
+    infos = sku["pricingInfo"]
+    if not infos:
+        raise ValueError("no pricingInfo")
+    info = max(infos, key=lambda i: str(i.get("effectiveTime", "")))
+    expr = info["pricingExpression"]
+    tiers = expr["tieredRates"]
+    if not tiers:
+        raise ValueError("no tieredRates")
+    tier = max(tiers, key=lambda t: Decimal(str(t.get("startUsageAmount", 0))))
+    price = tier["unitPrice"]
+    units = price.get("units", "0")
+    if isinstance(units, bool) or not re.fullmatch(r"-?\d+", str(units)):
+        raise ValueError(f"units {units!r} is not an int64 string")
+    nanos = price.get("nanos", 0)
+    if isinstance(nanos, bool) or not isinstance(nanos, int) or abs(nanos) >= 1_000_000_000:
+        raise ValueError(f"nanos {nanos!r} is not an int below 1e9")
+    currency = price["currencyCode"]
+    if not isinstance(currency, str) or not currency:
+        raise ValueError("no currencyCode")
+    return Decimal(int(str(units))) + Decimal(nanos) / NANOS, currency, str(expr["usageUnit"])
+
+
+def classify_purchase(usage_type: str | None, description: str) -> tuple[str | None, str | None]:
+    """``(purchase model or None to ignore, disagreement note or None)`` for one SKU (rules in the module doc)."""
+    text_spot = bool(_SPOT_RX.search(description))
+    commit = _COMMIT_RX.search(description)
+    text_purchase = "spot" if text_spot else (
+        ("reserved_1y" if commit.group(1).lower() in ("1", "one") else "reserved_3y") if commit else "on_demand")
+    if not usage_type:
+        return text_purchase, None
+    purchase = _USAGE_TYPES.get(usage_type.replace("_", "").lower())
+    if purchase is None:
+        return None, None  # e.g. CmtCudPremium: not a price a VM is sold at
+    if purchase == text_purchase:
+        return purchase, None
+    if purchase == "on_demand" and text_spot:
+        return "spot", f"usageType {usage_type} but the description says spot/preemptible: taken as spot"
+    return purchase, f"usageType {usage_type} but the description reads as {text_purchase}: kept {purchase}"
+
+
+def component_of(sku: Mapping[str, Any], notes: Notes | None = None) -> Component | None:
+    """The VM component a SKU prices, or None when it prices something else (egress, licences, custom shapes).
+
+    GPU SKUs whose model is not in :data:`GPU_SKU_MODELS` are counted in ``notes.unmatched_gpus``.
+    """
+    description = str(sku.get("description", ""))
+    category = sku.get("category") or {}
+    group = str(category.get("resourceGroup", ""))
+    gpu = _GPU_RX.search(description)
+    if gpu is not None or group == "GPU":
+        if _IGNORED_GPU_RX.search(description):
+            return None  # virtual-workstation licences and capacity products: not the GPU's own price
+        model = " ".join(gpu.group("model").lower().split()) if gpu else ""
+        accelerator = GPU_SKU_MODELS.get(model)
+        if accelerator is None:
+            if notes is not None:
+                notes.unmatched_gpus[model or description] += 1
+            return None
+        return Component("gpu", accelerator)
+    if group == "LocalSSD" or _SSD_RX.search(_PREFIX_RX.sub("", description)):
+        return Component("ssd", "local") if "local" in description.lower() else None
+    match = _CORE_RAM_RX.match(_PREFIX_RX.sub("", description))
+    if match is None:
+        return None
+    kind = "ram" if match.group("kind").lower() == "ram" else "core"
+    return Component(kind, match.group("family"))
+
+
+_UNITS = {"core": {"h"}, "gpu": {"h"}, "ram": {"GiBy.h"}, "ssd": {"GiBy.mo", "GiBy.h"}}
+
+
+@dataclass
+class PriceIndex:
+    """Unit prices per hour by (component, region, purchase), with the SKUs behind each.
+
+    ``prices[(component, region, purchase)]`` maps ``(amount per unit-hour, currency)`` to the SKU ids giving it;
+    more than one distinct price there is an ambiguity.
+    """
+
+    prices: dict[tuple[Component, str, str], dict[tuple[Decimal, str], list[str]]] = field(
+        default_factory=lambda: defaultdict(dict))
+    regions: dict[tuple[Component, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+    skus: int = 0
+
+    def add(self, component: Component, region: str, purchase: str, amount: Decimal, currency: str,
+            sku_id: str) -> None:
+        """Record one SKU's hourly unit price for one region."""
+        self.prices[(component, region, purchase)].setdefault((amount, currency), []).append(sku_id)
+        self.regions[(component, purchase)].add(region)
+
+    def lookup(self, component: Component, region: str, purchase: str) -> tuple[Decimal, str] | None:
+        """The unit price per hour (and currency), or None when no SKU covers it.
+
+        Raises:
+            LookupError: several SKUs give different prices (the message names them).
+        """
+        found = self.prices.get((component, region, purchase))
+        if not found:
+            return None
+        if len(found) > 1:
+            listed = "; ".join(f"{', '.join(ids)} = {amount} {cur}" for (amount, cur), ids in found.items())
+            raise LookupError(f"{component.label()} {purchase} in {region}: {listed}")
+        return next(iter(found))
+
+    def has(self, component: Component) -> bool:
+        """True when any SKU prices this component anywhere, under any purchase model."""
+        return any(c == component for c, _ in self.regions)
+
+
+def build_index(skus: Iterable[Any], notes: Notes) -> PriceIndex:
+    """Index the SKUs that price VM components; malformed SKUs are counted in ``notes.skipped``, not raised."""
+    index = PriceIndex()
+    for sku in skus:
+        try:
+            if not isinstance(sku, Mapping):
+                raise TypeError("SKU is not an object")
+            component = component_of(sku, notes)
+            if component is None:
+                continue
+            description = str(sku.get("description", ""))
+            purchase, mismatch = classify_purchase((sku.get("category") or {}).get("usageType"), description)
+            if purchase is None:
+                continue
+            amount, currency, unit = unit_price(sku)
+            if unit not in _UNITS[component.kind]:
+                raise ValueError(f"{component.kind} SKU priced per {unit!r}")
+            if unit == "GiBy.mo":
+                amount = amount / HOURS_PER_MONTH
+            if amount <= 0:
+                notes.skipped["SKU with a zero price (placeholder)"] += 1
+                continue
+            regions = sku["serviceRegions"]
+            if not isinstance(regions, list) or not regions:
+                raise ValueError("no serviceRegions")
+            sku_id = str(sku.get("skuId", "?"))
+            if mismatch:
+                notes.usage_mismatches.append(f"SKU {sku_id} ({description!r}): {mismatch}")
+            index.skus += 1
+            for region in regions:
+                index.add(component, str(region), purchase, amount, currency, sku_id)
+        except (KeyError, TypeError, ValueError, ArithmeticError, AttributeError, IndexError) as exc:
+            reason = f"missing field {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+            notes.skipped[f"SKU: {reason}"[:160]] += 1
+    return index
+
+
+@dataclass(frozen=True)
+class PricedType:
+    """A machine type priced in one region for one purchase model.
+
+    ``amount`` is per instance-hour in ``currency``; ``ssd_included`` says whether the bundled local SSD is in it.
+    """
+
+    machine: MachineType
+    region: str
+    purchase: str
+    amount: Decimal
+    currency: str
+    ssd_included: bool
+
+
+@dataclass(frozen=True)
+class Unpriced:
+    """Why a machine type has no price in one region/purchase: components missing or ambiguous."""
+
+    machine: MachineType
+    region: str
+    purchase: str
+    missing: tuple[Component, ...] = ()
+    ambiguous: tuple[str, ...] = ()
+
+
+def price_machine_type(machine: MachineType, region: str, purchase: str,
+                       index: PriceIndex) -> PricedType | Unpriced:
+    """Sum the machine type's components in one region and purchase model (see the module doc for the formula).
+
+    Every component must come from this region and purchase model, in one currency; the bundled local SSD is
+    added when the price list has a Local SSD SKU there, and left out (``ssd_included=False``) otherwise.
+    """
+    parts = [(Component("core", machine.family), Decimal(machine.vcpus)),
+             (Component("ram", machine.family), Decimal(str(machine.memory_gib))),
+             (Component("gpu", machine.accelerator), Decimal(machine.gpu_count))]
+    if machine.local_ssd_gib:
+        parts.append((Component("ssd", "local"), Decimal(machine.local_ssd_gib)))
+    total, currencies, missing, ambiguous = Decimal(0), set(), [], []
+    ssd_included = False
+    for component, quantity in parts:
+        try:
+            found = index.lookup(component, region, purchase)
+        except LookupError as exc:
+            if component.kind != "ssd":  # an unclear SSD price leaves the SSD out; it never hides the VM
+                ambiguous.append(str(exc))
+            continue
+        if found is None:
+            if component.kind != "ssd":
+                missing.append(component)
+            continue
+        amount, currency = found
+        total += quantity * amount
+        currencies.add(currency)
+        ssd_included = ssd_included or component.kind == "ssd"
+    if len(currencies) > 1:
+        ambiguous.append(f"components priced in several currencies: {', '.join(sorted(currencies))}")
+    if missing or ambiguous:
+        return Unpriced(machine, region, purchase, tuple(missing), tuple(ambiguous))
+    return PricedType(machine, region, purchase, total, currencies.pop(), ssd_included)

@@ -1,0 +1,11 @@
+"""The core's conformance kit, run against the GCP provider and its bundled recording."""
+
+from __future__ import annotations
+
+from gpuhub.testing import ProviderConformance
+
+
+class TestGcpConformance(ProviderConformance):
+    provider_name = "gcp"
+    min_offers = 400
+    empty_body = b'{"skus": [], "nextPageToken": ""}'
