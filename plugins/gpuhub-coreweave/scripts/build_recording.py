@@ -71,7 +71,9 @@ def build() -> tuple[dict[str, Any], dict[str, Any]]:
             continue
         q = row.quota
         vram = float(q.vram_gb_per_gpu) if q.vram_gb_per_gpu is not None else None
-        spec = gpus.resolve(row.gpu, vram)
+        resolved = gpus.resolve(row.gpu, vram)
+        if resolved is None:
+            print(f"warning: {row.gpu!r} is not in gpuhub's GPU table; it will be an unknown GPU", file=sys.stderr)
         rows.append({
             "instance_type": row.instance_type,
             "page_name": row.page_name,
@@ -81,7 +83,7 @@ def build() -> tuple[dict[str, Any], dict[str, Any]]:
             "vcpus": q.vcpus,
             "ram_gb": float(q.ram_gb) if q.ram_gb is not None else None,
             "local_storage_tb": float(q.local_storage_tb) if q.local_storage_tb is not None else None,
-            "cpu_arch": cpu_arch_for(spec.name if spec else None),
+            "cpu_arch": cpu_arch_for(resolved.name if resolved else None),
             "on_demand": str(row.on_demand),
             "spot": str(row.spot) if row.spot is not None else None,
             "note": ROW_NOTES.get(row.instance_type),
