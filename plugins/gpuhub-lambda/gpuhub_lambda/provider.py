@@ -20,6 +20,7 @@ import httpx
 
 from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext
 from gpuhub.errors import CredentialsError, ProviderError
+from gpuhub.provider import ProviderKind
 from gpuhub_lambda.parse import (
     ARM_GPUS,
     LambdaApiError,
@@ -75,7 +76,7 @@ class LambdaProvider(Provider):
 
     name: ClassVar[str] = "lambda"
     display_name: ClassVar[str] = "Lambda Cloud"
-    kind: ClassVar[Any] = "specialist"
+    kind: ClassVar[ProviderKind] = "specialist"
     base_url: ClassVar[str] = "https://cloud.lambdalabs.com"
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("LAMBDA_API_KEY",), "a Lambda Cloud API key, sent as a Bearer token"),)

@@ -138,16 +138,17 @@ def main(argv: list[str]) -> int:
         }],
     }
     (recording / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    all_regions = sorted({code for codes in regions.values() for code in codes})
     table = {
         "source": manifest["source"],
         "note": "regions each Lambda instance type is sold in; prices are global",
-        "regions": sorted({code for codes in regions.values() for code in codes}),
+        "regions": all_regions,
         "instance_types": regions,
     }
     data_dir = PACKAGE / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
     (data_dir / "regions.json").write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(body['data'])} instance types, {len(table['regions'])} regions -> {recording}")
+    print(f"{len(body['data'])} instance types, {len(all_regions)} regions -> {recording}")
     return 0
 
 
