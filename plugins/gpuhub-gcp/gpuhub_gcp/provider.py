@@ -93,7 +93,7 @@ def offers_from_skus(ctx: ProviderContext, skus: Iterable[Any],
     missing: dict[tuple[str, str], tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
     no_gpu: dict[str, set[str]] = defaultdict(set)
     ssd_left_out: set[str] = set()
-    instances: dict[str, Instance] = {}
+    instances: dict[tuple[str, bool], Instance] = {}
     for machine in machines if machines is not None else machine_types():
         gpu_component = Component("gpu", machine.accelerator)
         if not index.has(gpu_component):
@@ -119,9 +119,10 @@ def offers_from_skus(ctx: ProviderContext, skus: Iterable[Any],
     return offers
 
 
-def _offer(ctx: ProviderContext, instances: dict[str, Instance], priced: PricedType) -> Offer:
+def _offer(ctx: ProviderContext, instances: dict[tuple[str, bool], Instance], priced: PricedType) -> Offer:
     machine = priced.machine
-    instance = instances.get(machine.name)
+    key = (machine.name, priced.ssd_included)
+    instance = instances.get(key)
     if instance is None:
         accel = ACCELERATORS[machine.accelerator]
         note = None
@@ -131,7 +132,7 @@ def _offer(ctx: ProviderContext, instances: dict[str, Instance], priced: PricedT
                             gpu_count=machine.gpu_count, vcpus=machine.vcpus, memory_gib=machine.memory_gib,
                             storage_gib=machine.local_ssd_gib or None, interconnect=machine.interconnect,
                             note=note)
-        instances[machine.name] = instance
+        instances[key] = instance
     price = Price(amount=priced.amount, currency=priced.currency, purchase=priced.purchase,
                   term_hours=_TERM_HOURS.get(priced.purchase), billing_increment_s=1, minimum_charge_s=60)
     return Offer(instance=instance, region=ctx.region(priced.region), price=price, source=ctx.source)

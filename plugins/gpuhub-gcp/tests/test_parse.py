@@ -273,3 +273,21 @@ def test_n1_price_adds_attached_gpus_to_n1_core_and_ram() -> None:
 def test_every_machine_type_uses_a_known_accelerator() -> None:
     assert all(isinstance(m, MachineType) and m.accelerator in ACCELERATORS for m in MACHINE_TYPES)
     assert len({m.name for m in MACHINE_TYPES}) == len(MACHINE_TYPES)
+
+
+def test_mega_and_plus_skus_with_different_prices_in_one_region_are_ambiguous() -> None:
+    mega = sku("M1", "Nvidia H100 80GB Mega GPU running in Iowa", "GPU", "OnDemand", ["us-central1"], "10", 344280000)
+    plus = sku("P1", "Nvidia H100 80GB Plus GPU running in Americas", "GPU", "OnDemand", ["us-central1"], "11", 0)
+    host = [sku("C", "A3Plus Instance Core running in Americas", "CPU", "OnDemand", ["us-central1"], "0", 26923597),
+            sku("R", "A3Plus Instance Ram running in Americas", "RAM", "OnDemand", ["us-central1"], "0", 2344479,
+                unit="GiBy.h")]
+    result = priced("a3-megagpu-8g", "us-central1", "on_demand", [mega, plus, *host])
+    assert isinstance(result, Unpriced) and "M1" in result.ambiguous[0] and "P1" in result.ambiguous[0]
+    alone = priced("a3-megagpu-8g", "us-central1", "on_demand", [mega, *host])
+    assert isinstance(alone, PricedType) and alone.amount == Decimal("92.74317856") + 8 * Decimal("0.000004288")
+
+
+def test_virtual_workstation_gpu_skus_are_not_gpu_prices() -> None:
+    notes = Notes()
+    item = sku("VW", "Nvidia Tesla T4 Virtual Workstation GPU running in Iowa", "GPU", "OnDemand", ["r"], "0", 1)
+    assert component_of(item, notes) is None and not notes.unmatched_gpus

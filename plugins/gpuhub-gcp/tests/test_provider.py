@@ -125,13 +125,15 @@ def test_missing_components_are_named_in_the_status() -> None:
     assert "no G2 core SKU for spot in asia-east2" in text
     assert "no GPU SKU for nvidia-tesla-t4" in text
     assert "exclude the bundled local SSD" in text
+    # Every real GPU SKU of the recording (H100 80GB, Mega, Plus, Tesla A100, L4) maps to a family.
+    assert "maps to no machine family" not in text and "disagree" not in text
 
 
 def test_replay_parses_well_under_a_second() -> None:
     replay()  # warm imports
     start = time.perf_counter()
     offers, _ = replay()
-    assert time.perf_counter() - start < 0.5
+    assert time.perf_counter() - start < 1.0  # measured about 0.1 s
     assert len(offers) == 510
 
 
