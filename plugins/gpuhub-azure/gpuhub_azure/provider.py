@@ -48,6 +48,9 @@ API_VERSION = "2023-01-01-preview"
 SKUS_API_VERSION = "2021-07-01"
 FULL_PAGE = 1000
 """Items on a full Retail Prices page today; a page this long without a ``NextPageLink`` triggers ``$skip``."""
+MIN_PAGE = 100
+"""The smallest page size the API has served (2022). A page without a link that is as long as the earlier pages
+of the walk (at least this long) is also full."""
 MAX_PAGES = 200
 """Default page cap per region walk (``GPUHUB_AZURE_MAX_PAGES``)."""
 GPU_FAMILIES = ("NC", "ND", "NG", "NV")
@@ -167,7 +170,7 @@ class AzureProvider(Provider):
                 params = {**base, **_link_params(link)}
                 longest = max(longest, len(page_rows))
                 continue
-            full = len(page_rows) >= FULL_PAGE or (longest > 0 and len(page_rows) >= longest)
+            full = len(page_rows) >= FULL_PAGE or (longest > 0 and len(page_rows) >= max(longest, MIN_PAGE))
             if not full or not page_rows:
                 return items, billing
             skip = int(params.get("$skip", "0") or 0) + len(page_rows)
