@@ -277,3 +277,28 @@ def test_replay_mode_ignores_a_configured_key(registry: Registry) -> None:
     offers, status = run_provider(make_engine(registry, environ={"LAMBDA_API_KEY": "k"}), "lambda", mode="replay")
     assert status.state == "ok" and len(offers) == 340
     assert {o.source.mode for o in offers} == {"replay"}
+
+
+# --- the official examples through the whole provider ----------------------------------------------------------------
+def test_official_example_v1_10_end_to_end(serve: Callable[..., Served], reference: Callable[..., Path]) -> None:
+    body = reference("provider-samples", "lambda", "instance-types.openapi-1.10.0-doc-example.json").read_bytes()
+    offers, status, _ = serve(body)
+    assert status.state == "ok", status.line()
+    assert status.unknown_gpus == {"Example GPU (40 GB SXM4)": 1}
+    assert len(offers) == CATALOG_REGIONS  # a type the catalog does not list: every catalog region
+    assert {o.region.code for o in offers if o.available} == {"us-west-1"}
+    assert {o.price.amount for o in offers} == {Decimal("15.92")}
+    assert offers[0].instance.gpu_count == 8 and offers[0].instance.storage_gib == 6144
+
+
+def test_official_example_v1_4_end_to_end(serve: Callable[..., Served], reference: Callable[..., Path]) -> None:
+    body = reference("provider-samples", "lambda", "instance-types.openapi-1.4.0-doc-example.json").read_bytes()
+    offers, status, _ = serve(body)
+    assert status.state == "ok", status.line()
+    a100 = _by_type(offers, "gpu_1x_a100")
+    assert len(a100) == CATALOG_REGIONS + 1  # the catalog's regions plus the example's "us-tx-1"
+    assert {o.region.code for o in a100 if o.available} == {"us-tx-1"}
+    assert {o.price.amount for o in a100} == {Decimal("0.80")}
+    a6000 = _by_type(offers, "gpu_4x_a6000")
+    assert {o.region.code for o in a6000 if o.available} == {"us-az-1"}
+    assert a6000[0].price.amount == Decimal("1.10") and a6000[0].instance.gpu_count == 4
