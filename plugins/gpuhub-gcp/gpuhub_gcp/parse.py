@@ -115,6 +115,7 @@ class Notes:
     warnings: list[str] = field(default_factory=list)
 
     def warn(self, message: str) -> None:
+        """Add a warning once."""
         if message not in self.warnings:
             self.warnings.append(message)
 

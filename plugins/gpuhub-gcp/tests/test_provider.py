@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from gpuhub_gcp.parse import Component, Notes, build_index
 from gpuhub_gcp.provider import MAX_PAGES
 from typer.testing import CliRunner
 
@@ -115,6 +116,24 @@ def test_types_not_sold_for_a_purchase_model_are_not_offered_that_way() -> None:
     assert {o.price.purchase for o in offers if o.instance_type == "a3-highgpu-1g"} == {"spot"}
     assert find(offers, "a3-highgpu-1g", "us-central1", "spot").price.amount == (
         26 * Decimal("0.01402") + 234 * Decimal("0.001221") + Decimal("5.3881"))
+
+
+def test_a4_is_not_offered_on_demand_even_when_on_demand_skus_exist() -> None:
+    # Placeholder B200/A4 prices (no such SKUs in ../shared): the purchase-model table decides, not the SKUs.
+    skus = []
+    for usage, prefix, gpu_text in (("OnDemand", "", ""), ("Preemptible", "Spot Preemptible ",
+                                                           " attached to Spot Preemptible VMs")):
+        skus += [sku(f"A4C-{usage}", f"{prefix}A4 Instance Core running in Americas", "CPU", usage,
+                     ["us-central1"], "0", 30000000),
+                 sku(f"A4R-{usage}", f"{prefix}A4 Instance Ram running in Americas", "RAM", usage,
+                     ["us-central1"], "0", 3000000, unit="GiBy.h"),
+                 sku(f"B200-{usage}", f"Nvidia B200 GPU{gpu_text} running in Americas", "GPU", usage,
+                     ["us-central1"], "5", 0)]
+    offers, _, _ = live([{"skus": skus}])
+    assert {(o.instance_type, o.price.purchase) for o in offers} == {("a4-highgpu-8g", "spot")}
+    offer = offers[0]
+    assert offer.price.amount == 224 * Decimal("0.03") + 3968 * Decimal("0.003") + 8 * 5
+    assert offer.instance.gpu is not None and offer.instance.gpu.name == "B200"
 
 
 def test_missing_components_are_named_in_the_status() -> None:
@@ -248,6 +267,13 @@ def test_c11_multi_region_gpu_sku_prices_a3_megagpu_8g_in_us_central1() -> None:
     assert "no A3Plus ram SKU for on_demand in us-east4, us-east5" in "\n".join(status.warnings)
 
 
+def test_c11_gpu_component_is_11_06_per_gpu_hour_in_each_listed_region() -> None:
+    index = build_index(C11_INPUT["skus"], Notes())
+    for region in ("us-central1", "us-east4", "us-east5"):
+        assert index.lookup(Component("gpu", "nvidia-h100-mega-80gb"), region, "on_demand") == (
+            Decimal("11.06"), "USD")
+
+
 def test_c11_whole_kind_regions_only_from_service_regions() -> None:
     # The description names a place ("Iowa") and geoTaxonomy lists more; only serviceRegions count.
     gpu = dict(C11_INPUT["skus"][0], description="Nvidia H100 80GB Mega GPU running in Iowa",
@@ -303,6 +329,15 @@ def test_c14_l4_on_demand_and_spot_per_gpu_hour() -> None:
     assert find(offers, "g2-standard-48", "europe-west1", "spot").price.amount == (
         48 * Decimal("0.01") + 192 * Decimal("0.001") + 4 * Decimal("0.25"))
     assert not status.warnings or not any("disagree" in w for w in status.warnings)
+
+
+def test_c14_l4_component_prices() -> None:
+    notes = Notes()
+    index = build_index(C14_INPUT["skus"], notes)
+    l4 = Component("gpu", "nvidia-l4")
+    assert index.lookup(l4, "europe-west1", "on_demand") == (Decimal("0.62"), "USD")
+    assert index.lookup(l4, "europe-west1", "spot") == (Decimal("0.25"), "USD")
+    assert not notes.usage_mismatches
 
 
 def test_c14_whole_kind_spot_found_whatever_the_wording() -> None:
