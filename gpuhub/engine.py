@@ -25,6 +25,7 @@ import httpx
 from cachetools import TTLCache
 
 from gpuhub.catalog import Catalog
+from gpuhub.diskcache import DiskCache
 from gpuhub.errors import CredentialsError, ProviderError, QueryError
 from gpuhub.model import Offer, Source
 from gpuhub.plugins import Registry
@@ -70,12 +71,14 @@ class Engine:
         retry: the retry policy for every request.
         environ: environment for credentials and settings (default: ``os.environ`` at each fetch).
         transport: a transport to use for live requests (tests point it at a local server or a mock).
+        disk: the on-disk cache of parsed recordings (default: from ``GPUHUB_CACHE_DIR`` /
+            ``GPUHUB_NO_DISK_CACHE``, else the user cache directory).
     """
 
     def __init__(self, registry: Registry, *, ttl_s: float = 900.0, timeout_s: float = 60.0,
                  request_timeout_s: float = 20.0, retry: RetryPolicy | None = None,
                  environ: Mapping[str, str] | None = None, transport: httpx.BaseTransport | None = None,
-                 max_workers: int = 16) -> None:
+                 max_workers: int = 16, disk: DiskCache | None = None) -> None:
         self.registry = registry
         self.ttl_s = ttl_s
         self.timeout_s = timeout_s
@@ -90,6 +93,7 @@ class Engine:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="gpuhub-fetch")
         self.fetch_count: dict[str, int] = {}
+        self.disk = disk if disk is not None else DiskCache.from_environ(self.environ)
         self._catalogs: list[tuple[tuple[tuple[Offer, ...], ...], Catalog]] = []
 
     @property
@@ -185,14 +189,14 @@ class Engine:
     def _fetch(self, provider: Provider, plan: _Plan) -> _Entry:
         started = time.monotonic()
         manifest: Manifest | None = load_manifest(plan.recording) if plan.recording else None
+        if manifest is not None and plan.mode == "replay":
+            cached = self._from_disk(provider, plan, manifest, started)
+            if cached is not None:
+                return cached
         recorder: RecordingTransport | None = None
         if plan.mode == "replay" and manifest is not None:
             transport: httpx.BaseTransport = ReplayTransport(manifest)
-            # Bundled recordings are labelled with the provider's name, a user's with their directory's name.
-            bundled = plan.recording == provider.fixtures_dir()
-            label = provider.name if bundled or plan.recording is None else plan.recording.name
-            source = Source(mode="static" if plan.static else "replay", recording=label,
-                            recorded_at=manifest.recorded_at, kind=manifest.kind)
+            source = self._replay_source(provider, plan, manifest)
         elif plan.mode == "replay":  # a static provider without a manifest reads its own packaged table
             transport = httpx.MockTransport(_no_network)
             source = Source(mode="static", recording=provider.name)
@@ -241,11 +245,53 @@ class Engine:
                                         f"{len(previous.offers)} before")
         if not offers:
             status.warnings.append("the provider returned no offers")
+        elif manifest is not None and plan.mode == "replay":
+            self.disk.save(provider.name, self._disk_key(provider, manifest), offers, status.to_dict())
         entry = _Entry(tuple(offers), status)
         with self._lock:
             self._cache[plan.key] = entry
             self._last_good[plan.key] = entry
         return entry
+
+    def _disk_key(self, provider: Provider, manifest: Manifest) -> str:
+        from gpuhub import __version__
+
+        plugin = self.registry.provider_plugin.get(provider.name, "")
+        version = next((r.version or "" for r in self.registry.reports if r.name == plugin), "")
+        return DiskCache.key(provider.name, manifest, (__version__, plugin, version, type(provider).__qualname__))
+
+    def _from_disk(self, provider: Provider, plan: _Plan, manifest: Manifest, started: float) -> _Entry | None:
+        """The offers parsed from this exact recording by an earlier process, if the disk cache has them."""
+        if self.disk.directory is None:
+            return None
+        try:
+            key = self._disk_key(provider, manifest)
+        except OSError:
+            return None
+        source = self._replay_source(provider, plan, manifest)
+        hit = self.disk.load(provider.name, key, source)
+        if hit is None:
+            return None
+        offers, report = hit
+        status = ProviderStatus(
+            provider.name, "ok", reason=report.get("reason"), mode=source.mode, source=source.label(),
+            offers=len(offers), skipped_records=int(report.get("skipped_records", 0)),
+            skipped_reasons=dict(report.get("skipped_reasons", {})), unknown_gpus=dict(report.get("unknown_gpus", {})),
+            warnings=list(report.get("warnings", [])), fetched_at=dt.datetime.now(dt.timezone.utc),
+            elapsed_s=time.monotonic() - started)
+        entry = _Entry(tuple(offers), status)
+        with self._lock:
+            self._cache[plan.key] = entry
+            self._last_good[plan.key] = entry
+        return entry
+
+    @staticmethod
+    def _replay_source(provider: Provider, plan: _Plan, manifest: Manifest) -> Source:
+        # Bundled recordings are labelled with the provider's name, a user's with their directory's name.
+        bundled = plan.recording == provider.fixtures_dir()
+        label = provider.name if bundled or plan.recording is None else plan.recording.name
+        return Source(mode="static" if plan.static else "replay", recording=label,
+                      recorded_at=manifest.recorded_at, kind=manifest.kind)
 
     def _collect_offers(self, provider: Provider, ctx: ProviderContext) -> list[Offer]:
         offers: list[Offer] = []

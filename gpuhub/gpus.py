@@ -139,6 +139,7 @@ class GpuTable:
 
     specs: list[GpuSpec] = field(default_factory=list)
     _aliases: dict[str, str] = field(default_factory=dict)
+    _pinned: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, spec: GpuSpec) -> None:
@@ -150,7 +151,8 @@ class GpuTable:
                 self._aliases.setdefault(_normalize(alias), spec.name)
 
     def add_alias(self, alias: str, name: str) -> None:
-        """Map a provider spelling to a canonical name that is already in the table.
+        """Map a provider spelling to a canonical name that is already in the table (a pinned alias: a memory
+        figure reported beside the spelling never turns it into another variant).
 
         Raises:
             UnknownGpuError: ``name`` is not a canonical name in the table.
@@ -159,6 +161,7 @@ class GpuTable:
             raise UnknownGpuError(name, self._close(name), self.names())
         with self._lock:
             self._aliases[_normalize(alias)] = name
+            self._pinned.add(_normalize(alias))
 
     def names(self) -> list[str]:
         """Canonical names, in table order, each once."""
@@ -188,7 +191,8 @@ class GpuTable:
         if alias is not None:
             spec = self.spec(alias, form)
             # An alias wins unless the reported memory says it is another variant (A100 reported with 80 GiB).
-            if spec is not None and (memory_gib is None or abs(memory_gib - spec.memory_gib) <= 0.15 * spec.memory_gib):
+            if spec is not None and (memory_gib is None or text in self._pinned
+                                     or abs(memory_gib - spec.memory_gib) <= 0.15 * spec.memory_gib):
                 return spec
         key = next((k for k, rx in _COMPILED if rx.search(text)), None)
         if key is None:

@@ -192,7 +192,7 @@ class RecordingTransport(httpx.BaseTransport):
             n = len(self.manifest.exchanges) + 1
             suffix = ".json" if "json" in response.headers.get("content-type", "") else ".body"
             body_file = f"{n:04d}{suffix}"
-            _atomic_write(self.directory / body_file, self._scrub_bytes(content))
+            atomic_write(self.directory / body_file, self._scrub_bytes(content))
             self.manifest.exchanges.append({
                 "request": {"method": request.method, "url": self._scrub_text(scrub_url(str(request.url))),
                             "body": self._scrub_body(request.content)},
@@ -208,7 +208,7 @@ class RecordingTransport(httpx.BaseTransport):
         with self._lock:
             text = json.dumps(self.manifest.to_json(), indent=1)
         path = self.directory / "manifest.json"
-        _atomic_write(path, self._scrub_text(text).encode())
+        atomic_write(path, self._scrub_text(text).encode())
         return path
 
     def close(self) -> None:
@@ -235,7 +235,7 @@ class RecordingTransport(httpx.BaseTransport):
         return self._scrub_text(text)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
     """Write via a temporary file and rename, readable by the user only, so a crash leaves the old file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

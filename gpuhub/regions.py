@@ -30,6 +30,7 @@ class RegionFacts:
     continent: str
     lat: float | None
     lon: float | None
+    status: str = "public"
     carbon_gco2e_per_kwh: float | None = None
     carbon_year: str | None = None
     carbon_metric: str | None = None
@@ -46,7 +47,7 @@ def _table() -> dict[tuple[str, str], RegionFacts]:
         c = carbon.get((r["provider"], r["region"]), {})
         out[(r["provider"], r["region"])] = RegionFacts(
             provider=r["provider"], region=r["region"], name=r["region_name"], city=r["city"],
-            country=r["country"], continent=r["continent"],
+            country=r["country"], continent=r["continent"], status=r["status"],
             lat=float(r["lat"]) if r["lat"] else None, lon=float(r["lon"]) if r["lon"] else None,
             carbon_gco2e_per_kwh=float(c["gco2e_per_kwh"]) if c.get("gco2e_per_kwh") else None,
             carbon_year=c.get("year") or None, carbon_metric=c.get("metric") or None,
@@ -60,9 +61,11 @@ def region_facts(provider: str, region: str) -> RegionFacts | None:
     return _table().get((provider, region))
 
 
-def known_regions(provider: str | None = None) -> list[RegionFacts]:
-    """All regions in the table, optionally of one provider."""
-    return [f for (p, _), f in _table().items() if provider is None or p == provider]
+def known_regions(provider: str | None = None, status: str | None = None) -> list[RegionFacts]:
+    """All regions in the table, optionally of one provider and one status (``public``, ``general-access``,
+    ``dedicated``, ``legacy``, ``govcloud``, ``china``, ...; see ``shared/reference/SOURCES.md``)."""
+    return [f for (p, _), f in _table().items()
+            if (provider is None or p == provider) and (status is None or f.status == status)]
 
 
 @lru_cache(maxsize=4096)

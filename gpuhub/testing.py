@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 import httpx
 
+from gpuhub.diskcache import DiskCache
 from gpuhub.engine import Engine
 from gpuhub.model import Offer, _check_currency
 from gpuhub.plugins import Registry
@@ -56,10 +57,11 @@ class CountingTransport(httpx.BaseTransport):
 
 def make_engine(registry: Registry | None = None, *, transport: httpx.BaseTransport | None = None,
                 environ: Mapping[str, str] | None = None, retry: RetryPolicy = FAST_RETRY,
-                timeout_s: float = 60.0) -> Engine:
-    """An engine for tests: no waits between retries, an empty environment unless given, its own cache."""
+                timeout_s: float = 60.0, disk: DiskCache | None = None) -> Engine:
+    """An engine for tests: no waits between retries, an empty environment unless given, its own in-memory
+    cache, and no on-disk cache unless ``disk`` is given."""
     return Engine(registry or Registry(), transport=transport, environ=dict(environ or {}), retry=retry,
-                  timeout_s=timeout_s)
+                  timeout_s=timeout_s, disk=disk or DiskCache(None))
 
 
 def run_provider(engine: Engine, name: str, **kwargs: Any) -> tuple[tuple[Offer, ...], ProviderStatus]:

@@ -70,6 +70,8 @@ def test_plugins_extend_the_table_through_the_hook() -> None:
 
     registry = Registry(entry_points=[], extra_plugins=[("xcorp", Plugin())])
     assert registry.gpus.lookup("xcorp-accel-1") == "X1"
+    # A plugin's alias is pinned: a memory figure reported beside it does not make it another variant.
+    assert registry.gpus.resolve("HGX-H100-internal", memory_gib=94).name == "H100"  # type: ignore[union-attr]
     assert registry.gpus.resolve("HGX-H100-internal").name == "H100"  # type: ignore[union-attr]
     assert registry.gpus.spec("X1").memory_gib == 64  # type: ignore[union-attr]
 

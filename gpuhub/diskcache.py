@@ -1,0 +1,118 @@
+"""On-disk cache of offers parsed from recordings, so a new process does not parse raw responses again.
+
+One JSON file per (provider, recording content, gpuhub and plugin version), under
+``$GPUHUB_CACHE_DIR`` or the user cache directory (platformdirs). Set ``GPUHUB_NO_DISK_CACHE=1`` to turn it off.
+
+Safety: the cache is plain JSON (never pickle); every value read back is validated by the pydantic models; a file
+that does not parse or validate is deleted with a warning and the recording is parsed again. Files are written
+atomically (a crash mid-write leaves the old file) and readable by the user only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from gpuhub.model import Instance, Offer, Price, Region, Source
+from gpuhub.recording import Manifest, atomic_write
+
+__all__ = ["DiskCache"]
+
+log = logging.getLogger("gpuhub.diskcache")
+FORMAT = 1
+
+
+class DiskCache:
+    """Parsed offers keyed by recording content. ``directory`` None turns the cache off."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> DiskCache:
+        """The cache configured by ``GPUHUB_CACHE_DIR`` / ``GPUHUB_NO_DISK_CACHE``, else the user cache dir."""
+        if environ.get("GPUHUB_NO_DISK_CACHE", "").strip().lower() in ("1", "true", "yes"):
+            return cls(None)
+        if environ.get("GPUHUB_CACHE_DIR"):
+            return cls(Path(environ["GPUHUB_CACHE_DIR"]) / "parsed")
+        import platformdirs
+
+        return cls(Path(platformdirs.user_cache_dir("gpuhub")) / "parsed")
+
+    @staticmethod
+    def key(provider: str, manifest: Manifest, versions: Sequence[str]) -> str:
+        """A digest of everything the parsed offers depend on: the manifest, every body file, the versions."""
+        digest = hashlib.sha256()
+        for part in (provider, *versions):
+            digest.update(part.encode() + b"\0")
+        directory = manifest.directory or Path(".")
+        digest.update((directory / "manifest.json").read_bytes())
+        for exchange in manifest.exchanges:
+            name = exchange.get("response", {}).get("body_file")
+            if name:
+                digest.update((directory / name).read_bytes())
+        return digest.hexdigest()[:32]
+
+    def _path(self, provider: str, key: str) -> Path | None:
+        return None if self.directory is None else self.directory / f"{provider}-{key}.json"
+
+    def load(self, provider: str, key: str, source: Source) -> tuple[list[Offer], dict[str, Any]] | None:
+        """Offers and the saved fetch report, or None when absent or unusable (a bad file is removed)."""
+        path = self._path(provider, key)
+        if path is None or not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("format") != FORMAT or data.get("key") != key or data.get("provider") != provider:
+                raise ValueError("format, key or provider does not match")
+            instances = [Instance.model_validate(i) for i in data["instances"]]
+            regions = [Region.model_validate(r) for r in data["regions"]]
+            prices = [Price.model_validate(p) for p in data["prices"]]
+            offers = []
+            for inst, region, price, available in data["offers"]:
+                if available not in (True, False, None):
+                    raise ValueError("bad availability")
+                offers.append(Offer.model_construct(instance=instances[inst], region=regions[region],
+                                                    price=prices[price], available=available, source=source))
+            if any(o.instance.provider != provider for o in offers):
+                raise ValueError("offer of another provider")
+            return offers, dict(data["report"])
+        except (OSError, ValueError, KeyError, TypeError, IndexError, pydantic.ValidationError) as exc:
+            log.warning("discarding unusable cache file %s: %s", path, str(exc)[:200])
+            path.unlink(missing_ok=True)
+            return None
+
+    def save(self, provider: str, key: str, offers: Sequence[Offer], report: Mapping[str, Any]) -> None:
+        """Write the offers (deduplicated instances, regions and prices); failures only log a warning."""
+        path = self._path(provider, key)
+        if path is None:
+            return
+        tables: dict[str, dict[int, int]] = {"instances": {}, "regions": {}, "prices": {}}
+        lists: dict[str, list[dict[str, Any]]] = {"instances": [], "regions": [], "prices": []}
+
+        def index(kind: str, model: pydantic.BaseModel) -> int:
+            seen = tables[kind]
+            ident = id(model)
+            if ident not in seen:
+                seen[ident] = len(lists[kind])
+                computed = set(type(model).model_computed_fields)
+                lists[kind].append(model.model_dump(mode="json", exclude=computed))
+            return seen[ident]
+
+        rows = [[index("instances", o.instance), index("regions", o.region), index("prices", o.price), o.available]
+                for o in offers]
+        data = {"format": FORMAT, "provider": provider, "key": key, "report": dict(report), **lists, "offers": rows}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            for stale in path.parent.glob(f"{provider}-*.json"):
+                if stale != path:
+                    stale.unlink(missing_ok=True)
+            atomic_write(path, json.dumps(data, separators=(",", ":")).encode())
+        except OSError as exc:
+            log.warning("could not write cache file %s: %s", path, exc)

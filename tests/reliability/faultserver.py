@@ -1,0 +1,392 @@
+"""A fault-injection HTTP server on loopback that replays a provider's recording.
+
+The server binds ``127.0.0.1`` on an ephemeral port (never any other address), runs in a daemon thread, and
+answers each request from a recording (``manifest.json`` + body files, loaded with
+:func:`gpuhub.recording.load_manifest`) by matching method, path and query (parameters in any order, credential
+parameters ignored, host ignored). Tests point a provider at it with ``GPUHUB_<NAME>_BASE_URL``.
+
+Per request, a test can inject a fault (:class:`Fault`) through :meth:`FaultServer.inject`: an HTTP status with
+optional ``Retry-After`` (429, 500, 502, 503), a stall past the client's timeout, a connection closed mid-body, a
+truncated or invalid body, an HTML page where JSON was expected, an empty body, or a transformed JSON body (a
+next-page link that loops back, a renamed or missing field, an empty item list). Every request is logged
+(:attr:`FaultServer.log`), so tests count what the server saw.
+
+Usage::
+
+    with FaultServer(recording_dir) as server:
+        server.inject(Fault.status(503), match="page=2", times=None)
+        env = {"GPUHUB_FAKECLOUD_BASE_URL": server.url}
+        ...
+        assert server.count("page=2") == 3
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from gpuhub.recording import SECRET_NAMES, load_manifest
+
+__all__ = ["Fault", "FaultServer", "Seen", "http_date"]
+
+LOOPBACK = "127.0.0.1"
+HTML_PAGE = (b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
+             b"<body><h1>Bad Gateway</h1><p>The proxy could not reach the upstream server.</p></body></html>")
+
+
+def http_date(seconds_from_now: float) -> str:
+    """An HTTP date (RFC 9110 IMF-fixdate) ``seconds_from_now`` seconds from now, for ``Retry-After``."""
+    return email.utils.formatdate(time.time() + seconds_from_now, usegmt=True)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What to do instead of (or to) the recorded answer of one request.
+
+    ``kind`` is one of ``status``, ``stall``, ``close_mid_body``, ``truncate``, ``invalid``, ``html``, ``empty``,
+    ``transform``, ``body``. Build them with the class methods.
+    """
+
+    kind: str
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    stall_s: float = 0.0
+    transform: Callable[[Any, str], Any] | None = None
+    body: bytes = b""
+    content_type: str | None = None
+
+    @classmethod
+    def http_status(cls, status: int, retry_after: str | None = None) -> Fault:
+        """Answer ``status`` (e.g. 429, 500, 502, 503) with an optional ``Retry-After`` header value."""
+        headers = (("Retry-After", retry_after),) if retry_after is not None else ()
+        return cls("status", status=status, headers=headers)
+
+    @classmethod
+    def stall(cls, seconds: float) -> Fault:
+        """Say nothing for ``seconds`` (past the client's read timeout), then send the recorded answer."""
+        return cls("stall", stall_s=seconds)
+
+    @classmethod
+    def close_mid_body(cls) -> Fault:
+        """Send the head (with the full ``Content-Length``) and half the body, then close the connection."""
+        return cls("close_mid_body")
+
+    @classmethod
+    def truncate(cls) -> Fault:
+        """Send the first half of the recorded body as if it were complete (a consistent ``Content-Length``)."""
+        return cls("truncate")
+
+    @classmethod
+    def invalid(cls, body: bytes = b'{"data": {"gpu_1x": [1, 2,, }') -> Fault:
+        """Send a body that is not valid JSON (or XML), with the recorded content type."""
+        return cls("invalid", body=body)
+
+    @classmethod
+    def html(cls) -> Fault:
+        """Send a proxy's HTML error page with status 200 and ``text/html`` where JSON was expected."""
+        return cls("html", body=HTML_PAGE, content_type="text/html; charset=utf-8")
+
+    @classmethod
+    def empty(cls) -> Fault:
+        """Send status 200 with an empty body (zero bytes) and the recorded content type."""
+        return cls("empty")
+
+    @classmethod
+    def json_transform(cls, fn: Callable[[Any, str], Any]) -> Fault:
+        """Send ``fn(decoded_recorded_json, server_url)`` re-encoded (loop a next link, rename a field ...)."""
+        return cls("transform", transform=fn)
+
+    @classmethod
+    def raw(cls, body: bytes, status: int = 200, content_type: str = "application/json") -> Fault:
+        """Send exactly ``body`` with ``status``."""
+        return cls("body", status=status, body=body, content_type=content_type)
+
+
+@dataclass
+class _Rule:
+    fault: Fault
+    match: str | None
+    times: int | None
+    skip: int
+    seen: int = 0
+
+    def applies(self, target: str) -> bool:
+        """Count a matching request and say whether the fault applies to it (the first ``skip`` pass)."""
+        if self.match is not None and self.match not in target:
+            return False
+        self.seen += 1
+        if self.seen <= self.skip:
+            return False
+        return self.times is None or self.seen - self.skip <= self.times
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One request the server saw: method, path, query string, headers, body, monotonic time, fault applied."""
+
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+    at: float
+    fault: str | None
+
+    @property
+    def target(self) -> str:
+        return f"{self.path}?{self.query}" if self.query else self.path
+
+
+def _key(method: str, path: str, query: str, body: bytes | str | None) -> tuple[Any, ...]:
+    fields = tuple(sorted((k, v) for k, v in parse_qsl(query, keep_blank_values=True)
+                          if k.lower() not in SECRET_NAMES))
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else (body or "")
+    if text and "=" in text and not text.lstrip().startswith(("{", "[", "<")):
+        text = urlencode(sorted((k, v) for k, v in parse_qsl(text, keep_blank_values=True)
+                                if k.lower() not in SECRET_NAMES))
+    return (method.upper(), path or "/", fields, text)
+
+
+@dataclass
+class _Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+class FaultServer:
+    """Replays ``recording`` on ``http://127.0.0.1:<ephemeral port>``, with injectable faults.
+
+    Args:
+        recording: a directory holding ``manifest.json`` and the body files.
+        rewrite_origins: replace every recorded origin (``https://host``) in served bodies with this server's URL,
+            as a mirror or proxy would, so absolute next-page links stay on loopback.
+    """
+
+    def __init__(self, recording: Path, *, rewrite_origins: bool = True) -> None:
+        self.manifest = load_manifest(recording)
+        self.rewrite_origins = rewrite_origins
+        self._answers: dict[tuple[Any, ...], list[_Answer]] = {}
+        self._served: dict[tuple[Any, ...], int] = {}
+        self.origins: list[str] = []
+        self.first_target: str | None = None
+        self.targets: list[str] = []
+        for exchange in self.manifest.exchanges:
+            req, resp = exchange.get("request", {}), exchange["response"]
+            parts = urlsplit(str(req.get("url", "")))
+            origin = f"{parts.scheme}://{parts.netloc}"
+            if origin not in self.origins:
+                self.origins.append(origin)
+            target = f"{parts.path}?{parts.query}" if parts.query else parts.path
+            self.targets.append(target)
+            if "body_file" in resp:
+                body = (recording / resp["body_file"]).read_bytes()
+            else:
+                raw = resp.get("body", "")
+                body = (raw if isinstance(raw, str) else json.dumps(raw)).encode()
+            headers = {str(k): str(v) for k, v in (resp.get("headers") or {}).items()}
+            key = _key(str(req.get("method", "GET")), parts.path, parts.query, req.get("body"))
+            self._answers.setdefault(key, []).append(_Answer(int(resp.get("status", 200)), headers, body))
+        self.log: list[Seen] = []
+        self.misses: list[str] = []
+        self._rules: list[_Rule] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ---------------------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>``, no trailing slash."""
+        assert self._httpd is not None, "server not started"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FaultServer:
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        httpd = ThreadingHTTPServer((LOOPBACK, 0), Handler)
+        httpd.daemon_threads = True
+        httpd.block_on_close = False
+        assert httpd.server_address[0] == LOOPBACK
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name=f"faultserver-{self.manifest.provider}", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()  # wakes stalled handlers
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FaultServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- faults and counts -------------------------------------------------------------------------------
+    def inject(self, fault: Fault, *, match: str | None = None, times: int | None = None, skip: int = 0) -> None:
+        """Apply ``fault`` to requests whose ``path?query`` contains ``match`` (every request when None):
+        the first ``skip`` matching requests pass, then the next ``times`` (all when None) get the fault."""
+        with self._lock:
+            self._rules.append(_Rule(fault, match, times, skip))
+
+    def clear(self, *, log: bool = True) -> None:
+        """Drop every fault (and, by default, the request log and replay positions)."""
+        with self._lock:
+            self._rules.clear()
+            if log:
+                self.log.clear()
+                self.misses.clear()
+                self._served.clear()
+
+    def count(self, match: str | None = None) -> int:
+        """How many requests the server saw whose ``path?query`` contains ``match`` (all when None)."""
+        with self._lock:
+            return sum(1 for s in self.log if match is None or match in s.target)
+
+    def times(self, match: str | None = None) -> list[float]:
+        """Monotonic arrival times of the matching requests."""
+        with self._lock:
+            return [s.at for s in self.log if match is None or match in s.target]
+
+    # --- answering ---------------------------------------------------------------------------------------
+    def _answer(self, method: str, path: str, query: str, body: bytes) -> _Answer | None:
+        key = _key(method, path, query, body)
+        with self._lock:
+            answers = self._answers.get(key)
+            if not answers:
+                return None
+            n = self._served.get(key, 0)
+            self._served[key] = n + 1
+            answer = answers[min(n, len(answers) - 1)]
+        content = answer.body
+        if self.rewrite_origins:
+            for origin in self.origins:
+                content = content.replace(origin.encode(), self.url.encode())
+                escaped = origin.replace("/", "\\/").encode()  # JSON writers may escape slashes
+                content = content.replace(escaped, self.url.replace("/", "\\/").encode())
+        return _Answer(answer.status, dict(answer.headers), content)
+
+    def _fault_for(self, target: str) -> Fault | None:
+        with self._lock:
+            for rule in self._rules:
+                if rule.applies(target):
+                    return rule.fault
+        return None
+
+    def _record(self, seen: Seen) -> None:
+        with self._lock:
+            self.log.append(seen)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: FaultServer
+    protocol_version = "HTTP/1.1"
+    server_version = "faultserver/1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read FaultServer.log
+        return
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    def do_HEAD(self) -> None:
+        self._handle()
+
+    def _handle(self) -> None:
+        owner = self.owner
+        parts = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        target = f"{parts.path}?{parts.query}" if parts.query else parts.path
+        fault = owner._fault_for(target)
+        owner._record(Seen(self.command, parts.path, parts.query, dict(self.headers.items()), body,
+                           time.monotonic(), fault.kind if fault else None))
+        answer = owner._answer(self.command, parts.path, parts.query, body)
+        if answer is None:
+            with owner._lock:
+                owner.misses.append(f"{self.command} {target}")
+            self._send(404, {"content-type": "text/plain"}, f"no recording of {self.command} {target}".encode())
+            return
+        try:
+            self._serve(fault, answer)
+        except (TimeoutError, BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            self.close_connection = True
+
+    def _serve(self, fault: Fault | None, answer: _Answer) -> None:
+        content_type = answer.headers.get("content-type") or answer.headers.get("Content-Type") or \
+            "application/json"
+        if fault is None:
+            self._send(answer.status, answer.headers, answer.body)
+        elif fault.kind == "status":
+            headers = {"content-type": "text/plain", **dict(fault.headers)}
+            self._send(fault.status, headers, f"injected HTTP {fault.status}".encode())
+        elif fault.kind == "stall":
+            if self.owner._stop.wait(fault.stall_s):
+                self.close_connection = True
+                return
+            self._send(answer.status, answer.headers, answer.body)
+        elif fault.kind == "close_mid_body":
+            self.send_response(answer.status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(answer.body)))
+            self.end_headers()
+            self.wfile.write(answer.body[: max(1, len(answer.body) // 2)])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+        elif fault.kind == "truncate":
+            self._send(answer.status, answer.headers, answer.body[: len(answer.body) // 2])
+        elif fault.kind in ("invalid", "empty"):
+            self._send(200, {"content-type": content_type}, fault.body)
+        elif fault.kind in ("html", "body"):
+            self._send(fault.status, {"content-type": fault.content_type or content_type}, fault.body)
+        elif fault.kind == "transform":
+            assert fault.transform is not None
+            data = fault.transform(json.loads(answer.body), self.owner.url)
+            self._send(answer.status, {"content-type": content_type}, json.dumps(data).encode())
+        else:  # pragma: no cover - a test bug
+            raise ValueError(f"unknown fault {fault.kind}")
+
+    def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            if name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+@dataclass
+class ServerSet:
+    """Several fault servers by provider name (one per provider, each on its own port)."""
+
+    servers: dict[str, FaultServer] = field(default_factory=dict)
+
+    def stop(self) -> None:
+        for server in self.servers.values():
+            server.stop()

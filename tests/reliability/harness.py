@@ -1,0 +1,133 @@
+"""Shared machinery of the reliability suite: the loopback-only transport, engines, servers and baselines."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from faultserver import FaultServer
+from provider_cases import BY_NAME, ProviderCase
+
+from gpuhub import Engine, Offer, Registry
+from gpuhub.provider import ProviderStatus
+from gpuhub.retry import RetryPolicy
+from gpuhub.testing import make_engine, run_provider
+
+__all__ = ["ATTEMPTS", "MATRIX_RETRY", "REQUEST_TIMEOUT_S", "Baseline", "LoopbackOnly", "base_url_env",
+           "live_engine", "offer_keys", "serving"]
+
+ATTEMPTS = 3
+MATRIX_RETRY = RetryPolicy(attempts=ATTEMPTS, initial_wait_s=0.0, max_wait_s=0.2, total_s=10.0, jitter_s=0.0)
+"""No exponential backoff (initial wait 0), so any pause between attempts comes from ``Retry-After``, capped at
+0.2 s: a 429 with ``Retry-After: 1`` (or an HTTP date) must leave a gap of at least 0.2 s between attempts."""
+REQUEST_TIMEOUT_S = 0.5
+"""Per-request HTTP timeout of the matrix engines, seconds; stalls last 4x as long."""
+STALL_S = 4 * REQUEST_TIMEOUT_S
+SEARCH_TIMEOUT_S = 20.0
+
+
+class LoopbackOnly(httpx.BaseTransport):
+    """A real HTTP transport that refuses every host but 127.0.0.1 (and remembers who tried to leave)."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.HTTPTransport(retries=0)
+        self.escapes: list[str] = []
+        self._lock = threading.Lock()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.host != "127.0.0.1":
+            with self._lock:
+                self.escapes.append(f"{request.method} {request.url.scheme}://{request.url.host}{request.url.path}")
+            raise httpx.ConnectError(f"test guard: {request.url.host} is not loopback", request=request)
+        return self.inner.handle_request(request)
+
+    def close(self) -> None:  # the engine closes its client after each fetch; the pool lives for the test
+        return
+
+    def shutdown(self) -> None:
+        self.inner.close()
+
+
+def base_url_env(registry: Registry, name: str, server: FaultServer) -> dict[str, str]:
+    """``GPUHUB_<NAME>_BASE_URL`` pointing the provider at ``server`` (keeping the default base URL's path)."""
+    provider = registry.providers[name]
+    path = urlsplit(provider.base_url).path.rstrip("/")
+    return {f"GPUHUB_{name.upper().replace('-', '_')}_BASE_URL": server.url + path}
+
+
+def live_engine(registry: Registry, environ: Mapping[str, str], transport: httpx.BaseTransport,
+                retry: RetryPolicy = MATRIX_RETRY, request_timeout_s: float = REQUEST_TIMEOUT_S,
+                timeout_s: float = SEARCH_TIMEOUT_S) -> Engine:
+    """An engine over real loopback HTTP with the matrix's retry policy and timeouts.
+
+    ``make_engine`` takes no per-request timeout, so it is set on the engine afterwards (read at each fetch).
+    """
+    engine = make_engine(registry, transport=transport, environ=environ, retry=retry, timeout_s=timeout_s)
+    engine.request_timeout_s = request_timeout_s
+    return engine
+
+
+@contextmanager
+def serving(registry: Registry, case: ProviderCase, *, rewrite_origins: bool = True) -> Iterator[FaultServer]:
+    """A started fault server replaying ``case``'s bundled recording; stopped on exit."""
+    fixtures = registry.providers[case.name].fixtures_dir()
+    assert fixtures is not None, f"{case.name} bundles no recording"
+    server = FaultServer(fixtures, rewrite_origins=rewrite_origins).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def offer_keys(offers: tuple[Offer, ...] | list[Offer]) -> list[tuple[str, str, str, str, str, str]]:
+    """Sortable identity of each offer: type, region, zone, purchase, amount, currency."""
+    return sorted((o.instance_type, o.region.code, o.region.zone or "", o.price.purchase, str(o.price.amount),
+                   o.price.currency) for o in offers)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A provider's clean live run against the fault server: offers, status, and the order of its requests."""
+
+    offers: tuple[Offer, ...]
+    status: ProviderStatus
+    targets: tuple[str, ...]
+
+    def before(self, match: str) -> int:
+        """How many requests of the clean walk came before the first one matching ``match``."""
+        for i, target in enumerate(self.targets):
+            if match in target:
+                return i
+        raise AssertionError(f"no request matching {match!r} in the clean walk {self.targets}")
+
+    def count(self, match: str) -> int:
+        return sum(1 for t in self.targets if match in t)
+
+
+def case_or_skip(registry: Registry, name: str) -> ProviderCase:
+    if name not in registry.providers:
+        pytest.skip(f"provider {name} is not installed ({[r.to_dict() for r in registry.reports if name in r.name]})")
+    return BY_NAME[name]
+
+
+def live_baseline(registry: Registry, baselines: dict[str, Baseline], case: ProviderCase) -> Baseline:
+    """The provider's clean live walk against a fresh fault server, computed once per session."""
+    if case.name not in baselines:
+        guard = LoopbackOnly()
+        with serving(registry, case) as server:
+            engine = live_engine(registry, {**case.env, **base_url_env(registry, case.name, server)}, guard)
+            try:
+                offers, status = run_provider(engine, case.name, mode="live")
+            finally:
+                engine.shutdown()
+                guard.shutdown()
+            assert status.state == "ok", status.line()
+            assert not server.misses, f"requests without a recording: {server.misses}"
+            assert not guard.escapes, f"left loopback: {guard.escapes}"
+            baselines[case.name] = Baseline(offers, status, tuple(s.target for s in server.log))
+    return baselines[case.name]

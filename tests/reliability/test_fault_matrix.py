@@ -1,0 +1,237 @@
+"""The fault matrix: every provider x every fault, the real provider through the Engine in live mode over loopback.
+
+Each cell runs three searches against the provider's fault server:
+
+A. a fresh engine, the fault active, every installed provider asked (the target live, the others from their
+   bundled recordings): the target's exact state and reason words, the requests the server saw (retries follow
+   the policy), every other provider's offers all there, nothing partial published, the time bound kept;
+B. the fault cleared: a refresh gives the full catalog (nothing partial was cached);
+C. the fault back: the last good data is kept, marked ``stale``, with the reason.
+
+Known faults exercised here: C17 (timeouts and connection errors retried), C19 (a walk broken half-way is a failure,
+never a smaller catalog; a pagination loop is an error), C12's kind (one bad record or page never aborts the
+rest silently; an empty page is reported).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from faultserver import Fault, FaultServer, http_date
+from harness import (
+    ATTEMPTS,
+    MATRIX_RETRY,
+    REQUEST_TIMEOUT_S,
+    STALL_S,
+    Baseline,
+    LoopbackOnly,
+    base_url_env,
+    case_or_skip,
+    live_baseline,
+    live_engine,
+    offer_keys,
+    serving,
+)
+from provider_cases import CASES, ProviderCase
+
+from gpuhub import Offer, Registry
+from gpuhub.provider import ProviderStatus
+
+
+@dataclass(frozen=True)
+class FaultSpec:
+    """One column of the matrix.
+
+    ``where``: ``fault`` (the case's fault_match request), ``first`` (the walk's first request), ``all`` (every
+    request), ``loop`` (the case's loop_match page). ``times``: how many matching requests get the fault (None:
+    all). ``outcome``: ``failed``, ``recovered`` (ok after retries), ``empty`` (ok, no offers, warned),
+    ``renamed`` (ok, no offers, every record skipped naming the field), ``partial`` (ok, one record skipped).
+    ``hits``: requests the faulted URL must see in search A.
+    """
+
+    id: str
+    make: Callable[[ProviderCase], Fault]
+    outcome: str
+    words: tuple[str, ...] = ()
+    where: str = "fault"
+    times: int | None = None
+    hits: int | None = None
+
+
+FAULTS: tuple[FaultSpec, ...] = (
+    FaultSpec("429_retry_after_seconds", lambda c: Fault.http_status(429, "1"), "failed",
+              ("HTTP 429", "after retries"), hits=ATTEMPTS),
+    FaultSpec("429_retry_after_date_once", lambda c: Fault.http_status(429, http_date(5)), "recovered",
+              times=1, hits=2),
+    FaultSpec("500", lambda c: Fault.http_status(500), "failed", ("HTTP 500", "after retries"), hits=ATTEMPTS),
+    FaultSpec("502", lambda c: Fault.http_status(502), "failed", ("HTTP 502", "after retries"), hits=ATTEMPTS),
+    FaultSpec("503", lambda c: Fault.http_status(503), "failed", ("HTTP 503", "after retries"), hits=ATTEMPTS),
+    FaultSpec("503_once", lambda c: Fault.http_status(503), "recovered", times=1, hits=2),
+    FaultSpec("stall", lambda c: Fault.stall(STALL_S), "failed", ("ReadTimeout", "after retries"), hits=ATTEMPTS),
+    FaultSpec("stall_once", lambda c: Fault.stall(STALL_S), "recovered", times=1, hits=2),
+    FaultSpec("closed_mid_body", lambda c: Fault.close_mid_body(), "failed",
+              ("RemoteProtocolError", "after retries"), hits=ATTEMPTS),
+    FaultSpec("closed_mid_body_once", lambda c: Fault.close_mid_body(), "recovered", times=1, hits=2),
+    FaultSpec("truncated_body", lambda c: Fault.truncate(), "failed", ("did not return JSON",), hits=1),
+    FaultSpec("invalid_body", lambda c: Fault.invalid(), "failed", ("did not return JSON",), hits=1),
+    FaultSpec("html_instead_of_json", lambda c: Fault.html(), "failed", ("did not return JSON", "text/html"), hits=1),
+    FaultSpec("empty_body", lambda c: Fault.empty(), "failed", ("did not return JSON",), hits=1),
+    FaultSpec("empty_page", lambda c: Fault.raw(c.empty_page), "empty", where="first"),
+    FaultSpec("pagination_loop", lambda c: Fault.json_transform(c.loop) if c.loop else Fault.empty(), "failed",
+              ("loop",), where="loop", hits=1),
+    FaultSpec("shape_field_renamed", lambda c: Fault.json_transform(c.rename_all), "renamed", where="all"),
+    FaultSpec("shape_field_missing_in_one", lambda c: Fault.json_transform(c.drop_one), "partial"),
+)
+FAULT_IDS = [f.id for f in FAULTS]
+STALE_WORDS = "showing the last good data"
+
+
+def _params() -> list[object]:
+    out: list[object] = []
+    for case in CASES:
+        for spec in FAULTS:
+            marks = []
+            if spec.id in case.xfail:
+                marks.append(pytest.mark.xfail(strict=True, reason=case.xfail[spec.id]))
+            out.append(pytest.param(case.name, spec, id=f"{case.name}-{spec.id}", marks=marks))
+    return out
+
+
+def _match(case: ProviderCase, spec: FaultSpec) -> str | None:
+    return {"fault": case.fault_match, "first": case.first_match, "all": None, "loop": case.loop_match}[spec.where]
+
+
+def _words(case: ProviderCase, spec: FaultSpec) -> tuple[str, ...]:
+    if spec.id.startswith("closed_mid_body") and case.streamed:
+        return ("peer closed connection",)
+    return case.words.get(spec.id, spec.words)
+
+
+def _hits(case: ProviderCase, spec: FaultSpec) -> int | None:
+    if spec.id == "closed_mid_body" and case.streamed:
+        return 1  # a body lost mid-stream is not retried (ProviderContext.stream)
+    return spec.hits
+
+
+def _search(registry: Registry, case: ProviderCase, server: FaultServer, transport: LoopbackOnly,
+            names: list[str], engine: object | None = None) -> tuple[dict[str, tuple[tuple[Offer, ...],
+                                                                                     ProviderStatus]], float]:
+    started = time.monotonic()
+    results = engine.collect(names, mode="auto", refresh=True)  # type: ignore[attr-defined]
+    return {s.provider: (o, s) for o, s in results}, time.monotonic() - started
+
+
+@pytest.mark.parametrize(("provider", "spec"), _params())
+def test_fault_matrix(provider: str, spec: FaultSpec, rel_registry: Registry, live_baselines: dict[str, Baseline],
+                      replay_baselines: dict[str, tuple[tuple[Offer, ...], ProviderStatus]],
+                      transport: LoopbackOnly) -> None:
+    case = case_or_skip(rel_registry, provider)
+    if spec.where == "loop" and case.loop is None:
+        pytest.skip(f"{provider}'s API has no pagination")
+    base = live_baseline(rel_registry, live_baselines, case)
+    match = _match(case, spec)
+    words = _words(case, spec)
+    with serving(rel_registry, case) as server:
+        env = {**case.env, **base_url_env(rel_registry, provider, server)}
+        engine = live_engine(rel_registry, env, transport)
+        try:
+            server.inject(spec.make(case), match=match, times=spec.times)
+            # --- A: fresh engine, every provider asked; only the target is live ---------------------------------
+            results, elapsed = _search(rel_registry, case, server, transport, sorted(rel_registry.providers),
+                                       engine)
+            offers, status = results[provider]
+            assert status.mode == "live", status.to_dict()
+            assert elapsed < ATTEMPTS * (REQUEST_TIMEOUT_S + MATRIX_RETRY.max_wait_s) + 5.0, elapsed
+            for other, (other_offers, other_status) in results.items():
+                if other == provider:
+                    continue
+                want_offers, want_status = replay_baselines[other]
+                assert other_status.state == want_status.state, other_status.line()
+                assert offer_keys(other_offers) == offer_keys(want_offers), f"{other}'s offers changed"
+            assert not server.misses, server.misses
+            assert not transport.escapes, transport.escapes
+            _check_first(case, spec, base, server, offers, status, words, match)
+            if spec.outcome in ("recovered", "partial"):
+                return
+            # --- B: the fault cleared: the full catalog comes back (nothing partial was cached) ------------------
+            server.clear()
+            results, _ = _search(rel_registry, case, server, transport, [provider], engine)
+            offers, status = results[provider]
+            assert status.state == "ok", status.line()
+            assert offer_keys(offers) == offer_keys(base.offers)
+            # --- C: the fault again: the last good data, marked stale, with the reason ---------------------------
+            server.inject(spec.make(case), match=match, times=spec.times)
+            results, _ = _search(rel_registry, case, server, transport, [provider], engine)
+            offers, status = results[provider]
+            assert status.state == "stale", status.line()
+            assert STALE_WORDS in (status.reason or ""), status.line()
+            if spec.outcome == "failed":
+                for word in words:
+                    assert word in (status.reason or ""), status.line()
+            else:
+                assert f"answered with no offers where it had {len(base.offers)} before" in (status.reason or "")
+            assert offer_keys(offers) == offer_keys(base.offers)
+        finally:
+            engine.shutdown()
+
+
+def _check_first(case: ProviderCase, spec: FaultSpec, base: Baseline, server: FaultServer,
+                 offers: tuple[Offer, ...], status: ProviderStatus, words: tuple[str, ...], match: str | None) -> None:
+    hits = _hits(case, spec)
+    if spec.outcome == "failed":
+        assert status.state == "failed", status.line()
+        for word in words:
+            assert word in (status.reason or ""), status.line()
+        assert offers == (), "a broken walk must publish nothing"
+        assert status.offers == 0
+        if hits is not None and match is not None:
+            assert server.count(match) == hits + (base.count(match) - 1 if spec.where == "loop" else 0), \
+                [s.target for s in server.log]
+            if spec.where == "fault":  # the walk stops at the failing request
+                assert server.count() == base.before(match) + hits, [s.target for s in server.log]
+        if spec.id.startswith("429"):
+            at = server.times(match)
+            gaps = [b - a for a, b in zip(at, at[1:], strict=False)]
+            assert all(g >= MATRIX_RETRY.max_wait_s * 0.9 for g in gaps), f"Retry-After not honoured: {gaps}"
+    elif spec.outcome == "recovered":
+        assert status.state == "ok", status.line()
+        assert offer_keys(offers) == offer_keys(base.offers)
+        assert match is not None and hits is not None
+        assert server.count(match) == base.count(match) + hits - 1, [s.target for s in server.log]
+        assert server.count() == len(base.targets) + hits - 1
+        if spec.id.startswith("429"):
+            at = server.times(match)
+            assert at[1] - at[0] >= MATRIX_RETRY.max_wait_s * 0.9, f"Retry-After (HTTP date) not honoured: {at}"
+    elif spec.outcome == "empty":
+        assert status.state == "ok", status.line()
+        assert offers == ()
+        assert "the provider returned no offers" in status.warnings, status.to_dict()
+    elif spec.outcome == "renamed":
+        assert status.state == "ok", status.line()
+        assert offers == (), "records without a required field must be skipped"
+        assert status.skipped_records > base.status.skipped_records, status.to_dict()
+        assert any(case.renamed_field in reason for reason in status.skipped_reasons), status.to_dict()
+        assert "the provider returned no offers" in status.warnings, status.to_dict()
+    elif spec.outcome == "partial":
+        assert status.state == "ok", status.line()
+        want = [o for o in base.offers if o.instance_type != case.drop_one_type]
+        assert len(want) < len(base.offers), f"{case.drop_one_type} has no offers in the baseline"
+        assert offer_keys(offers) == offer_keys(want)
+        assert status.skipped_records == base.status.skipped_records + 1, status.to_dict()
+    else:  # pragma: no cover
+        raise AssertionError(spec.outcome)
+
+
+def test_matrix_covers_every_installed_provider(rel_registry: Registry) -> None:
+    """A provider installed without a row would silently escape the matrix."""
+    covered = {case.name for case in CASES}
+    live = {name for name, p in rel_registry.providers.items() if not p.static}
+    assert live <= covered, f"providers without a fault-matrix row: {sorted(live - covered)}"
+
+
+@pytest.mark.parametrize("spec", FAULTS, ids=FAULT_IDS)
+def test_fault_ids_unique(spec: FaultSpec) -> None:
+    assert FAULT_IDS.count(spec.id) == 1
