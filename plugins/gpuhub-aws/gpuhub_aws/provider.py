@@ -1,0 +1,384 @@
+"""The AWS provider: streams the public EC2 offer files, asks EC2 for spot prices per zone and instance specs.
+
+The walk, per region (default: the regions of the bundled recording; ``GPUHUB_AWS_REGIONS`` overrides):
+
+1. ``GET {pricing}/offers/v1.0/aws/AmazonEC2/current/<region>/index.json`` (public), streamed through
+   :class:`~gpuhub_aws.parse.OfferFileParser` (China regions: the ``.com.cn`` host, prices in CNY);
+2. once, ``DescribeInstanceTypes`` in the first region for the accelerator types found (specs; falls back to the
+   bundled spec table when not authorized);
+3. ``DescribeSpotPriceHistory`` for those types, ``Linux/UNIX``, ``StartTime`` = the offer file's
+   ``publicationDate`` (so a recording replays byte-for-byte); the latest entry per (type, zone) is the price.
+
+EC2 calls use the Query protocol (form-encoded POST, XML answers), SigV4-signed with botocore's signer (extra
+``gpuhub-aws[live]``). Credentials: ``AWS_ACCESS_KEY_ID``/``AWS_SECRET_ACCESS_KEY`` (+ ``AWS_SESSION_TOKEN``), or a
+named profile (``AWS_PROFILE``) in the shared credentials/config files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from gpuhub.errors import CredentialsError, ProviderError
+from gpuhub.model import Instance, Offer, Price
+from gpuhub.provider import Credential, Provider, ProviderContext
+from gpuhub.retry import RETRY_STATUSES, RetryableStatus
+from gpuhub_aws.parse import (
+    InstanceSpec,
+    OfferFileParser,
+    OfferFileResult,
+    SpotItem,
+    TermPrice,
+    build_instance,
+    bundled_specs,
+    is_accelerated,
+    latest_spot_prices,
+    parse_describe_instance_types,
+    parse_spot_history,
+    spec_from_api,
+)
+
+__all__ = ["DEFAULT_REGIONS", "AwsProvider", "describe_instance_types_params", "spot_history_params", "stream"]
+
+DEFAULT_REGIONS = (
+    "us-east-1", "us-east-2", "us-west-1", "us-west-2", "ca-central-1",
+    "eu-central-1", "eu-west-1", "eu-west-2", "eu-west-3", "eu-north-1", "eu-south-1", "eu-south-2",
+    "ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-south-1", "ap-southeast-1", "ap-southeast-2",
+    "ap-southeast-3", "ap-east-1", "me-central-1", "me-south-1", "af-south-1",
+)
+"""Regions fetched by default: those of the bundled recording (every region of the SkyPilot AWS catalog)."""
+
+EC2_API_VERSION = "2016-11-15"
+CHUNK_BYTES = 256 * 1024
+MAX_PAGES = 100
+SPEC_BATCH = 50
+_REGION_RX = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
+_FORM = "application/x-www-form-urlencoded; charset=utf-8"
+_RECORDING = Path(__file__).resolve().parent / "recording"
+
+
+@dataclass(frozen=True)
+class _Creds:
+    access_key: str
+    secret_key: str
+    token: str | None = None
+
+
+class AwsProvider(Provider):
+    """AWS EC2 GPU and accelerator instances: on-demand, reserved (1y/3y, each payment option) and spot per zone.
+
+    Prices are per instance-hour in USD (CNY in the China regions), billed per second with a 60-second minimum
+    (Linux). Settings: ``GPUHUB_AWS_REGIONS`` (comma-separated region codes), ``GPUHUB_AWS_BASE_URL`` (offer-file
+    host), ``GPUHUB_AWS_CN_BASE_URL`` (China offer-file host), ``GPUHUB_AWS_EC2_ENDPOINT`` (a URL template with
+    ``{region}``), ``GPUHUB_AWS_PUBLIC_ONLY=1`` (live without credentials: offer files only, no spot).
+    """
+
+    name = "aws"
+    display_name = "Amazon Web Services (EC2)"
+    kind = "hyperscaler"
+    base_url = "https://pricing.us-east-1.amazonaws.com"
+    cn_base_url = "https://pricing.cn-north-1.amazonaws.com.cn"
+    credentials = (
+        Credential(("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"),
+                   "an AWS access key pair, plus AWS_SESSION_TOKEN for temporary credentials; "
+                   "needs ec2:DescribeSpotPriceHistory and, optionally, ec2:DescribeInstanceTypes"),
+        Credential(("AWS_PROFILE",), "a named profile in ~/.aws/credentials or ~/.aws/config"),
+    )
+
+    def fixtures_dir(self) -> Path:
+        """The bundled recording (reconstructed offer-file excerpts, spot answers, instance specs)."""
+        return _RECORDING
+
+    # --- fetch ---------------------------------------------------------------------------------------------
+    def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
+        """Every accelerator offer in the configured regions (see the module docstring for the walk).
+
+        Raises:
+            CredentialsError: live/record mode without credentials (unless ``GPUHUB_AWS_PUBLIC_ONLY=1``), or
+                credentials rejected.
+            ProviderError: an offer file or EC2 page failed after retries, was truncated or malformed, or a
+                pagination loop / page cap was hit.
+        """
+        regions = self._regions(ctx)
+        creds = self._credentials(ctx)
+        with_ec2 = ctx.mode == "replay" or creds is not None
+        results: list[OfferFileResult] = []
+        for region in regions:
+            result = self._offer_file(ctx, region)
+            for reason, n in result.malformed.items():
+                for _ in range(n):
+                    ctx.skip(f"offer file: {reason}")
+            if not result.prices:
+                ctx.warn(f"the offer file for {region} lists no accelerator instance types")
+            results.append(result)
+        specs: dict[str, InstanceSpec] = dict(bundled_specs())
+        types = sorted({t for r in results for t in r.prices})
+        if with_ec2 and types:
+            specs.update(self._describe_instance_types(ctx, creds, regions[0], types))
+        instances: dict[str, Instance | None] = {}
+        for result in results:
+            spot: dict[tuple[str, str], SpotItem] = {}
+            if with_ec2 and result.prices:
+                spot = self._spot(ctx, creds, result)
+            yield from self._offers(ctx, result, specs, instances, spot)
+
+    def _offers(self, ctx: ProviderContext, result: OfferFileResult, specs: Mapping[str, InstanceSpec],
+                instances: dict[str, Instance | None], spot: Mapping[tuple[str, str], SpotItem]) -> Iterator[Offer]:
+        spot_by_type: dict[str, list[SpotItem]] = {}
+        for (itype, _), item in sorted(spot.items()):
+            spot_by_type.setdefault(itype, []).append(item)
+        for itype, prices in sorted(result.prices.items()):
+            if itype not in instances:
+                instances[itype] = None
+                with ctx.guard("instance type"):
+                    instances[itype] = build_instance(specs.get(itype), prices.attributes, itype, ctx.gpu,
+                                                      ctx.warn, provider=self.name)
+                if instances[itype] is None and itype not in specs:
+                    ctx.warn(f"no spec for {itype}: configure credentials for DescribeInstanceTypes or update "
+                             "the bundled spec table")
+            instance = instances[itype]
+            if instance is None:
+                continue
+            region = ctx.region(prices.region)
+            terms = ([prices.on_demand] if prices.on_demand else []) + prices.reserved
+            for term in terms:
+                with ctx.guard("price"):
+                    yield Offer(instance=instance, region=region, price=_price(term), source=ctx.source)
+            currency = "CNY" if prices.region.startswith("cn-") else "USD"
+            for item in spot_by_type.get(itype, []):
+                with ctx.guard("spot price"):
+                    if item.price <= 0:
+                        raise ValueError("zero spot price")
+                    price = Price(amount=item.price, currency=currency, purchase="spot", billing_increment_s=1,
+                                  minimum_charge_s=60)
+                    yield Offer(instance=instance, region=ctx.region(prices.region, item.zone), price=price,
+                                source=ctx.source)
+
+    # --- configuration ------------------------------------------------------------------------------------
+    def _regions(self, ctx: ProviderContext) -> tuple[str, ...]:
+        text = ctx.setting("REGIONS")
+        if not text:
+            return DEFAULT_REGIONS
+        regions = tuple(dict.fromkeys(r.strip() for r in text.split(",") if r.strip()))
+        bad = [r for r in regions if not _REGION_RX.match(r)]
+        if bad or not regions:
+            raise ProviderError(f"GPUHUB_AWS_REGIONS has invalid region codes {bad}; use e.g. us-east-1,eu-west-1")
+        return regions
+
+    def _credentials(self, ctx: ProviderContext) -> _Creds | None:
+        if ctx.mode == "replay":
+            return None
+        key, secret = ctx.secret("AWS_ACCESS_KEY_ID"), ctx.secret("AWS_SECRET_ACCESS_KEY")
+        if key is not None and secret is not None:
+            token = ctx.secret("AWS_SESSION_TOKEN")
+            return _Creds(key.get_secret_value(), secret.get_secret_value(),
+                          token.get_secret_value() if token else None)
+        profile = ctx.setting("PROFILE") or getattr(ctx, "_environ", {}).get("AWS_PROFILE")
+        if profile:
+            creds = _profile_credentials(profile, getattr(ctx, "_environ", {}))
+            if creds is not None:
+                ctx.secrets_seen.extend(v for v in (creds.access_key, creds.secret_key, creds.token) if v)
+                return creds
+        if ctx.setting("PUBLIC_ONLY") == "1":
+            ctx.warn("no AWS credentials: on-demand and reserved prices only (spot needs credentials)")
+            return None
+        raise CredentialsError(f"AWS credentials missing: {self.credentials_help()}")
+
+    # --- offer files --------------------------------------------------------------------------------------
+    def _offer_url(self, ctx: ProviderContext, region: str) -> str:
+        if region.startswith("cn-"):
+            base = (ctx.setting("CN_BASE_URL") or self.cn_base_url).rstrip("/")
+            return f"{base}/offers/v1.0/cn/AmazonEC2/current/{region}/index.json"
+        return f"{ctx.base_url()}/offers/v1.0/aws/AmazonEC2/current/{region}/index.json"
+
+    def _offer_file(self, ctx: ProviderContext, region: str) -> OfferFileResult:
+        url = self._offer_url(ctx, region)
+
+        def consume(response: httpx.Response) -> OfferFileResult:
+            parser = OfferFileParser(region, is_accelerated)
+            for chunk in response.iter_bytes(CHUNK_BYTES):
+                parser.feed(chunk)
+            return parser.finish()
+
+        return stream(ctx, "GET", url, consume)
+
+    # --- EC2 ----------------------------------------------------------------------------------------------
+    def _ec2_endpoint(self, ctx: ProviderContext, region: str) -> str:
+        template = ctx.setting("EC2_ENDPOINT")
+        if template:
+            return template.replace("{region}", region).rstrip("/") + "/"
+        suffix = ".cn" if region.startswith("cn-") else ""
+        return f"https://ec2.{region}.amazonaws.com{suffix}/"
+
+    def _ec2(self, ctx: ProviderContext, creds: _Creds | None, region: str,
+             params: list[tuple[str, str]]) -> bytes:
+        url = self._ec2_endpoint(ctx, region)
+        body = urlencode(params).encode()
+        headers = {"Content-Type": _FORM}
+        if creds is not None:
+            headers = _sign(creds, region, url, body, headers)
+        return ctx.request("POST", url, content=body, headers=headers).content
+
+    def _describe_instance_types(self, ctx: ProviderContext, creds: _Creds | None, region: str,
+                                 types: list[str]) -> dict[str, InstanceSpec]:
+        found: dict[str, InstanceSpec] = {}
+        try:
+            for start in range(0, len(types), SPEC_BATCH):
+                batch = types[start:start + SPEC_BATCH]
+
+                def call(token: str | None, batch: list[str] = batch) -> bytes:
+                    return self._ec2(ctx, creds, region, describe_instance_types_params(batch, token))
+
+                for page in _pages(call, parse_describe_instance_types, "DescribeInstanceTypes"):
+                    for item in page:
+                        with ctx.guard("instance type spec"):
+                            spec = spec_from_api(item)
+                            found[spec.instance_type] = spec
+        except CredentialsError as exc:
+            if exc.code != "403":
+                raise
+            ctx.warn("not authorized for ec2:DescribeInstanceTypes; using the bundled spec table")
+            return {}
+        return found
+
+    def _spot(self, ctx: ProviderContext, creds: _Creds | None,
+              result: OfferFileResult) -> dict[tuple[str, str], SpotItem]:
+        region = result.region
+        if not result.publication_date:
+            raise ProviderError(f"the offer file for {region} has no publicationDate to start the spot history at")
+        types = sorted(result.prices)
+        start = result.publication_date
+        items: list[SpotItem] = []
+
+        def call(token: str | None) -> bytes:
+            return self._ec2(ctx, creds, region, spot_history_params(types, start, token))
+
+        def parse(body: bytes) -> tuple[list[SpotItem], str | None]:
+            return parse_spot_history(body, ctx.skip)
+
+        for page in _pages(call, parse, "DescribeSpotPriceHistory"):
+            items.extend(page)
+        wanted = set(result.prices)
+        return {k: v for k, v in latest_spot_prices(items).items() if k[0] in wanted}
+
+
+def describe_instance_types_params(types: list[str], token: str | None = None) -> list[tuple[str, str]]:
+    """EC2 Query parameters of one ``DescribeInstanceTypes`` page for ``types`` (an ``instance-type`` filter)."""
+    params = [("Action", "DescribeInstanceTypes"), ("Version", EC2_API_VERSION), ("Filter.1.Name", "instance-type")]
+    params += [(f"Filter.1.Value.{i}", t) for i, t in enumerate(types, 1)]
+    params.append(("MaxResults", "100"))
+    return params + ([("NextToken", token)] if token else [])
+
+
+def spot_history_params(types: list[str], start: str, token: str | None = None) -> list[tuple[str, str]]:
+    """EC2 Query parameters of one ``DescribeSpotPriceHistory`` page: Linux/UNIX prices of ``types`` since
+    ``start`` (ISO 8601), which also returns the price in force at ``start``."""
+    params = [("Action", "DescribeSpotPriceHistory"), ("Version", EC2_API_VERSION),
+              ("ProductDescription.1", "Linux/UNIX"), ("StartTime", start), ("MaxResults", "1000")]
+    params += [(f"InstanceType.{i}", t) for i, t in enumerate(types, 1)]
+    return params + ([("NextToken", token)] if token else [])
+
+
+def _price(term: TermPrice) -> Price:
+    return Price(amount=term.amount, currency=term.currency, purchase=term.purchase, upfront=term.upfront,
+                 term_hours=term.term_hours, payment_option=term.payment_option,
+                 billing_increment_s=1 if term.purchase == "on_demand" else None,
+                 minimum_charge_s=60 if term.purchase == "on_demand" else None)
+
+
+def _pages(call: Callable[[str | None], bytes], parse: Callable[[bytes], tuple[list[Any], str | None]],
+           what: str) -> Iterator[list[Any]]:
+    """Follow ``nextToken`` pages; a repeated token or more than :data:`MAX_PAGES` pages raises ProviderError."""
+    token: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        items, token = parse(call(token))
+        yield items
+        if token is None:
+            return
+        if token in seen:
+            raise ProviderError(f"{what}: pagination loop (nextToken repeated)")
+        seen.add(token)
+    raise ProviderError(f"{what}: more than {MAX_PAGES} pages; the answer would be incomplete")
+
+
+def stream(ctx: ProviderContext, method: str, url: str, consume: Callable[[httpx.Response], Any]) -> Any:
+    """Send one request through the engine's client and consume the body as it arrives, under the retry policy.
+
+    The same failures as :meth:`ProviderContext.request` are retried (transport errors including a connection
+    dropped mid-body, 408/429/5xx); each retry restarts ``consume`` on a fresh response. A stand-in until the
+    core offers a public streaming request.
+
+    Raises:
+        CredentialsError: 401/403.
+        ProviderError: another 4xx, or a transient failure that outlasted the retries.
+    """
+    retry = getattr(ctx, "_retry", None)
+
+    def once() -> Any:
+        throttle = getattr(ctx, "_throttle", None)
+        if throttle is not None:
+            throttle()
+        ctx.report.requests += 1
+        with ctx.client.stream(method, url) as response:
+            if response.status_code in RETRY_STATUSES:
+                response.read()
+                raise RetryableStatus(response)
+            if response.status_code in (401, 403):
+                raise CredentialsError(
+                    f"HTTP {response.status_code} from {ctx.provider.name}: credentials missing or rejected; "
+                    f"{ctx.provider.credentials_help()}", code=str(response.status_code))
+            if response.status_code >= 400:
+                text = response.read()[:200].decode("utf-8", "replace")
+                raise ProviderError(f"HTTP {response.status_code} from {method} {url}: {text}",
+                                    code=str(response.status_code))
+            return consume(response)
+
+    try:
+        return retry.call(once) if retry is not None else once()
+    except RetryableStatus as exc:
+        raise ProviderError(f"HTTP {exc.response.status_code} from {method} {url} after retries",
+                            code=str(exc.response.status_code), retryable=True) from None
+    except httpx.TransportError as exc:
+        raise ProviderError(f"{type(exc).__name__} on {method} {url} after retries: {exc}",
+                            retryable=True) from None
+
+
+def _sign(creds: _Creds, region: str, url: str, body: bytes, headers: dict[str, str]) -> dict[str, str]:
+    """SigV4 headers (``Authorization``, ``X-Amz-Date``, ``X-Amz-Security-Token``) from botocore's signer."""
+    try:
+        from botocore.auth import SigV4Auth
+        from botocore.awsrequest import AWSRequest
+        from botocore.credentials import Credentials
+    except ImportError:
+        raise ProviderError("signing EC2 requests needs botocore: pip install 'gpuhub-aws[live]'") from None
+    request = AWSRequest(method="POST", url=url, data=body, headers=dict(headers))
+    SigV4Auth(Credentials(creds.access_key, creds.secret_key, creds.token), "ec2", region).add_auth(request)
+    return {k: str(v) for k, v in request.headers.items()}
+
+
+def _profile_credentials(profile: str, environ: Mapping[str, str]) -> _Creds | None:
+    """Static keys of a named profile from the shared credentials file, then the config file (no other sources:
+    no instance metadata, no SSO, no role assumption)."""
+    try:
+        from botocore.configloader import raw_config_parse
+    except ImportError:
+        raise ProviderError("reading AWS profiles needs botocore: pip install 'gpuhub-aws[live]'") from None
+    home = os.path.expanduser
+    files = ((environ.get("AWS_SHARED_CREDENTIALS_FILE") or home("~/.aws/credentials"), profile),
+             (environ.get("AWS_CONFIG_FILE") or home("~/.aws/config"),
+              profile if profile == "default" else f"profile {profile}"))
+    for path, section in files:
+        if not os.path.isfile(path):
+            continue
+        data = raw_config_parse(path).get(section) or {}
+        if data.get("aws_access_key_id") and data.get("aws_secret_access_key"):
+            return _Creds(data["aws_access_key_id"], data["aws_secret_access_key"], data.get("aws_session_token"))
+    return None
