@@ -4,6 +4,7 @@ C11 and C14 (each with its whole kind), pagination and credentials."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from decimal import Decimal
@@ -412,3 +413,13 @@ def test_a_page_that_is_not_a_sku_page_fails() -> None:
 def test_missing_key_names_the_variable() -> None:
     _offers, status, transport = live([{"skus": []}], environ={})
     assert status.state == "failed" and "GOOGLE_API_KEY" in (status.reason or "") and transport.calls == 0
+
+
+@pytest.mark.network
+@pytest.mark.skipif(not (os.environ.get("GPUHUB_NETWORK_TESTS") == "1" and os.environ.get("GOOGLE_API_KEY")),
+                    reason="needs GPUHUB_NETWORK_TESTS=1 and GOOGLE_API_KEY")
+def test_live_catalog_prices_a3_highgpu_8g() -> None:
+    engine = make_engine(Registry(), environ={"GOOGLE_API_KEY": os.environ["GOOGLE_API_KEY"]})
+    offers, status = run_provider(engine, "gcp", mode="live")
+    assert status.state == "ok", status.line()
+    assert find(offers, "a3-highgpu-8g", "us-central1", "on_demand").price.amount > 10
