@@ -107,11 +107,12 @@ class AzureProvider(Provider):
                                     "returned", code=exc.code, retryable=exc.retryable) from exc
                 ctx.warn(f"{region}: walk failed, region left out (catalog is PARTIAL): {exc}")
                 continue
+            if billing and billing != currency:
+                ctx.warn(f"{region}: asked for {currency}, the API answered with BillingCurrency {billing}; "
+                         "each price carries the currency of its own row")
             if not items:
                 ctx.warn(f"{region}: no GPU VM price rows (empty region)")
                 continue
-            if billing and billing != currency:
-                ctx.warn(f"{region}: asked for {currency}, the API billed in {billing}; prices carry {billing}")
             for item in items:
                 with ctx.guard("price item"):
                     result = classify_item(item, billing_currency=billing, today=today)

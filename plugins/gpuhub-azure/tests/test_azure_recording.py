@@ -1,0 +1,243 @@
+"""The bundled recording against the issue's facts and its source rows, the real 2022 pages, speed and the CLI."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+import pytest
+from azure_helpers import AZURE_SAMPLES, NORMALIZED, azure_registry, find, query, serve
+from gpuhub_azure.parse import classify_item, is_windows, page_items, select_prices, size_table
+from gpuhub_azure.provider import AzureProvider, price_filter
+
+from gpuhub.recording import load_manifest
+from gpuhub.testing import make_engine, run_provider
+
+PLUGIN = Path(__file__).resolve().parents[1]
+RECORDING = PLUGIN / "gpuhub_azure" / "recording"
+
+
+def _build_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("azure_build_recording", PLUGIN / "scripts" / "build_recording.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _recorded_items() -> list[dict[str, Any]]:
+    manifest = load_manifest(RECORDING)
+    return [i for ex in manifest.exchanges
+            for i in json.loads((RECORDING / ex["response"]["body_file"]).read_text())["Items"]]
+
+
+# --- the issue's facts ------------------------------------------------------------------------------------------------
+
+def test_h100_facts_westeurope(replayed: Any) -> None:
+    offers, status = replayed
+    assert status.state == "ok" and status.source == "replay:azure@2026-08-20"
+    on_demand = find(offers, "Standard_ND96isr_H100_v5")
+    assert (on_demand.price.amount, on_demand.price.currency) == (Decimal("127.816"), "USD")
+    assert find(offers, "Standard_ND96isr_H100_v5", "spot").price.amount == Decimal("23.620397")
+    inst = on_demand.instance
+    assert (inst.gpu.name, inst.gpu_count, inst.gpu.memory_gib, inst.vcpus, inst.memory_gib) == (
+        "H100", 8, Decimal(80), 96, 1900)
+    assert on_demand.region.country == "NL"
+
+
+def test_a100_facts_westeurope(replayed: Any) -> None:
+    offers, _ = replayed
+    assert find(offers, "Standard_NC24ads_A100_v4").price.amount == Decimal("4.775")
+    assert find(offers, "Standard_NC24ads_A100_v4", "spot").price.amount == Decimal("1.097295")
+    plan = find(offers, "Standard_NC24ads_A100_v4", "savings_plan_1y").price
+    assert (plan.amount, plan.term_hours) == (Decimal("3.97471"), 8760)
+    inst = find(offers, "Standard_NC24ads_A100_v4").instance
+    assert (inst.gpu.name, inst.gpu_count, inst.gpu.memory_gib, inst.vcpus, inst.memory_gib) == (
+        "A100-80GB", 1, Decimal(80), 24, 220)
+
+
+def test_windows_132_232_is_in_the_recording_but_never_a_linux_on_demand_price(replayed: Any) -> None:
+    windows = [i for i in _recorded_items() if i["retailPrice"] == 132.232]
+    assert [(i["armSkuName"], i["armRegionName"]) for i in windows] == [
+        ("Standard_ND96isr_H100_v5", "westeurope"), ("Standard_ND96isrf_H100_v5", "swedencentral"),
+        ("Standard_ND96isr_H100_v5", "swedencentral")]
+    assert all(is_windows(i["productName"]) for i in windows)
+    offers, _ = replayed
+    assert not [o for o in offers if o.price.amount == Decimal("132.232")]
+
+
+def test_replayed_catalog_shape(replayed: Any) -> None:
+    offers, status = replayed
+    assert len(offers) == 527
+    assert Counter(o.region.code for o in offers) == {"westeurope": 186, "northeurope": 124, "swedencentral": 112,
+                                                      "francecentral": 105}
+    assert Counter(o.price.purchase for o in offers) == {"on_demand": 140, "spot": 140, "low_priority": 118,
+                                                         "savings_plan_1y": 129}
+    assert status.skipped_reasons["Windows price (Linux only)"] == 539
+    assert status.skipped_reasons["promo SKU"] == 14
+    assert status.skipped_reasons["Dedicated Host price (not a VM size)"] == 7
+    assert "belgiumcentral: no GPU VM price rows (empty region)" in status.warnings
+    assert status.unknown_gpus == {}
+
+
+def test_replay_is_fast() -> None:
+    started = time.perf_counter()
+    offers, status = run_provider(make_engine(azure_registry()), "azure", mode="replay")
+    elapsed = time.perf_counter() - started
+    assert status.state == "ok" and len(offers) == 527
+    assert elapsed < 1.0, f"replaying the bundled recording took {elapsed:.2f} s"
+    items = _recorded_items()
+    started = time.perf_counter()
+    results = [classify_item(i) for i in items]
+    rows = [r for result in results if not isinstance(result, str) for r in result]
+    select_prices(rows)
+    assert time.perf_counter() - started < 0.5
+
+
+# --- the recording against its source ---------------------------------------------------------------------------------
+
+def test_recording_pages_are_linked_in_order() -> None:
+    manifest = load_manifest(RECORDING)
+    assert (manifest.provider, manifest.kind, manifest.recorded_at.isoformat()) == ("azure", "reconstructed",
+                                                                                    "2026-08-20")
+    exchanges = manifest.exchanges
+    assert len(_recorded_items()) == 1085
+    for current, following in zip(exchanges, [*exchanges[1:], None], strict=True):
+        page = json.loads((RECORDING / current["response"]["body_file"]).read_text())
+        assert page["Count"] == len(page["Items"]) <= 100
+        if page["NextPageLink"]:
+            assert page["NextPageLink"].startswith("https://prices.azure.com:443/api/retail/prices?")
+            assert following is not None
+            link = dict(parse_qsl(urlsplit(page["NextPageLink"]).query))
+            assert link == dict(parse_qsl(urlsplit(following["request"]["url"]).query))
+        params = dict(parse_qsl(urlsplit(current["request"]["url"]).query))
+        region = params["$filter"].split("armRegionName eq '")[1].split("'")[0]
+        assert params["$filter"] == price_filter(region)
+        assert all(i["armRegionName"] == region for i in page["Items"])
+
+
+def test_build_script_filter_matches_the_provider() -> None:
+    build = _build_script()
+    assert build.price_filter("westeurope") == price_filter("westeurope")
+    assert build.RECORDED_AT == "2026-08-20"
+
+
+def _source() -> dict[str, Any]:
+    if not NORMALIZED.is_file():
+        pytest.skip("../shared/reference is absent")
+    return json.loads(NORMALIZED.read_text())
+
+
+def test_recording_equals_a_rebuild_from_the_source() -> None:
+    source = _source()
+    build = _build_script()
+    rebuilt = [build.build_item(k, v) for name in build.REGIONS for k, v in source[name].items()]
+    assert rebuilt == _recorded_items()
+
+
+def test_every_linux_source_row_of_a_known_size_is_an_offer_at_its_price(replayed: Any) -> None:
+    source = _source()
+    build = _build_script()
+    offers, _ = replayed
+    by_key = {(o.instance_type, o.region.code, o.price.purchase): o.price.amount for o in offers}
+    table = size_table()
+    checked = 0
+    for rows in source.values():
+        for row in rows.values():
+            arm = build.arm_sku_name(row["skuName"], row["meterName"], row["productName"])
+            product = row["productName"]
+            if is_windows(product) or "Dedicated" in product or "Promo" in product or arm.lower() not in table:
+                continue
+            purchase = ("spot" if row["meterName"].endswith(" Spot") else
+                        "low_priority" if row["meterName"].endswith(" Low Priority") else "on_demand")
+            assert by_key[(arm, row["armRegionName"], purchase)] == Decimal(str(row["retailPrice"])), row
+            if row.get("savingsPlanPrice") is not None:
+                plan = by_key[(arm, row["armRegionName"], "savings_plan_1y")]
+                assert plan == Decimal(str(row["savingsPlanPrice"]))
+            checked += 1
+    assert checked == 410  # Linux rows of known sizes; duplicate meters of one size map onto the same offer
+
+
+# --- real 2022 raw pages ----------------------------------------------------------------------------------------------
+
+def _sample(name: str) -> Any:
+    path = AZURE_SAMPLES / name
+    if not path.is_file():
+        pytest.skip("../shared/reference is absent")
+    return json.loads(path.read_text())
+
+
+def test_real_2022_page0_parses() -> None:
+    page = _sample("retail-prices.2022-06-06.page0-excerpt.raw.joelverhagen-snapshot.json")
+    items, link, billing = page_items(page)
+    assert (len(items), link, billing) == (20, "https://prices.azure.com:443/api/retail/prices?$skip=100", "USD")
+    results = [classify_item(i, billing_currency=billing) for i in items]
+    reasons = Counter(r for r in results if isinstance(r, str))
+    rows = [row for r in results if not isinstance(r, str) for row in r]
+    assert sum(reasons.values()) + sum(1 for r in results if not isinstance(r, str)) == 20
+    # The first two items: the Windows D14 Spot meter as DevTestConsumption 0.1955, then as Consumption 0.40365.
+    assert results[0] == "Dev/Test price (DevTestConsumption)"
+    assert results[1] == "Windows price (Linux only)"
+    assert all(r.currency == "USD" and r.amount > 0 for r in rows)
+
+
+def test_real_2022_page_link_is_followed_with_our_filter_kept() -> None:
+    page = _sample("retail-prices.2022-06-06.page0-excerpt.raw.joelverhagen-snapshot.json")
+    empty = {**page, "Items": [], "NextPageLink": None, "Count": 0}
+    _, status, transport = serve(lambda req, n: httpx.Response(200, json=page if n == 1 else empty))
+    assert status.state == "ok" and transport.calls == 2
+    second = query(transport.requests[1])
+    assert second["$skip"] == "100" and second["$filter"] == price_filter("westeurope")
+    assert second["currencyCode"] == "USD" and second["api-version"] == "2023-01-01-preview"
+
+
+def test_real_2022_items_spot_reservations_and_non_primary_meters() -> None:
+    items = _sample("retail-prices.2022-06-06.Items-excerpt.gpu-spot-reservation-tiers.raw.joelverhagen-snapshot.json")
+    results = [classify_item(i) for i in items]
+    rows = [row for r in results if not isinstance(r, str) for row in r]
+    spot = [r for r in rows if r.arm_sku_name == "Standard_NC24rs_v3"]
+    assert [(r.region, r.purchase, r.amount) for r in spot] == [("northeurope", "spot", Decimal("5.303103"))]
+    reserved = {(r.arm_sku_name, r.purchase): r for r in rows if r.term_hours and r.purchase.startswith("reserved")}
+    assert reserved[("Standard_M64ms_v2", "reserved_1y")].amount == Decimal(51608) / 8760
+    assert reserved[("Standard_M64ms_v2", "reserved_3y")].amount == Decimal(74751) / 26280
+    assert reserved[("Standard_DS5_v2", "reserved_3y")].primary is False
+    selection = select_prices(rows)
+    assert selection.rows[("Standard_DS5_v2", "westus2", "on_demand", None)].amount == Decimal("0.916")
+    assert selection.rows[("Standard_D5_v2", "westus2", "reserved_1y", 8760)].amount * 8760 == Decimal(4344)
+    reasons = Counter(r for r in results if isinstance(r, str))
+    assert reasons["Windows price (Linux only)"] == 3
+    assert reasons["Dev/Test price (DevTestConsumption)"] == 3
+    assert reasons["no armSkuName (not a VM size)"] + sum(v for k, v in reasons.items() if "serviceName" in k) == 7
+
+
+# --- the CLI on a fresh install ---------------------------------------------------------------------------------------
+
+def test_cli_search_json_gives_the_facts() -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AZURE_", "GPUHUB_"))}
+    done = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "--provider", "azure", "--format", "json",
+                           "--region", "westeurope", "--gpu", "H100", "--limit", "50"],
+                          capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    records = json.loads(done.stdout)
+    h100 = {r["purchase"]: r for r in records if r["instance_type"] == "Standard_ND96isr_H100_v5"}
+    assert h100["on_demand"]["price_per_hour"] == 127.816 and h100["spot"]["price_per_hour"] == 23.620397
+    assert (h100["on_demand"]["gpu_count"], h100["on_demand"]["vcpus"], h100["on_demand"]["memory_gib"]) == (
+        8, 96, 1900)
+    assert h100["on_demand"]["source"] == "replay:azure@2026-08-20"
+    assert all(r["price_per_hour"] > 0 and r["currency"] == "USD" for r in records)
+    assert "azure: ok" in done.stderr
+
+
+def test_provider_fixtures_dir_is_inside_the_package() -> None:
+    assert AzureProvider().fixtures_dir() == RECORDING
