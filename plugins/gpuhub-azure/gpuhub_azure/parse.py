@@ -113,10 +113,10 @@ def purchase_of(item: Mapping[str, Any]) -> str:
     Raises:
         ValueError: ``meterName`` and ``skuName`` disagree (one says Spot, the other Low Priority).
     """
-    marks = {_strip_suffix(str(item.get(field) or "").strip())[1] for field in ("meterName", "skuName")}
-    marks.discard(None)
+    found = (_strip_suffix(str(item.get(field) or "").strip())[1] for field in ("meterName", "skuName"))
+    marks = {mark for mark in found if mark is not None}
     if len(marks) > 1:
-        raise ValueError(f"meterName/skuName disagree on the purchase model: {sorted(m or '' for m in marks)}")
+        raise ValueError(f"meterName/skuName disagree on the purchase model: {sorted(marks)}")
     return marks.pop() if marks else "on_demand"
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pydantic
@@ -74,11 +74,11 @@ class AzureProvider(Provider):
     specs; without it the bundled spec table gives GPUs, vCPUs and RAM.
     """
 
-    name: ClassVar[str] = "azure"
-    display_name: ClassVar[str] = "Microsoft Azure"
-    kind: ClassVar[Any] = "hyperscaler"
-    base_url: ClassVar[str] = "https://prices.azure.com"
-    credentials: ClassVar[tuple[Credential, ...]] = (
+    name = "azure"
+    display_name = "Microsoft Azure"
+    kind = "hyperscaler"
+    base_url = "https://prices.azure.com"
+    credentials = (
         Credential(IDENTITY_ENV, "an Azure service principal with Reader on the subscription, for Resource SKUs "
                                  "specs; prices themselves are public"),
     )
@@ -186,14 +186,15 @@ class AzureProvider(Provider):
         """vCPUs/RAM/GPUs from the Resource SKUs API when an Azure identity is configured; else {} and a warning."""
         if ctx.mode == "replay":
             return {}
-        values = {name: ctx.secret(name) for name in IDENTITY_ENV}
-        if any(v is None for v in values.values()):
+        secrets = [ctx.secret(name) for name in IDENTITY_ENV]
+        values = [s.get_secret_value() for s in secrets if s is not None]
+        if len(values) != len(IDENTITY_ENV):
             ctx.warn("Resource SKUs not queried (specs from the bundled table): set " + ", ".join(IDENTITY_ENV))
             return {}
-        token = self._arm_token(ctx, *(values[n].get_secret_value() for n in IDENTITY_ENV[:3]))  # type: ignore[union-attr]
+        client_id, tenant_id, client_secret, subscription = values
+        token = self._arm_token(ctx, client_id, tenant_id, client_secret)
         if token is None:
             return {}
-        subscription = values["AZURE_SUBSCRIPTION_ID"].get_secret_value()  # type: ignore[union-attr]
         root = (ctx.setting("ARM_BASE_URL") or ARM_BASE_URL).rstrip("/")
         out: dict[str, SkuCapabilities] = {}
         try:
