@@ -637,6 +637,7 @@ def bundled_specs() -> dict[str, InstanceSpec]:
     return {item["InstanceType"]: spec_from_api(item) for item in data["InstanceTypes"]}
 
 
+_MEMORY_VARIANT_MODELS = frozenset({"A100", "V100", "H100"})  # models sold in several memory sizes
 _LEFT_OUT_KINDS = {"fpga": "FPGA", "media": "video transcoding accelerator"}
 
 
@@ -669,7 +670,13 @@ def build_instance(spec: InstanceSpec | None, prices_attrs: Mapping[str, str], i
     vcpus = spec.vcpus if spec.vcpus is not None else _int(prices_attrs.get("vcpu"))
     memory = spec.memory_gib if spec.memory_gib is not None else _memory_attr(prices_attrs.get("memory"))
     reported_gib = accel.memory_mib / 1024 if accel.memory_mib else None
-    gpu = resolve_gpu(accel.name, reported_gib)
+    spelling = accel.name
+    if reported_gib and accel.partition >= 1 and accel.name.strip().upper() in _MEMORY_VARIANT_MODELS:
+        # The GPU table maps a bare "A100" to the 40 GB part before looking at memory: name the size.
+        spelling = f"{accel.name} {round(reported_gib)}GB"
+    gpu = resolve_gpu(spelling, reported_gib)
+    if gpu.raw_name != accel.name:
+        gpu = gpu.model_copy(update={"raw_name": accel.name})
     note: str | None = None
     if accel.kind == "gpu":
         if not gpu.known and accel.manufacturer:
