@@ -36,7 +36,7 @@ from gpuhub.model import (
     register_purchase_model,
 )
 from gpuhub.plugins import PluginReport, Registry, get_registry
-from gpuhub.provider import Credential, Provider, ProviderContext, ProviderStatus
+from gpuhub.provider import Credential, Provider, ProviderContext, ProviderKind, ProviderStatus
 from gpuhub.ranking import Ranker
 from gpuhub.retry import RetryPolicy
 from gpuhub.searching import SearchResult, search
@@ -63,6 +63,7 @@ __all__ = [
     "Provider",
     "ProviderContext",
     "ProviderError",
+    "ProviderKind",
     "ProviderStatus",
     "PurchaseModel",
     "QueryError",

@@ -28,9 +28,13 @@ class QueryError(GpuhubError, ValueError):
 class ProviderError(GpuhubError):
     """A provider could not deliver its offers; ``code`` is the provider's own error code when it sent one."""
 
-    def __init__(self, message: str, *, code: str | None = None, retryable: bool = False) -> None:
+    def __init__(self, message: str, *, code: str | None = None, retryable: bool = False,
+                 status: int | None = None, body: str | None = None) -> None:
         self.code = code
         self.retryable = retryable
+        self.status = status
+        self.body = body
+        """The error response's body (text, at most 64 KiB) when the failure was an HTTP answer."""
         super().__init__(message)
 
 

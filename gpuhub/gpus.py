@@ -167,6 +167,10 @@ class GpuTable:
         """Canonical names, in table order, each once."""
         return list(dict.fromkeys(s.name for s in self.specs))
 
+    def form_factors(self, name: str) -> list[str]:
+        """The form factors the table has for a canonical name (``["SXM", "PCIe"]`` for H100)."""
+        return list(dict.fromkeys(s.form_factor for s in self.specs if s.name == name))
+
     def spec(self, name: str, form_factor: str | None = None) -> GpuSpec | None:
         """The spec row for a canonical name, preferring ``form_factor`` when given (``SXM``, ``PCIe``)."""
         rows = [s for s in self.specs if s.name == name]
@@ -216,7 +220,11 @@ class GpuTable:
         """
         spec = self.resolve(raw, memory_gib)
         if spec is not None:
-            return spec.to_gpu(raw_name=raw)
+            gpu = spec.to_gpu(raw_name=raw)
+            if _form_hint(_normalize(raw)) is None and self.form_factors(spec.name) != [spec.form_factor]:
+                # The spelling does not say SXM or PCIe and the model comes in both: do not guess.
+                gpu = gpu.model_copy(update={"form_factor": None})
+            return gpu
         from decimal import Decimal
 
         mem = Decimal(str(memory_gib)) if memory_gib else None

@@ -31,7 +31,8 @@ from gpuhub.model import Gpu, Region, Source
 from gpuhub.regions import make_region
 from gpuhub.retry import RETRY_STATUSES, RetryableStatus, RetryPolicy
 
-__all__ = ["Credential", "FetchReport", "Provider", "ProviderContext", "ProviderStatus", "RecordGuard"]
+__all__ = ["Credential", "FetchReport", "Mode", "Provider", "ProviderContext", "ProviderKind", "ProviderStatus",
+           "RecordGuard"]
 
 Mode = Literal["live", "replay", "record"]
 ProviderKind = Literal["hyperscaler", "specialist", "internal", "other"]
@@ -83,6 +84,11 @@ class Provider:
             return f"{self.name} needs no credentials"
         ways = "; or ".join(f"set {' and '.join(c.env)} ({c.description})" for c in self.credentials)
         return f"to use {self.name} live, {ways}"
+
+    def error_from_response(self, response: httpx.Response) -> ProviderError | None:
+        """Turn an HTTP error answer (4xx/5xx, body already read) into the provider's own error, naming its error
+        code and how to fix it; None keeps gpuhub's generic message. Called before retries give up, too."""
+        return None
 
     def fetch(self, ctx: ProviderContext) -> Iterable[Any]:
         """Return every offer this provider has (an iterable of :class:`~gpuhub.model.Offer`).
@@ -252,20 +258,30 @@ class ProviderContext:
         try:
             return self._retry.call(once)
         except RetryableStatus as exc:
+            own = self.provider.error_from_response(exc.response)
+            if own is not None:
+                raise own from None
             raise ProviderError(f"HTTP {exc.response.status_code} from {method} {_short(url)} after retries",
-                                code=str(exc.response.status_code), retryable=True) from None
+                                code=str(exc.response.status_code), retryable=True,
+                                status=exc.response.status_code, body=exc.response.text[:65536]) from None
         except httpx.TransportError as exc:
             raise ProviderError(f"{type(exc).__name__} on {method} {_short(url)} after retries: {exc}",
                                 retryable=True) from None
 
     def _check(self, method: str, url: str, response: httpx.Response) -> None:
+        if response.status_code >= 400:
+            own = self.provider.error_from_response(response)
+            if own is not None:
+                raise own
         if response.status_code in (401, 403):
             raise CredentialsError(
                 f"HTTP {response.status_code} from {self.provider.name}: credentials missing or rejected; "
-                f"{self.provider.credentials_help()}", code=str(response.status_code))
+                f"{self.provider.credentials_help()}", code=str(response.status_code),
+                status=response.status_code, body=response.text[:65536])
         if response.status_code >= 400:
             raise ProviderError(f"HTTP {response.status_code} from {method} {_short(url)}: "
-                                f"{response.text[:200]}", code=str(response.status_code))
+                                f"{response.text[:200]}", code=str(response.status_code),
+                                status=response.status_code, body=response.text[:65536])
 
     def get_json(self, url: str, **kwargs: Any) -> Any:
         """GET and decode JSON. Raises :class:`ProviderError` when the body is not JSON (e.g. an HTML page)."""
@@ -298,9 +314,9 @@ class ProviderContext:
         """A :class:`Region` for this provider's region code, with location facts where known."""
         return make_region(self.provider.name, code, zone)
 
-    def skip(self, reason: str) -> None:
-        """Count a malformed or out-of-scope record (by reason) instead of raising."""
-        self.report.skipped[reason] += 1
+    def skip(self, reason: str, count: int = 1) -> None:
+        """Count ``count`` malformed or out-of-scope records (by reason) instead of raising."""
+        self.report.skipped[reason] += count
 
     def guard(self, what: str) -> RecordGuard:
         """``with ctx.guard("instance type"):`` around one record: bad data is skipped and counted, not raised."""
