@@ -317,10 +317,10 @@ _FAMILY_RULES: tuple[tuple[re.Pattern[str], str, float, bool], ...] = (
     (re.compile(r"_B200_", re.IGNORECASE), "B200", 180, False),
     (re.compile(r"_A100_", re.IGNORECASE), "A100-80GB", 80, False),
     (re.compile(r"_T4_", re.IGNORECASE), "T4", 16, False),
-    (re.compile(r"_RTXPRO6000", re.IGNORECASE), "RTXPRO6000", 96, False),
+    (re.compile(r"_RTXPRO6000", re.IGNORECASE), "RTXPRO6000", 96, True),
     (re.compile(r"_A10_v[45]$", re.IGNORECASE), "A10", 24, True),
     (re.compile(r"_V620_", re.IGNORECASE), "RadeonProV620", 32, True),
-    (re.compile(r"_V710_", re.IGNORECASE), "RadeonProV710", 28, True),
+    (re.compile(r"_V710_", re.IGNORECASE), "RadeonProV710", 24, True),
     (re.compile(r"^Standard_NV\d+as_v4$", re.IGNORECASE), "MI25", 16, True),
 )
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -271,11 +272,17 @@ class AzureProvider(Provider):
             gpu_name, card, _ = family
             count, vcpus, memory = sku.gpus, sku.vcpus, sku.memory_gib
         fractional = 0 < count < 1
-        note = None
+        notes = []
+        gpu = ctx.gpu(gpu_name)
+        if gpu.memory_gib is not None and float(gpu.memory_gib) != card:
+            # Azure exposes less than the card's marketed memory (NVads V710 v5: 24 of a V710's 28 GB).
+            notes.append(f"Azure exposes {card:g} GiB of the {gpu.name}'s {float(gpu.memory_gib):g} GiB per GPU")
+            gpu = gpu.model_copy(update={"memory_gib": Decimal(str(card))})
         if fractional:
-            note = f"partial GPU: {_fraction(count)} of one {gpu_name} ({card * count:g} GiB of its {card:g} GiB VRAM)"
-        return Instance(provider=self.name, instance_type=arm, gpu=ctx.gpu(gpu_name), gpu_count=count,
-                        fractional=fractional, vcpus=vcpus, memory_gib=memory, note=note)
+            notes.insert(0, f"partial GPU: {_fraction(count)} of one {gpu.name} ({card * count:g} GiB of its "
+                            f"{card:g} GiB VRAM)")
+        return Instance(provider=self.name, instance_type=arm, gpu=gpu, gpu_count=count, fractional=fractional,
+                        vcpus=vcpus, memory_gib=memory, note="; ".join(notes) or None)
 
 
 def _fraction(count: float) -> str:

@@ -27,13 +27,18 @@ C19_LINK = "https://prices.azure.com/api/retail/prices?$filter=armRegionName%20e
 def test_c03_nvads_a10_v5_partial_sizes_are_fractions_even_when_skus_say_one_gpu(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(AzureProvider, "_arm_token", lambda self, ctx, *a: "token")
-    page = envelope([item("Standard_NV18ads_A10_v5", 1.0), item("Standard_NV36ads_A10_v5", 2.0)])  # test prices
+    page = envelope([item("Standard_NV18ads_A10_v5", 1.0), item("Standard_NV36ads_A10_v5", 2.0),  # test prices
+                     item("Standard_NC24lds_xl_RTXPRO6000BSE_v6", 1.617)])
     skus = {"value": [  # the C03 input: Resource SKUs report "GPUs": "1" for both sizes
         {"resourceType": "virtualMachines", "name": "Standard_NV18ads_A10_v5",
          "capabilities": [{"name": "vCPUs", "value": "18"}, {"name": "MemoryGB", "value": "220"},
                           {"name": "GPUs", "value": "1"}]},
         {"resourceType": "virtualMachines", "name": "Standard_NV36ads_A10_v5",
          "capabilities": [{"name": "vCPUs", "value": "36"}, {"name": "MemoryGB", "value": "440"},
+                          {"name": "GPUs", "value": "1"}]},
+        # the same fault on the RTX PRO 6000 v6 family: a quarter card reported as "1 GPU(s)"
+        {"resourceType": "virtualMachines", "name": "Standard_NC24lds_xl_RTXPRO6000BSE_v6",
+         "capabilities": [{"name": "vCPUs", "value": "24"}, {"name": "MemoryGB", "value": "72"},
                           {"name": "GPUs", "value": "1"}]}]}
 
     def handler(request: httpx.Request, n: int) -> httpx.Response:
@@ -48,6 +53,8 @@ def test_c03_nvads_a10_v5_partial_sizes_are_fractions_even_when_skus_say_one_gpu
     assert (half.vcpus, half.memory_gib) == (18, 220)
     whole = find(offers, "Standard_NV36ads_A10_v5").instance
     assert (whole.gpu_count, whole.fractional, whole.gpu_memory_gib) == (1, False, 24.0)
+    quarter = find(offers, "Standard_NC24lds_xl_RTXPRO6000BSE_v6").instance
+    assert (quarter.gpu.name, quarter.gpu_count, quarter.gpu_memory_gib) == ("RTXPRO6000", 0.25, 24.0)
     # "1x A10 24GB" returns only the NV36ads row.
     result = gpuhub.search(gpu="A10", min_gpus=1, max_gpus=1, min_vram=24, provider="azure", engine=engine,
                            mode="live")
@@ -59,7 +66,10 @@ def test_c03_every_partial_gpu_size_in_the_recording_is_fractional(replayed: Any
     expected = {"Standard_NV6ads_A10_v5": (1 / 6, 4.0), "Standard_NV12ads_A10_v5": (1 / 3, 8.0),
                 "Standard_NV18ads_A10_v5": (0.5, 12.0), "Standard_NC8ads_A10_v4": (1 / 3, 8.0),
                 "Standard_NC16ads_A10_v4": (2 / 3, 16.0), "Standard_NG8ads_V620_v1": (0.25, 8.0),
-                "Standard_NG16ads_V620_v1": (0.5, 16.0), "Standard_NV4ads_V710_v5": (1 / 6, 28 / 6),
+                "Standard_NG16ads_V620_v1": (0.5, 16.0), "Standard_NV4ads_V710_v5": (1 / 6, 4.0),
+                "Standard_NC24lds_xl_RTXPRO6000BSE_v6": (0.25, 24.0),
+                "Standard_NC36ds_xl_RTXPRO6000BSE_v6": (0.25, 24.0),
+                "Standard_NC72ds_xl_RTXPRO6000BSE_v6": (0.5, 48.0),
                 "Standard_NV4as_v4": (0.125, 2.0), "Standard_NV16as_v4": (0.5, 8.0)}
     seen = set()
     for offer in offers:

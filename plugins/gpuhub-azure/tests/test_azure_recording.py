@@ -79,11 +79,11 @@ def test_windows_132_232_is_in_the_recording_but_never_a_linux_on_demand_price(r
 
 def test_replayed_catalog_shape(replayed: Any) -> None:
     offers, status = replayed
-    assert len(offers) == 527
-    assert Counter(o.region.code for o in offers) == {"westeurope": 186, "northeurope": 124, "swedencentral": 112,
+    assert len(offers) == 563
+    assert Counter(o.region.code for o in offers) == {"westeurope": 198, "northeurope": 136, "swedencentral": 124,
                                                       "francecentral": 105}
-    assert Counter(o.price.purchase for o in offers) == {"on_demand": 140, "spot": 140, "low_priority": 118,
-                                                         "savings_plan_1y": 129}
+    assert Counter(o.price.purchase for o in offers) == {"on_demand": 152, "spot": 152, "low_priority": 118,
+                                                         "savings_plan_1y": 141}
     assert status.skipped_reasons["Windows price (Linux only)"] == 539
     assert status.skipped_reasons["promo SKU"] == 14
     assert status.skipped_reasons["Dedicated Host price (not a VM size)"] == 7
@@ -95,7 +95,7 @@ def test_replay_is_fast() -> None:
     started = time.perf_counter()
     offers, status = run_provider(make_engine(azure_registry()), "azure", mode="replay")
     elapsed = time.perf_counter() - started
-    assert status.state == "ok" and len(offers) == 527
+    assert status.state == "ok" and len(offers) == 563
     assert elapsed < 1.0, f"replaying the bundled recording took {elapsed:.2f} s"
     items = _recorded_items()
     started = time.perf_counter()
@@ -166,7 +166,7 @@ def test_every_linux_source_row_of_a_known_size_is_an_offer_at_its_price(replaye
                 plan = by_key[(arm, row["armRegionName"], "savings_plan_1y")]
                 assert plan == Decimal(str(row["savingsPlanPrice"]))
             checked += 1
-    assert checked == 410  # Linux rows of known sizes; duplicate meters of one size map onto the same offer
+    assert checked == 434  # Linux rows of known sizes; duplicate meters of one size map onto the same offer
 
 
 # --- real 2022 raw pages ----------------------------------------------------------------------------------------------
