@@ -342,6 +342,8 @@ class SkuCapabilities:
     vcpus: float | None
     memory_gib: float | None
     gpus: float | None
+    restricted_in: frozenset[str] = frozenset()
+    """Regions where the subscription may not use this size (``restrictions`` of type ``Location``)."""
 
 
 def resource_sku_capabilities(page: Any) -> tuple[dict[str, SkuCapabilities], str | None]:
@@ -360,9 +362,15 @@ def resource_sku_capabilities(page: Any) -> tuple[dict[str, SkuCapabilities], st
         if not isinstance(sku, Mapping) or sku.get("resourceType") != "virtualMachines" or not sku.get("name"):
             continue
         caps = {str(c.get("name")): c.get("value") for c in sku.get("capabilities") or [] if isinstance(c, Mapping)}
+        restricted: set[str] = set()
+        for restriction in sku.get("restrictions") or []:
+            if isinstance(restriction, Mapping) and restriction.get("type") == "Location":
+                info = restriction.get("restrictionInfo") or {}
+                places = info.get("locations") or restriction.get("values") or []
+                restricted.update(str(p).lower() for p in places)
         out[str(sku["name"]).lower()] = SkuCapabilities(
             name=str(sku["name"]), vcpus=_number(caps.get("vCPUs")), memory_gib=_number(caps.get("MemoryGB")),
-            gpus=_number(caps.get("GPUs")))
+            gpus=_number(caps.get("GPUs")), restricted_in=frozenset(restricted))
     link = page.get("nextLink")
     return out, link if isinstance(link, str) and link else None
 

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+import httpx
 import pydantic
 
 from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext
@@ -88,6 +90,24 @@ class AzureProvider(Provider):
         """The bundled recording (raw Retail Prices pages, reconstructed from 2026-08 prices)."""
         return _RECORDING
 
+    def error_from_response(self, response: httpx.Response) -> ProviderError | None:
+        """ARM-style error answers (``{"error": {"code", "message"}}``, Resource SKUs) as errors naming Azure's
+        code; a 401/403 also says which variables configure the identity. Other bodies keep gpuhub's message."""
+        try:
+            data = response.json()
+        except ValueError:
+            return None
+        error = data.get("error") if isinstance(data, dict) else None
+        if not isinstance(error, dict) or not error.get("code"):
+            return None
+        code, status = str(error["code"]), response.status_code
+        text = f"Azure error {code} (HTTP {status}): {str(error.get('message') or '')[:200]}"
+        if status in (401, 403):
+            return CredentialsError(f"{text}; {self.credentials_help()}", code=code, status=status,
+                                    body=response.text[:65536])
+        return ProviderError(text, code=code, retryable=status in (408, 429) or status >= 500, status=status,
+                             body=response.text[:65536])
+
     # --- fetch -------------------------------------------------------------------------------------------------
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Walk every region's price pages, then parse, dedupe and join with the size specs."""
@@ -105,7 +125,8 @@ class AzureProvider(Provider):
             except ProviderError as exc:
                 if on_failure == "fail" or isinstance(exc, CredentialsError):
                     raise type(exc)(f"region {region}: {exc}; the Azure catalog would be partial, so none is "
-                                    "returned", code=exc.code, retryable=exc.retryable) from exc
+                                    "returned", code=exc.code, retryable=exc.retryable, status=exc.status,
+                                    body=exc.body) from exc
                 ctx.warn(f"{region}: walk failed, region left out (catalog is PARTIAL): {exc}")
                 continue
             if billing and billing != currency:
@@ -123,8 +144,7 @@ class AzureProvider(Provider):
                         rows.extend(result)
         selection = select_prices(rows)
         if selection.duplicates:
-            ctx.report.skipped["duplicate meter for one size, region and purchase model (merged)"] += \
-                selection.duplicates
+            ctx.skip("duplicate meter for one size, region and purchase model (merged)", selection.duplicates)
         for key, prices in selection.conflicts.items():
             ctx.skip("conflicting prices for one size, region and purchase model (left out)")
             ctx.warn(f"{key[1]} {key[0]} {key[2]}: {len(prices)} different prices "
@@ -210,7 +230,10 @@ class AzureProvider(Provider):
                     seen.add(url)
                     page = ctx.get_json(url, params=params, headers={"Authorization": f"Bearer {token}"})
                     found, url = resource_sku_capabilities(page)
-                    out.update(found)
+                    for key, caps in found.items():
+                        if key in out:  # the same size seen from another region: keep every restriction
+                            caps = replace(caps, restricted_in=caps.restricted_in | out[key].restricted_in)
+                        out[key] = caps
                     params = None
         except (ProviderError, ValueError) as exc:
             ctx.warn(f"Resource SKUs unavailable, specs from the bundled table: {exc}")
@@ -250,7 +273,11 @@ class AzureProvider(Provider):
                     continue
                 price = Price(amount=row.amount, currency=row.currency, purchase=row.purchase,
                               term_hours=row.term_hours)
-                yield Offer(instance=instance, region=ctx.region(row.region), price=price, source=ctx.source)
+                sku = skus.get(row.arm_sku_name.lower())
+                # Resource SKUs only say "this subscription may not use the size here"; otherwise unknown.
+                available = False if sku is not None and row.region.lower() in sku.restricted_in else None
+                yield Offer(instance=instance, region=ctx.region(row.region), price=price, available=available,
+                            source=ctx.source)
         if unknown:
             names = sorted(unknown)
             ctx.warn(f"{len(names)} sizes without known specs left out: {', '.join(names[:12])}"

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from decimal import Decimal
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 import httpx
 import pytest
-from azure_helpers import envelope, find, item, pages_handler, query, region_of, serve
+from azure_helpers import azure_registry, envelope, find, item, pages_handler, query, region_of, serve
 from gpuhub_azure.provider import API_VERSION, IDENTITY_ENV, AzureProvider, price_filter
 
+from gpuhub.recording import ReplayTransport, load_manifest
 from gpuhub.regions import known_regions
+from gpuhub.testing import make_engine
 
 LINK = "https://prices.azure.com:443/api/retail/prices?currencyCode='USD'&$filter=armRegionName%20eq%20'westeurope'"
 
@@ -140,9 +145,7 @@ def test_live_default_walks_every_known_azure_region() -> None:
         transport_regions.append(region_of(request))
         return httpx.Response(200, json=envelope([]))
 
-    from azure_helpers import azure_registry
-
-    from gpuhub.testing import CountingTransport, make_engine, run_provider
+    from gpuhub.testing import CountingTransport, run_provider
 
     offers, status = run_provider(make_engine(azure_registry(), transport=CountingTransport(handler), environ={}),
                                   "azure", mode="live")
@@ -213,7 +216,8 @@ def test_resource_skus_failure_falls_back_to_the_table(monkeypatch: pytest.Monke
     offers, status, _ = serve(handler, environ={name: "x" for name in IDENTITY_ENV})
     assert status.state == "ok"
     assert find(offers, "Standard_NC24ads_A100_v4").instance.memory_gib == 220
-    assert any(w.startswith("Resource SKUs unavailable") for w in status.warnings), status.warnings
+    assert any(w.startswith("Resource SKUs unavailable") and "Azure error AuthorizationFailed (HTTP 403)" in w
+               and "AZURE_CLIENT_ID" in w for w in status.warnings), status.warnings
 
 
 def test_without_azure_identity_package_specs_come_from_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -245,3 +249,103 @@ def test_skip_fallback_uses_the_page_size_seen_earlier_in_the_walk() -> None:
     # A first page without a link is full only at 1000 items: 368 rows end the walk in one request.
     _, _, one = serve(pages_handler({"westeurope": [envelope([item("Standard_NC6s_v3", 3.06)] * 368)]}))
     assert one.calls == 1
+
+
+def test_resource_skus_restrictions_mark_offers_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(AzureProvider, "_arm_token", lambda self, ctx, *a: "token")
+    page = _skus_page(("Standard_NC24ads_A100_v4", "24", "220", "1"))
+    page["value"][0]["restrictions"] = [{"type": "Location", "values": ["westeurope"],
+                                         "restrictionInfo": {"locations": ["westeurope"]},
+                                         "reasonCode": "NotAvailableForSubscription"}]
+
+    def handler(request: httpx.Request, n: int) -> httpx.Response:
+        if request.url.host == "management.azure.com":
+            return httpx.Response(200, json=page)
+        region = region_of(request)
+        return httpx.Response(200, json=envelope([item("Standard_NC24ads_A100_v4", 4.775, region=region)]))
+
+    offers, status, _ = serve(handler, regions="westeurope,northeurope", environ={n: "x" for n in IDENTITY_ENV})
+    assert status.state == "ok", status.line()
+    assert find(offers, "Standard_NC24ads_A100_v4").available is False
+    assert find(offers, "Standard_NC24ads_A100_v4", region="northeurope").available is None
+
+
+class _FakeToken:
+    token = "tok-from-azure-identity"
+
+
+class _FakeCredential:
+    calls: ClassVar[list[tuple[str, str, str]]] = []
+    fail = False
+
+    def __init__(self, tenant_id: str, client_id: str, client_secret: str) -> None:
+        _FakeCredential.calls.append((tenant_id, client_id, client_secret))
+
+    def get_token(self, scope: str) -> _FakeToken:
+        if _FakeCredential.fail:
+            raise RuntimeError("AADSTS7000215: Invalid client secret provided")
+        assert scope == "https://management.azure.com/.default"
+        return _FakeToken()
+
+
+def _fake_azure_identity(monkeypatch: pytest.MonkeyPatch, fail: bool) -> None:
+    azure, identity = types.ModuleType("azure"), types.ModuleType("azure.identity")
+    identity.ClientSecretCredential = _FakeCredential  # type: ignore[attr-defined]
+    azure.identity = identity  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "azure", azure)
+    monkeypatch.setitem(sys.modules, "azure.identity", identity)
+    monkeypatch.setattr(_FakeCredential, "fail", fail)
+    _FakeCredential.calls.clear()
+
+
+def test_azure_identity_token_is_used_for_resource_skus(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_azure_identity(monkeypatch, fail=False)
+
+    def handler(request: httpx.Request, n: int) -> httpx.Response:
+        if request.url.host == "management.azure.com":
+            assert request.headers["Authorization"] == "Bearer tok-from-azure-identity"
+            return httpx.Response(200, json=_skus_page(("Standard_NC6s_v3", "6", "112", "1")))
+        return httpx.Response(200, json=envelope([item("Standard_NC6s_v3", 3.06)]))
+
+    env = {"AZURE_CLIENT_ID": "cid", "AZURE_TENANT_ID": "tid", "AZURE_CLIENT_SECRET": "sec",
+           "AZURE_SUBSCRIPTION_ID": "sub"}
+    _, status, transport = serve(handler, environ=env)
+    assert status.state == "ok" and transport.calls == 2, status.line()
+    assert _FakeCredential.calls == [("tid", "cid", "sec")]
+
+
+def test_a_rejected_azure_identity_is_a_warning_and_the_table_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_azure_identity(monkeypatch, fail=True)
+    offers, status, transport = serve(pages_handler({"westeurope": [envelope([item("Standard_NC6s_v3", 3.06)])]}),
+                                      environ={n: "x" for n in IDENTITY_ENV})
+    assert status.state == "ok" and transport.calls == 1
+    assert find(offers, "Standard_NC6s_v3").instance.memory_gib == 112
+    assert any(w.startswith("Azure identity rejected (RuntimeError)") and "AZURE_CLIENT_SECRET" in w
+               for w in status.warnings), status.warnings
+    assert not any("Invalid client secret" in w for w in status.warnings)  # no service text echoed
+
+
+def test_record_then_replay_a_region_subset(tmp_path: Path) -> None:
+    bundled = ReplayTransport(load_manifest(AzureProvider().fixtures_dir()))
+    engine = make_engine(azure_registry(), transport=bundled, environ={"GPUHUB_AZURE_REGIONS": "westeurope"})
+    [(recorded, status)] = engine.collect(["azure"], mode="record", record_dir=tmp_path)
+    assert status.state == "ok", status.line()
+    manifest = load_manifest(tmp_path / "azure")
+    assert (manifest.kind, len(manifest.exchanges)) == ("live-capture", 4)
+    # Replaying the user's recording walks the regions it holds (no GPUHUB_AZURE_REGIONS needed).
+    replay = make_engine(azure_registry(), environ={})
+    [(offers, replayed)] = replay.collect(["azure"], mode="replay", fixtures_dir=tmp_path)
+    assert replayed.state == "ok", replayed.line()
+    assert len(offers) == len(recorded) == 198
+    assert {o.region.code for o in offers} == {"westeurope"}
+    assert find(offers, "Standard_ND96isr_H100_v5").price.amount == Decimal("127.816")
+
+
+def test_arm_error_bodies_name_azure_codes() -> None:
+    provider = AzureProvider()
+    throttled = provider.error_from_response(httpx.Response(
+        429, json={"error": {"code": "TooManyRequests", "message": "Retry later"}}))
+    assert throttled is not None and throttled.code == "TooManyRequests" and throttled.retryable
+    assert str(throttled) == "Azure error TooManyRequests (HTTP 429): Retry later"
+    assert provider.error_from_response(httpx.Response(400, text="<html>bad</html>")) is None
+    assert provider.error_from_response(httpx.Response(401, json={"error": "invalid credentials"})) is None
