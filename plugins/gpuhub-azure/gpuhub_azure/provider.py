@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
@@ -56,6 +57,8 @@ MIN_PAGE = 100
 of the walk (at least this long) is also full."""
 MAX_PAGES = 200
 """Default page cap per region walk (``GPUHUB_AZURE_MAX_PAGES``)."""
+WORKERS = 4
+"""Regions walked at once after the first one (``GPUHUB_AZURE_WORKERS``); 1 walks them one after another."""
 GPU_FAMILIES = ("NC", "ND", "NG", "NV")
 RECORDED_REGIONS = ("westeurope", "northeurope", "swedencentral", "francecentral", "belgiumcentral")
 """The regions in the bundled recording (replayed when ``GPUHUB_AZURE_REGIONS`` is unset)."""
@@ -119,16 +122,7 @@ class AzureProvider(Provider):
         # Expiry is judged at the data's date: today when live, the recording's date when replayed.
         today = ctx.source.recorded_at if ctx.mode == "replay" else dt.datetime.now(dt.timezone.utc).date()
         rows: list[PriceRow] = []
-        for region in regions:
-            try:
-                items, billing = self._walk_region(ctx, region, currency)
-            except ProviderError as exc:
-                if on_failure == "fail" or isinstance(exc, CredentialsError):
-                    raise type(exc)(f"region {region}: {exc}; the Azure catalog would be partial, so none is "
-                                    "returned", code=exc.code, retryable=exc.retryable, status=exc.status,
-                                    body=exc.body) from exc
-                ctx.warn(f"{region}: walk failed, region left out (catalog is PARTIAL): {exc}")
-                continue
+        for region, items, billing in self._walk_all(ctx, regions, currency, on_failure):
             if billing and billing != currency:
                 ctx.warn(f"{region}: asked for {currency}, the API answered with BillingCurrency {billing}; "
                          "each price carries the currency of its own row")
@@ -151,6 +145,45 @@ class AzureProvider(Provider):
                      f"({', '.join(str(p) for p in prices)}); left out rather than picking one")
         skus = self._resource_skus(ctx, regions) if selection.rows else {}
         yield from self._offers(ctx, selection.rows.values(), skus)
+
+    def _walk_all(self, ctx: ProviderContext, regions: list[str], currency: str,
+                  on_failure: str) -> list[tuple[str, list[Any], str | None]]:
+        """Walk every region: the first alone (so an API that is down fails fast, after one region's retries),
+        then the others on ``GPUHUB_AZURE_WORKERS`` threads (default 4). Results keep the region order.
+
+        Raises:
+            ProviderError: a region failed and the policy is ``fail`` (or the failure is about credentials).
+        """
+        workers = max(1, int(ctx.setting("WORKERS", str(WORKERS)) or WORKERS))
+        done: dict[str, tuple[list[Any], str | None]] = {}
+
+        def failed(region: str, exc: ProviderError) -> None:
+            if on_failure == "fail" or isinstance(exc, CredentialsError):
+                raise type(exc)(f"region {region}: {exc}; the Azure catalog would be partial, so none is "
+                                "returned", code=exc.code, retryable=exc.retryable, status=exc.status,
+                                body=exc.body) from exc
+            ctx.warn(f"{region}: walk failed, region left out (catalog is PARTIAL): {exc}")
+
+        try:
+            done[regions[0]] = self._walk_region(ctx, regions[0], currency)
+        except ProviderError as exc:
+            failed(regions[0], exc)
+        rest = regions[1:]
+        if rest:
+            pool = ThreadPoolExecutor(max_workers=min(workers, len(rest)), thread_name_prefix="gpuhub-azure")
+            futures = {pool.submit(self._walk_region, ctx, region, currency): region for region in rest}
+            try:
+                for future in as_completed(futures):
+                    region = futures[future]
+                    try:
+                        done[region] = future.result()
+                    except ProviderError as exc:
+                        failed(region, exc)
+            finally:
+                # On a failure the walks not started yet are dropped and running ones are not waited for: the
+                # result is an error either way (a dropped walk ends on the closed client).
+                pool.shutdown(wait=False, cancel_futures=True)
+        return [(region, *done[region]) for region in regions if region in done]
 
     def _regions(self, ctx: ProviderContext) -> list[str]:
         configured = ctx.setting("REGIONS")

@@ -149,7 +149,7 @@ def test_live_default_walks_every_known_azure_region() -> None:
 
     offers, status = run_provider(make_engine(azure_registry(), transport=CountingTransport(handler), environ={}),
                                   "azure", mode="live")
-    assert len(expected) > 40 and transport_regions == expected
+    assert len(expected) > 40 and sorted(transport_regions) == expected and transport_regions[0] == expected[0]
     assert offers == () and status.state == "ok"
     assert sum("(empty region)" in w for w in status.warnings) == len(expected)
 
@@ -349,3 +349,27 @@ def test_arm_error_bodies_name_azure_codes() -> None:
     assert str(throttled) == "Azure error TooManyRequests (HTTP 429): Retry later"
     assert provider.error_from_response(httpx.Response(400, text="<html>bad</html>")) is None
     assert provider.error_from_response(httpx.Response(401, json={"error": "invalid credentials"})) is None
+
+
+def test_regions_after_the_first_are_walked_concurrently_and_keep_their_order() -> None:
+    regions = ["westeurope", "northeurope", "swedencentral", "francecentral", "eastus", "westus3"]
+    threads: set[str] = set()
+
+    def handler(request: httpx.Request, n: int) -> httpx.Response:
+        import threading
+        import time
+
+        threads.add(threading.current_thread().name)
+        time.sleep(0.02)
+        region = region_of(request)
+        return httpx.Response(200, json=envelope([item("Standard_NC6s_v3", 3.06, region=region)]))
+
+    offers, status, transport = serve(handler, regions=",".join(regions), environ={"GPUHUB_AZURE_WORKERS": "3"})
+    assert status.state == "ok" and transport.calls == 6
+    assert region_of(transport.requests[0]) == "westeurope"  # the probe region goes first, alone
+    assert [o.region.code for o in offers] == sorted(regions)  # offers come out sorted by size and region
+    assert len({t for t in threads if t.startswith("gpuhub-azure")}) >= 2
+    pages: dict[str, list[Any]] = {r: [envelope([item("Standard_NC6s_v3", 3.06, region=r)])] for r in regions}
+    pages["eastus"] = [503]
+    offers, status, _ = serve(pages_handler(pages), regions=",".join(regions), environ={"GPUHUB_AZURE_WORKERS": "3"})
+    assert status.state == "failed" and "region eastus" in (status.reason or "") and offers == ()
