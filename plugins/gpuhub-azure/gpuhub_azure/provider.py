@@ -11,6 +11,8 @@ was full, the walk goes on with ``$skip`` until a short or empty page (Azure's 2
 link is a pagination loop and a page cap reached with a link still pending is an error: both raise
 :class:`~gpuhub.errors.ProviderError`, never return a shorter list (known fault C19).
 
+The first region is walked alone, the others on ``GPUHUB_AZURE_WORKERS`` threads (default 4).
+
 Region policy: a region with no rows is a warning (C12). A region whose walk fails after the engine's retries fails
 the whole provider (C19: a partial catalog must never look complete), unless ``GPUHUB_AZURE_ON_REGION_FAILURE=warn``,
 which leaves that region out and says so in the status warnings.
@@ -19,6 +21,7 @@ which leaves that region out and says so in the status warnings.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
@@ -65,6 +68,7 @@ RECORDED_REGIONS = ("westeurope", "northeurope", "swedencentral", "francecentral
 ARM_BASE_URL = "https://management.azure.com"
 IDENTITY_ENV = ("AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "AZURE_SUBSCRIPTION_ID")
 _RECORDING = Path(__file__).resolve().parent / "recording"
+_REGION_RX = re.compile(r"[a-z][a-z0-9]*")
 
 
 def price_filter(region: str) -> str:
@@ -195,6 +199,10 @@ class AzureProvider(Provider):
             regions = sorted(f.region for f in known_regions(self.name))
         if not regions:
             raise ProviderError("no Azure regions to walk: set GPUHUB_AZURE_REGIONS, e.g. 'westeurope,eastus'")
+        bad = [r for r in regions if not _REGION_RX.fullmatch(r)]
+        if bad:  # region codes go into the OData filter: never let a quote or an operator through
+            raise ProviderError(f"GPUHUB_AZURE_REGIONS: {', '.join(repr(r) for r in bad)} is not an Azure region "
+                                "code (lower-case letters and digits, like 'westeurope')")
         return list(dict.fromkeys(regions))
 
     def _walk_region(self, ctx: ProviderContext, region: str,

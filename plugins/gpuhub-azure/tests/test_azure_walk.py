@@ -373,3 +373,15 @@ def test_regions_after_the_first_are_walked_concurrently_and_keep_their_order() 
     pages["eastus"] = [503]
     offers, status, _ = serve(pages_handler(pages), regions=",".join(regions), environ={"GPUHUB_AZURE_WORKERS": "3"})
     assert status.state == "failed" and "region eastus" in (status.reason or "") and offers == ()
+
+
+@pytest.mark.parametrize("regions", ["westeurope' or serviceName eq 'x", "West Europe", "eastus,west-us"])
+def test_region_codes_are_validated_before_they_reach_the_filter(regions: str) -> None:
+    offers, status, transport = serve(pages_handler({"westeurope": [envelope([])]}), regions=regions)
+    assert status.state == "failed" and "is not an Azure region code" in (status.reason or "")
+    assert transport.calls == 0 and offers == ()
+
+
+def test_empty_entries_in_the_region_list_are_ignored() -> None:
+    _, status, transport = serve(pages_handler({"eastus": [envelope([])]}), regions=" eastus, ,")
+    assert status.state == "ok" and transport.calls == 1
