@@ -7,6 +7,7 @@ placeholder ranked cheapest; C25 the currency put inside ``$filter``.
 
 from __future__ import annotations
 
+import inspect
 from decimal import Decimal
 from typing import Any
 
@@ -18,6 +19,12 @@ from gpuhub_azure.provider import IDENTITY_ENV, AzureProvider
 
 import gpuhub
 from gpuhub.testing import CountingTransport, make_engine, run_provider
+
+
+def _live() -> dict[str, str]:
+    """The search keyword that asks for live data (the core renamed ``mode=`` to ``fetch=``)."""
+    return {"fetch": "live"} if "fetch" in inspect.signature(gpuhub.search).parameters else {"mode": "live"}
+
 
 C19_LINK = "https://prices.azure.com/api/retail/prices?$filter=armRegionName%20eq%20'eastus'&$skip=1000"
 
@@ -57,7 +64,7 @@ def test_c03_nvads_a10_v5_partial_sizes_are_fractions_even_when_skus_say_one_gpu
     assert (quarter.gpu.name, quarter.gpu_count, quarter.gpu_memory_gib) == ("RTXPRO6000", 0.25, 24.0)
     # "1x A10 24GB" returns only the NV36ads row.
     result = gpuhub.search(gpu="A10", min_gpus=1, max_gpus=1, min_vram=24, provider="azure", engine=engine,
-                           mode="live")
+                           **_live())
     assert [o.instance_type for o in result] == ["Standard_NV36ads_A10_v5"]
 
 
@@ -221,7 +228,7 @@ def test_c23_a_zero_price_is_never_an_offer_nor_the_cheapest() -> None:
     assert [(o.instance_type, o.price.purchase, o.price.amount) for o in offers] == [
         ("Standard_NC40ads_H100_v5", "spot", Decimal("1.547885"))]
     assert status.skipped_reasons["zero price (placeholder)"] == 2
-    ranked = gpuhub.search(gpu=["H100", "H100-NVL"], provider="azure", sort="price", engine=engine, mode="live")
+    ranked = gpuhub.search(gpu=["H100", "H100-NVL"], provider="azure", sort="price", engine=engine, **_live())
     assert [o.price.amount for o in ranked] == [Decimal("1.547885")]
 
 
