@@ -1,4 +1,4 @@
-"""gpuhub's own built-in plugin: the default GPU table and the default rankers.
+"""gpuhub's own built-in plugin: the default GPU table, the default rankers and the workload presets.
 
 It loads through the same plugin manager path as pip-installed plugins.
 """
@@ -20,5 +20,7 @@ def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str
 
 @hookimpl
 def register_rankers(register: Callable[[Ranker], None]) -> None:
-    for ranker in BUILTIN_RANKERS:
+    from gpuhub.workloads import WORKLOAD_RANKERS
+
+    for ranker in (*BUILTIN_RANKERS, *WORKLOAD_RANKERS):
         register(ranker)

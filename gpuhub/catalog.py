@@ -1,4 +1,4 @@
-"""A columnar index over offers, built once per set of provider results, for fast filtering and sorting.
+"""A columnar index over offers, built once per set of provider results, for fast filtering and ranking.
 
 Every filter of a :class:`~gpuhub.query.Query` is a numpy mask over these columns, so a search over 100,000
 offers costs a few milliseconds; only the offers that survive are touched as Python objects.
@@ -8,35 +8,41 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from gpuhub.carbon import PUE
+from gpuhub.gpus import GpuTable
+from gpuhub.location import EARTH_RADIUS_KM, FIBRE_KM_PER_MS, FIXED_MS, ROUTE_FACTOR, Place
 from gpuhub.model import Offer
+from gpuhub.perf import PRECISIONS, throughput
 from gpuhub.query import Query
 from gpuhub.ranking import Ranker
 
-__all__ = ["Catalog"]
+__all__ = ["Catalog", "ScoreView"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int32]
 BoolArray = npt.NDArray[np.bool_]
+_FAST_LINKS = ("nvlink", "nvswitch", "infiniband", "sxm", "efa")
 
 
 class _Categorical:
     """String column stored as integer codes; codes follow sorted order, so sorting codes sorts the strings."""
 
-    def __init__(self, values: list[str | None]) -> None:
+    def __init__(self, values: Sequence[str | None]) -> None:
         uniques = sorted({v for v in values if v is not None})
         lookup = {v: i for i, v in enumerate(uniques)}
         self.values = uniques
         self.codes: IntArray = np.fromiter((lookup.get(v, -1) if v is not None else -1 for v in values),
                                            dtype=np.int32, count=len(values))
-        self._lookup = lookup
+        self.lookup = lookup
 
     def mask(self, wanted: Sequence[str]) -> BoolArray:
-        codes = [self._lookup[w] for w in wanted if w in self._lookup]
+        codes = [self.lookup[w] for w in wanted if w in self.lookup]
         return np.isin(self.codes, np.asarray(codes, dtype=np.int32))
 
 
@@ -48,37 +54,95 @@ def _float(value: Any) -> float:
     return math.nan if value is None else float(value)
 
 
+@dataclass
+class ScoreView:
+    """The columns of the rows being ranked (all arrays aligned with ``rows``), for vectorized rankers.
+
+    Money is in the offer's currency per hour; TFLOPS and TB/s are whole-instance figures; ``rtt_ms`` and
+    ``carbon_g_per_h`` are NaN where unknown (no ``near`` given, no grid data).
+    """
+
+    rows: IntArray
+    price: FloatArray
+    price_per_gpu: FloatArray
+    price_per_vram: FloatArray
+    gpu_count: FloatArray
+    vram_per_gpu: FloatArray
+    vram_total: FloatArray
+    vcpus: FloatArray
+    memory: FloatArray
+    tflops: dict[str, FloatArray]
+    bandwidth_tb_s: FloatArray
+    carbon_g_per_h: FloatArray
+    rtt_ms: FloatArray
+    interruptible: BoolArray
+    fast_interconnect: BoolArray
+    query: Query
+
+
 class Catalog:
     """Offers plus their columns. ``offers[i]`` is described by row ``i`` of every column.
 
-    Numeric columns hold NaN where a figure is unknown; filters treat unknown as "does not pass" (an offer whose
+    Numeric columns hold NaN where a figure is unknown; a filter on an unknown figure does not pass (an offer whose
     VRAM is unknown never satisfies a VRAM minimum), except ``available_only``, which keeps unknown availability.
+
+    Args:
+        offers: the offers to index.
+        gpus: the GPU table, for throughput, bandwidth and power columns (None: those columns are unknown).
     """
 
-    def __init__(self, offers: Sequence[Offer]) -> None:
+    def __init__(self, offers: Sequence[Offer], gpus: GpuTable | None = None) -> None:
         self.offers = list(offers)
+        n = len(self.offers)
         rows = [_row(o) for o in self.offers]
-        columns = list(zip(*rows, strict=True)) if rows else [()] * 19
-        (provider, instance_type, gpu, gpu_count, vram, total_vram, vcpus, memory, price, currency, purchase,
-         region, zone, country, continent, fractional, available, per_gpu, per_vram) = columns
-        self.provider = _Categorical(list(provider))
-        self.instance_type = _Categorical(list(instance_type))
-        self.gpu = _Categorical(list(gpu))
-        self.currency = _Categorical(list(currency))
-        self.purchase = _Categorical(list(purchase))
-        self.region = _Categorical(list(region))
-        self.zone = _Categorical(list(zone))
-        self.country = _Categorical(list(country))
-        self.continent = _Categorical(list(continent))
-        as_f = _floats
-        self.gpu_count, self.vram, self.total_vram = as_f(gpu_count), as_f(vram), as_f(total_vram)
-        self.vcpus, self.memory, self.price = as_f(vcpus), as_f(memory), as_f(price)
-        self.price_per_gpu, self.price_per_vram = as_f(per_gpu), as_f(per_vram)
+        columns = list(zip(*rows, strict=True)) if rows else [()] * 24
+        (provider, instance_type, gpu, form, gpu_count, vram, total_vram, vcpus, memory, price, currency, purchase,
+         region, zone, country, continent, fractional, available, per_gpu, per_vram, lat, lon, carbon,
+         fast) = columns
+        self.provider = _Categorical(provider)
+        self.instance_type = _Categorical(instance_type)
+        self.gpu = _Categorical(gpu)
+        self.currency = _Categorical(currency)
+        self.purchase = _Categorical(purchase)
+        self.region = _Categorical(region)
+        self.zone = _Categorical(zone)
+        self.country = _Categorical(country)
+        self.continent = _Categorical(continent)
+        self.gpu_count, self.vram, self.total_vram = _floats(gpu_count), _floats(vram), _floats(total_vram)
+        self.vcpus, self.memory, self.price = _floats(vcpus), _floats(memory), _floats(price)
+        self.price_per_gpu, self.price_per_vram = _floats(per_gpu), _floats(per_vram)
+        self.latitude, self.longitude, self.carbon_intensity = _floats(lat), _floats(lon), _floats(carbon)
         self.fractional: BoolArray = np.asarray(fractional, dtype=np.bool_)
+        self.fast_interconnect: BoolArray = np.asarray(fast, dtype=np.bool_)
         self.available = np.asarray(available, dtype=np.int8)  # 1 yes, 0 no, -1 unknown
+        # Per-GPU figures looked up once per (GPU, form factor), then scaled by the GPU count of each row.
+        per_gpu_figures: dict[tuple[str | None, str | None], tuple[float, ...]] = {}
+        keys = list(zip(gpu, form, strict=True))
+        for i, key in enumerate(keys):
+            if key not in per_gpu_figures:
+                per_gpu_figures[key] = _per_gpu(self.offers[i], gpus)
+        table = np.asarray([per_gpu_figures[k] for k in keys], dtype=np.float64).reshape(n, len(PRECISIONS) + 2)
+        scale = np.where(self.gpu_count > 0, self.gpu_count, np.nan)[:, None]
+        table = table * scale
+        self.tflops = {p: table[:, i] for i, p in enumerate(PRECISIONS)}
+        self.bandwidth_tb_s = table[:, len(PRECISIONS)]
+        self.power_kw = table[:, len(PRECISIONS) + 1]
+        self.carbon_g_per_h = self.power_kw * PUE * self.carbon_intensity
+        self.interruptible: BoolArray = self.purchase.mask(["spot", "low_priority"])
+        non_gpu_names = [n for n in self.gpu.values if gpus is not None and not gpus.is_gpu(n)]
+        self.non_gpu: BoolArray = self.gpu.mask(non_gpu_names)
 
     def __len__(self) -> int:
         return len(self.offers)
+
+    def rtt_ms(self, place: Place) -> FloatArray:
+        """Estimated round trip from ``place`` to every row's region (model in :mod:`gpuhub.location`)."""
+        lat1, lon1 = math.radians(place.latitude), math.radians(place.longitude)
+        lat2, lon2 = np.radians(self.latitude), np.radians(self.longitude)
+        a = np.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
+        km = 2 * EARTH_RADIUS_KM * np.arcsin(np.minimum(1.0, np.sqrt(a)))
+        result: FloatArray = 2 * km * ROUTE_FACTOR / FIBRE_KM_PER_MS + FIXED_MS
+        return result
 
     def filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
         """The active filters in order, each named after the search argument that set it."""
@@ -89,8 +153,12 @@ class Catalog:
             out.append(("purchase", lambda: self.purchase.mask(q.purchase)))
         if q.currency:
             out.append(("currency", lambda: self.currency.mask([q.currency or ""])))
+        if q.instance_types:
+            out.append(("instance_type", lambda: self.instance_type.mask(q.instance_types)))
         if q.gpu:
             out.append(("gpu", lambda: self.gpu.mask(q.gpu)))
+        if not q.include_accelerators and self.non_gpu.any():
+            out.append(("include_accelerators", lambda: ~self.non_gpu))
         if q.min_gpus is not None:
             out.append(("min_gpus", lambda: self.gpu_count >= (q.min_gpus or 0)))
         if q.max_gpus is not None:
@@ -99,6 +167,8 @@ class Catalog:
             out.append(("min_vram", lambda: self.vram >= (q.min_vram_gib or 0)))
         if q.min_total_vram_gib is not None:
             out.append(("min_total_vram", lambda: self.total_vram >= (q.min_total_vram_gib or 0)))
+        if q.model_vram_gib is not None:
+            out.append(("model", lambda: self.total_vram >= (q.model_vram_gib or 0)))
         if q.min_vcpus is not None:
             out.append(("min_vcpus", lambda: self.vcpus >= (q.min_vcpus or 0)))
         if q.min_memory_gib is not None:
@@ -114,36 +184,66 @@ class Catalog:
             out.append(("exclude_fractional", lambda: ~self.fractional))
         if q.available_only:
             out.append(("available_only", lambda: self.available != 0))
+        place = q.place()
+        if q.max_rtt_ms is not None and place is not None:
+            out.append(("max_rtt", lambda: self.rtt_ms(place) <= (q.max_rtt_ms or 0)))
+        if q.max_carbon_g_per_kwh is not None:
+            out.append(("max_carbon", lambda: self.carbon_intensity <= (q.max_carbon_g_per_kwh or 0)))
         if q.max_price_per_hour is not None:
-            # Compared as floats: a published price is at most 17 significant digits, so equality survives.
+            # Compared as floats: a published price has at most 17 significant digits, so equality survives.
             limit = float(q.max_price_per_hour)
             out.append(("max_price", lambda: self.price <= limit))
         return out
 
     def select(self, q: Query) -> tuple[IntArray, dict[str, int]]:
         """Row numbers passing every filter, and how many rows each filter removed (in filter order)."""
+        rows, removed, _ = self.select_with_masks(q)
+        return rows, removed
+
+    def select_with_masks(self, q: Query) -> tuple[IntArray, dict[str, int], list[tuple[str, BoolArray]]]:
+        """Like :meth:`select`, plus each filter's own pass mask (for explaining what it removed)."""
         keep = np.ones(len(self.offers), dtype=np.bool_)
         removed: dict[str, int] = {}
+        masks: list[tuple[str, BoolArray]] = []
         before = len(self.offers)
         for name, make_mask in self.filters(q):
-            keep &= make_mask()
+            mask = make_mask()
+            masks.append((name, mask))
+            keep &= mask
             after = int(np.count_nonzero(keep))
             removed[name] = before - after
             before = after
-        return np.flatnonzero(keep).astype(np.int32), removed
+        return np.flatnonzero(keep).astype(np.int32), removed, masks
 
-    def rank(self, rows: IntArray, ranker: Ranker, limit: int | None = None) -> list[int]:
-        """Sort ``rows`` by the ranker (lowest first, unknown keys last); see :func:`gpuhub.query.sort_offers`.
+    def view(self, rows: IntArray, q: Query) -> ScoreView:
+        """The columns of ``rows`` for a vectorized ranker."""
+        place = q.place()
+        rtt = self.rtt_ms(place)[rows] if place is not None else np.full(len(rows), np.nan)
+        return ScoreView(
+            rows=rows, price=self.price[rows], price_per_gpu=self.price_per_gpu[rows],
+            price_per_vram=self.price_per_vram[rows], gpu_count=self.gpu_count[rows], vram_per_gpu=self.vram[rows],
+            vram_total=self.total_vram[rows], vcpus=self.vcpus[rows], memory=self.memory[rows],
+            tflops={p: c[rows] for p, c in self.tflops.items()}, bandwidth_tb_s=self.bandwidth_tb_s[rows],
+            carbon_g_per_h=self.carbon_g_per_h[rows], rtt_ms=rtt, interruptible=self.interruptible[rows],
+            fast_interconnect=self.fast_interconnect[rows], query=q)
+
+    def scores(self, rows: IntArray, ranker: Ranker, q: Query) -> FloatArray:
+        """The ranker's score for each row (NaN where it cannot score)."""
+        if ranker.vector is not None:
+            return np.asarray(ranker.vector(self.view(rows, q)), dtype=np.float64)
+        key = ranker.key
+        assert key is not None
+        return np.fromiter((_float(key(self.offers[i])) for i in rows), dtype=np.float64, count=len(rows))
+
+    def rank(self, rows: IntArray, ranker: Ranker, q: Query, limit: int | None = None) -> tuple[IntArray, FloatArray]:
+        """Rows sorted by the ranker (lowest first, unknown scores last), with their scores.
 
         Prices in different currencies are never compared: USD first, then each other currency as a group. Ties
-        break on price, provider, instance type, region and zone.
+        break on price, provider, instance type, region and zone, so the order is stable across runs.
         """
-        if ranker.column is not None:
-            key = getattr(self, ranker.column)[rows]
-        else:
-            key = np.fromiter((_float(ranker.key(self.offers[i])) for i in rows), dtype=np.float64, count=len(rows))
+        key = self.scores(rows, ranker, q)
         unknown = np.isnan(key)
-        usd = self.currency._lookup.get("USD", -2)
+        usd = self.currency.lookup.get("USD", -2)
         currency = self.currency.codes[rows]
         # np.lexsort sorts by the last key first.
         order = np.lexsort((
@@ -151,18 +251,33 @@ class Catalog:
             self.provider.codes[rows], self.price[rows], np.where(unknown, 0.0, key), unknown,
             currency, currency != usd,
         ))
-        ranked = rows[order]
-        return [int(i) for i in (ranked[:limit] if limit is not None else ranked)]
+        if limit is not None:
+            order = order[:limit]
+        return rows[order], key[order]
+
+
+def _per_gpu(offer: Offer, gpus: GpuTable | None) -> tuple[float, ...]:
+    """Per-GPU dense TFLOPS per precision, bandwidth TB/s and power kW (NaN where unknown)."""
+    if gpus is None:
+        return (math.nan,) * (len(PRECISIONS) + 2)
+    figures = throughput(offer, gpus)
+    n = offer.instance.gpu_count or 1
+    values = [figures.tflops[p] for p in PRECISIONS] + [figures.bandwidth_tb_s, figures.power_kw]
+    return tuple(v / n if v else math.nan for v in values)
 
 
 def _row(o: Offer) -> tuple[Any, ...]:
     inst, price, region = o.instance, o.price, o.region
-    per_gpu = o.price_per_gpu_hour
-    per_vram = o.price_per_vram_gib_hour
+    gpu = inst.gpu
+    link = (inst.interconnect or "").lower()
+    fast = inst.gpu_count <= 1 or any(word in link for word in _FAST_LINKS) or (
+        gpu is not None and gpu.form_factor in ("SXM", "Superchip", "OAM"))
     return (
-        inst.provider, inst.instance_type, inst.gpu.name if inst.gpu else None, inst.gpu_count,
-        _float(inst.gpu_memory_gib), _float(inst.gpu_memory_total_gib), _float(inst.vcpus),
+        inst.provider, inst.instance_type, gpu.name if gpu else None, gpu.form_factor if gpu else None,
+        inst.gpu_count, _float(inst.gpu_memory_gib), _float(inst.gpu_memory_total_gib), _float(inst.vcpus),
         _float(inst.memory_gib), float(price.amount), price.currency, price.purchase, region.code.lower(),
         region.zone.lower() if region.zone else None, region.country, region.continent, inst.fractional,
-        -1 if o.available is None else int(o.available), _float(per_gpu), _float(per_vram),
+        -1 if o.available is None else int(o.available), _float(o.price_per_gpu_hour),
+        _float(o.price_per_vram_gib_hour), _float(region.latitude), _float(region.longitude),
+        _float(region.carbon_gco2e_per_kwh), fast,
     )

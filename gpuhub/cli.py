@@ -25,7 +25,7 @@ from gpuhub.searching import SearchResult, default_engine, run_query
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Find and price cloud GPU instances across providers.")
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def _out() -> Console:
@@ -54,6 +54,7 @@ def search(
     min_vcpus: Annotated[float | None, typer.Option(help="minimum vCPUs")] = None,
     min_memory: Annotated[float | None, typer.Option(help="minimum host RAM, GiB")] = None,
     provider: Annotated[list[str] | None, typer.Option("--provider", "-p", help="provider name(s)")] = None,
+    instance_type: Annotated[list[str] | None, typer.Option(help="instance type name(s), exact")] = None,
     region: Annotated[list[str] | None, typer.Option("--region", "-r", help="region or zone code(s)")] = None,
     country: Annotated[list[str] | None, typer.Option(help="ISO country code(s), e.g. US, DE")] = None,
     continent: Annotated[list[str] | None, typer.Option(help="continent(s), e.g. Europe")] = None,
@@ -61,11 +62,23 @@ def search(
     max_price: Annotated[str | None, typer.Option(help="maximum price per instance-hour")] = None,
     currency: Annotated[str | None, typer.Option(help="only prices in this ISO 4217 currency")] = None,
     exclude_fractional: Annotated[bool, typer.Option(help="drop offers with part of one GPU")] = False,
+    include_accelerators: Annotated[bool, typer.Option(help="keep non-GPU accelerators (Trainium, ...)")] = False,
     available: Annotated[bool, typer.Option("--available", help="only offers launchable now")] = False,
-    sort: Annotated[str, typer.Option(help="price, price_per_gpu, price_per_vram, or a plugin's ranker")] = "price",
+    workload: Annotated[str | None, typer.Option(help="training, inference, data-science, rendering or "
+                                                      "scientific")] = None,
+    model: Annotated[str | None, typer.Option(help="model size to fit, e.g. 70b, 7B, 350m")] = None,
+    precision: Annotated[str | None, typer.Option(help="model precision: bf16 (default), fp16, fp8, int4")] = None,
+    model_mode: Annotated[str | None, typer.Option("--mode", help="inference, fine-tuning or training")] = None,
+    near: Annotated[str | None, typer.Option(help="city, country, region code or 'lat,lon' of users/data")] = None,
+    max_rtt: Annotated[float | None, typer.Option(help="longest estimated round trip from --near, ms")] = None,
+    max_carbon: Annotated[float | None, typer.Option(help="highest grid intensity, gCO2e/kWh")] = None,
+    sort: Annotated[str | None, typer.Option(help="price, price_per_gpu, price_per_vram, a workload, carbon, "
+                                                  "latency, or a plugin's ranker")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="say why each offer ranks and what filters removed")]
+    = False,
     limit: Annotated[int | None, typer.Option(help="at most this many offers")] = 20,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
-    mode: Annotated[str, typer.Option(help="auto, live or replay")] = "auto",
+    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
     refresh: Annotated[bool, typer.Option(help="ignore cached data")] = False,
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
@@ -73,8 +86,8 @@ def search(
     """Search GPU offers across every installed provider."""
     engine = default_engine()
     registry = engine.registry
-    if mode not in ("auto", "live", "replay"):
-        _fail_usage(f"--mode: {mode!r} is not allowed; allowed values: auto, live, replay")
+    if fetch not in ("auto", "live", "replay"):
+        _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
     if fixtures is not None and not fixtures.is_dir():
         _fail_usage(f"--fixtures: {fixtures} is not a directory")
     try:
@@ -83,17 +96,24 @@ def search(
             min_gpus=min_gpus, max_gpus=max_gpus, min_vram=min_vram, min_total_vram=min_total_vram,
             min_vcpus=min_vcpus, min_memory=min_memory, max_price=max_price, currency=currency, purchase=purchase,
             provider=provider, region=region, country=country, continent=continent,
-            exclude_fractional=exclude_fractional, available_only=available, sort=sort, limit=limit)
+            exclude_fractional=exclude_fractional, available_only=available, sort=sort, limit=limit,
+            workload=workload, near=near, max_rtt=max_rtt, max_carbon=max_carbon, model=model,
+            precision=precision, mode=model_mode, instance_type=instance_type,
+            include_accelerators=include_accelerators)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
-    result = run_query(query, engine, fixtures_dir=fixtures, mode=mode, refresh=refresh,  # type: ignore[arg-type]
+    result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
                        timeout=timeout)
     _print_result(result, output)
+    if explain and output is OutputFormat.table:
+        for i, offer in enumerate(result.offers):
+            err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
+                      f"{result.details(i)['explanation']}", highlight=False)
     for status in result.statuses:
         colour = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}[status.state]
         err.print(f"[{colour}]{status.line()}[/{colour}]", highlight=False)
-    if not result.offers:
+    if not result.offers or (explain and (query.limit is None or len(result.offers) < query.limit)):
         for line in result.explain():
             err.print(f"  {line}", highlight=False)
     if all(s.state in ("failed", "skipped") for s in result.statuses):
@@ -114,11 +134,14 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
         sys.stdout.write(buffer.getvalue())
         return
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    scored = result.query.sort not in ("price", "price_per_gpu", "price_per_vram")
     for column, justify in (("provider", "left"), ("instance type", "left"), ("region", "left"), ("GPU", "left"),
                             ("GPUs", "right"), ("VRAM/GPU GiB", "right"), ("vCPUs", "right"), ("RAM GiB", "right"),
                             ("purchase", "left"), ("per hour", "right"), ("per GPU-hour", "right"),
                             ("avail", "left"), ("source", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    if scored:
+        table.add_column(f"score ({records[0]['score_unit'] if records else ''})", justify="right")
     for r in records:
         region = r["region"] + (f" ({r['zone']})" if r["zone"] else "")
         gpu = r["gpu_name"] or "-"
@@ -127,7 +150,8 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
         table.add_row(
             r["provider"], r["instance_type"], region, gpu, _num(r["gpu_count"]), _num(r["gpu_memory_gib"]),
             _num(r["vcpus"]), _num(r["memory_gib"]), r["purchase"], f"{_price(r['price_per_hour'])} {r['currency']}",
-            _price(r["price_per_gpu_hour"]), {True: "yes", False: "no", None: "?"}[r["available"]], r["source"])
+            _price(r["price_per_gpu_hour"]), {True: "yes", False: "no", None: "?"}[r["available"]], r["source"],
+            *([f"{r['score']:.4g}" if r.get("score") is not None else "-"] if scored else []))
     _out().print(table)
     if result.matched > len(result.offers):
         err.print(f"showing {len(result.offers)} of {result.matched} matching offers (--limit)", highlight=False)
@@ -204,6 +228,77 @@ def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Outpu
         table.add_row(str(r["name"]), str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
                       _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), ", ".join(r["aliases"]))  # type: ignore[arg-type]
     _out().print(table)
+
+
+@app.command()
+def rankers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
+    """List rankers (sort= and workload= values): name, unit and formula."""
+    rows = [{"name": r.name, "unit": r.unit, "formula": r.description} for r in get_registry().rankers.values()]
+    if output is OutputFormat.json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    table = Table(show_edge=False, header_style="bold")
+    for column in ("name", "unit", "formula"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["name"], row["unit"], row["formula"])
+    _out().print(table)
+
+
+@app.command()
+def estimate(
+    instance_type: Annotated[str, typer.Option(help="instance type, e.g. p5.48xlarge")],
+    hours: Annotated[float, typer.Option(help="run time the job needs, hours")],
+    provider: Annotated[str | None, typer.Option(help="provider name")] = None,
+    region: Annotated[list[str] | None, typer.Option(help="region or zone code(s); default: every region")] = None,
+    purchase: Annotated[str, typer.Option(help="on_demand, spot, reserved_1y, ...")] = "on_demand",
+    interruption_overhead: Annotated[float, typer.Option(help="spot: extra run time fraction")] = 0.10,
+    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
+    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+) -> None:
+    """Job cost of an instance type in each region (cheapest first), with the regional price spread."""
+    from gpuhub.errors import QueryError
+    from gpuhub.estimate import estimate as estimate_job
+    from gpuhub.estimate import price_spread
+
+    engine = default_engine()
+    registry = engine.registry
+    try:
+        query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
+                            provider=provider, region=region, instance_type=instance_type)
+        if fetch not in ("auto", "live", "replay"):
+            raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
+        found = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
+        offers = list(found)
+        spread = price_spread(offers, instance_type, purchase, provider)
+        on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
+        jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
+                             on_demand=on_demand.get((o.provider, o.region.code))) for o in spread.offers]
+    except QueryError as exc:
+        _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
+        return
+    rows = [{"provider": j.offer.provider, "instance_type": j.offer.instance_type, "region": j.offer.region.code,
+             "zone": j.offer.region.zone, "purchase": j.offer.price.purchase,
+             "price_per_hour": float(j.offer.price.amount), "billed_hours": float(j.billed_hours),
+             "cost": float(j.cost_rounded()), "currency": j.currency,
+             "break_even_hours": float(j.break_even_hours) if j.break_even_hours is not None else None,
+             "notes": j.notes} for j in jobs]
+    if output is OutputFormat.json:
+        sys.stdout.write(json.dumps({"jobs": rows, "spread": float(spread.spread),
+                                     "spread_fraction": round(spread.spread_fraction, 6)}, indent=2) + "\n")
+        return
+    table = Table(show_edge=False, header_style="bold")
+    for column in ("provider", "region", "purchase", "per hour", "billed h", "job cost", "notes"):
+        table.add_column(column)
+    for r in rows:
+        region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
+        table.add_row(str(r["provider"]), region_text, str(r["purchase"]), _price(r["price_per_hour"]),
+                      _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))  # type: ignore[arg-type]
+    _out().print(table)
+    err.print(f"{instance_type} {purchase}: {len(rows)} regions, cheapest {spread.cheapest.region.code} "
+              f"{spread.cheapest.price.amount}, dearest {spread.dearest.region.code} {spread.dearest.price.amount} "
+              f"{spread.currency}/h (spread {spread.spread_fraction:.1%})", highlight=False)
 
 
 @app.command()

@@ -14,8 +14,13 @@ from pydantic import BaseModel, ConfigDict
 
 from gpuhub.errors import QueryError
 from gpuhub.gpus import GpuTable, UnknownGpuError
+from gpuhub.location import Place, resolve_place
 from gpuhub.model import known_purchase_models
+from gpuhub.modelfit import ModelFit, model_fit
 from gpuhub.regions import CONTINENTS
+
+WORKLOADS = ("training", "inference", "data-science", "rendering", "scientific")
+"""The workload presets (rankers registered by the built-in plugin; see :mod:`gpuhub.workloads`)."""
 
 __all__ = ["Query", "build_query"]
 
@@ -26,6 +31,7 @@ class Query(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     gpu: tuple[str, ...] = ()
+    instance_types: tuple[str, ...] = ()
     min_gpus: float | None = None
     max_gpus: float | None = None
     min_vram_gib: float | None = None
@@ -41,8 +47,28 @@ class Query(BaseModel):
     continents: tuple[str, ...] = ()
     exclude_fractional: bool = False
     available_only: bool = False
+    include_accelerators: bool = False
+    """Keep non-GPU accelerators (AWS Trainium/Inferentia, ...) even when ``gpu`` does not name them."""
+    near: tuple[str, float, float] | None = None
+    """(label, latitude, longitude) of the place users or data are at."""
+    max_rtt_ms: float | None = None
+    max_carbon_g_per_kwh: float | None = None
+    model_parameters: float | None = None
+    precision: str = "bf16"
+    model_mode: str = "inference"
+    model_vram_gib: float | None = None
+    """Total VRAM the model needs (from :func:`gpuhub.modelfit.model_fit`), GiB."""
     sort: str = "price"
     limit: int | None = None
+
+    def fit(self) -> ModelFit | None:
+        """The model-fit figures when a model was given."""
+        if self.model_parameters is None:
+            return None
+        return model_fit(self.model_parameters, self.precision, self.model_mode)
+
+    def place(self) -> Place | None:
+        return Place(*self.near) if self.near else None
 
 
 def _tuple(name: str, value: str | Iterable[str] | None) -> tuple[str, ...]:
@@ -89,7 +115,9 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
                 min_vcpus: Any = None, min_memory: Any = None, max_price: Any = None, currency: str | None = None,
                 purchase: Any = None, provider: Any = None, region: Any = None, country: Any = None,
                 continent: Any = None, exclude_fractional: bool = False, available_only: bool = False,
-                sort: str = "price", limit: Any = None) -> Query:
+                sort: str | None = None, limit: Any = None, workload: str | None = None, near: str | None = None,
+                max_rtt: Any = None, max_carbon: Any = None, model: Any = None, precision: str | None = None,
+                mode: str | None = None, instance_type: Any = None, include_accelerators: bool = False) -> Query:
     """Validate user arguments into a :class:`Query`.
 
     Raises:
@@ -119,8 +147,20 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
             currency = _check_currency(currency)
         except ValueError as exc:
             raise QueryError("currency", str(exc)) from None
+    if workload is not None:
+        presets = [r for r in rankers if r in WORKLOADS]
+        if workload not in WORKLOADS or workload not in rankers:
+            raise QueryError("workload", f"{workload!r} is not a workload; allowed values: {', '.join(presets)}")
+    sort = sort or workload or "price"
     if sort not in rankers:
         raise QueryError("sort", f"{sort!r} is not a ranker; allowed values: {', '.join(rankers)}")
+    place = resolve_place(near) if near else None
+    rtt = _number("max_rtt", max_rtt)
+    if rtt is not None and place is None:
+        raise QueryError("max_rtt", "needs near= (a city, country, region code or 'lat,lon') to measure from")
+    fit = model_fit(model, precision or "bf16", mode or "inference") if model is not None else None
+    if fit is None and (precision is not None or mode is not None):
+        raise QueryError("model", "precision and mode describe a model: give model= too, e.g. model='70b'")
     limit_n = _number("limit", limit, integer=True)
     if limit_n is not None and limit_n < 1:
         raise QueryError("limit", f"must be at least 1, got {limit!r}")
@@ -130,7 +170,8 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
             raise QueryError("country", f"{code!r} is not an ISO 3166 alpha-2 country code (like 'US', 'DE')")
     # Sorted tuples: equal queries written in another order are equal (and hash alike) for caching.
     return Query(
-        gpu=tuple(sorted(set(names))), min_gpus=lo, max_gpus=hi, min_vram_gib=_number("min_vram", min_vram),
+        gpu=tuple(sorted(set(names))), instance_types=tuple(sorted(_tuple("instance_type", instance_type))),
+        min_gpus=lo, max_gpus=hi, min_vram_gib=_number("min_vram", min_vram),
         min_total_vram_gib=_number("min_total_vram", min_total_vram), min_vcpus=_number("min_vcpus", min_vcpus),
         min_memory_gib=_number("min_memory", min_memory), max_price_per_hour=price, currency=currency,
         purchase=tuple(sorted(_choose("purchase", _tuple("purchase", purchase), known_purchase_models()))),
@@ -138,5 +179,10 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         regions=tuple(sorted(_tuple("region", region))), countries=tuple(sorted(countries)),
         continents=tuple(sorted(_choose("continent", _tuple("continent", continent), CONTINENTS))),
         exclude_fractional=bool(exclude_fractional), available_only=bool(available_only), sort=sort,
+        include_accelerators=bool(include_accelerators) or any(not gpus.is_gpu(n) for n in names),
         limit=int(limit_n) if limit_n is not None else None,
+        near=(place.label, place.latitude, place.longitude) if place else None, max_rtt_ms=rtt,
+        max_carbon_g_per_kwh=_number("max_carbon", max_carbon),
+        model_parameters=fit.parameters if fit else None, precision=fit.precision if fit else "bf16",
+        model_mode=fit.mode if fit else "inference", model_vram_gib=fit.total_gib if fit else None,
     )

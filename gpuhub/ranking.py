@@ -1,6 +1,9 @@
-"""Ranking strategies: named sort keys over offers (lower key ranks first; None ranks last).
+"""Ranking strategies: named scores over offers (lower ranks first; NaN/None means "cannot rank": last, never first).
 
-The built-in rankers are registered through the ``register_rankers`` hook like any plugin's.
+A ranker gives either ``key(offer)`` (simple, one offer at a time: what most plugins need) or ``vector(view)``
+(numpy over the catalog's columns: fast over 100,000 offers). The built-in rankers (price, per GPU-hour, per VRAM
+GiB-hour, the workload presets in :mod:`gpuhub.workloads`, carbon, latency) are registered through the
+``register_rankers`` hook like any plugin's.
 """
 
 from __future__ import annotations
@@ -8,27 +11,46 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from gpuhub.model import Offer
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from gpuhub.catalog import ScoreView
 
 __all__ = ["BUILTIN_RANKERS", "Ranker"]
 
 
 @dataclass(frozen=True)
 class Ranker:
-    """A named ranking: ``key(offer)`` gives a number where lower is better, or None when it cannot be ranked
-    (such offers go last, never first: an unknown price is never "cheapest")."""
+    """A named ranking.
+
+    Attributes:
+        name: what users pass as ``sort=`` (or ``workload=`` for presets).
+        description: the formula and the reasoning behind it (shown by ``gpuhub rankers``).
+        unit: the score's unit, e.g. ``"USD per BF16 TFLOP-hour"``; used in explanations.
+        key: score of one offer (lower is better; None when it cannot be scored).
+        vector: scores of many offers at once from a :class:`~gpuhub.catalog.ScoreView` (NaN when unknown).
+    """
 
     name: str
-    key: Callable[[Offer], float | Decimal | None]
     description: str
-    column: str | None = None
-    """For built-in rankers: the :class:`~gpuhub.catalog.Catalog` column that holds the same key, precomputed."""
+    unit: str = ""
+    key: Callable[[Offer], float | Decimal | None] | None = None
+    vector: Callable[[ScoreView], npt.NDArray[np.float64]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.key is None and self.vector is None:
+            raise ValueError(f"ranker {self.name!r} needs key or vector")
 
 
 BUILTIN_RANKERS = (
-    Ranker("price", lambda o: o.price.amount, "price per instance-hour", column="price"),
-    Ranker("price_per_gpu", lambda o: o.price_per_gpu_hour, "price per GPU-hour", column="price_per_gpu"),
-    Ranker("price_per_vram", lambda o: o.price_per_vram_gib_hour, "price per GiB of VRAM per hour",
-           column="price_per_vram"),
+    Ranker("price", "price per instance-hour", "per hour", vector=lambda v: v.price),
+    Ranker("price_per_gpu", "price per GPU-hour (instance price / GPUs, fractions included)", "per GPU-hour",
+           vector=lambda v: v.price_per_gpu),
+    Ranker("price_per_vram", "price per GiB of usable VRAM per hour", "per VRAM GiB-hour",
+           vector=lambda v: v.price_per_vram),
 )

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuhub.engine import Engine, RequestedMode
+from gpuhub.explain import offer_details, removed_notes
 from gpuhub.model import Offer
 from gpuhub.plugins import get_registry
 from gpuhub.provider import ProviderStatus
@@ -33,6 +34,15 @@ class SearchResult:
     considered: int
     matched: int
     removed_by: dict[str, int] = field(default_factory=dict)
+    scores: list[float | None] = field(default_factory=list)
+    """The ranker's score of each offer (lower is better; None: could not be scored)."""
+    removed_notes: list[str] = field(default_factory=list)
+    """For each filter: the best offer it alone removed, and by how much it missed (``explain()`` shows them)."""
+    _details: list[dict[str, Any]] = field(default_factory=list, repr=False)
+
+    def details(self, index: int) -> dict[str, Any]:
+        """Score, explanation, price-performance figures, RTT, carbon and model fit of offer ``index``."""
+        return self._details[index]
 
     def __iter__(self) -> Iterator[Offer]:
         return iter(self.offers)
@@ -58,14 +68,17 @@ class SearchResult:
                 lines.append(f"--{name.replace('_', '-')} removed {count}")
         if self.query.limit is not None and self.matched > len(self.offers):
             lines.append(f"--limit kept {len(self.offers)} of {self.matched}")
+        lines.extend(self.removed_notes)
         for status in self.statuses:
             if status.state in ("failed", "skipped"):
                 lines.append(f"{status.provider} {status.state}: {status.reason}")
         return lines
 
     def to_dicts(self) -> list[dict[str, Any]]:
-        """Each offer as the flat record documented in the README (JSON-ready)."""
-        return [offer.to_record() for offer in self.offers]
+        """Each offer as the flat record documented in the README, plus ``score``, ``explanation`` and the
+        price-performance figures (JSON-ready)."""
+        return [{**offer.to_record(), **self._details[i]} if i < len(self._details) else offer.to_record()
+                for i, offer in enumerate(self.offers)]
 
     def to_dict(self) -> dict[str, Any]:
         """Offers, provider statuses and the filter report, JSON-ready."""
@@ -104,10 +117,14 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            purchase: str | Sequence[str] | None = None, provider: str | Sequence[str] | None = None,
            region: str | Sequence[str] | None = None, country: str | Sequence[str] | None = None,
            continent: str | Sequence[str] | None = None, exclude_fractional: bool = False,
-           available_only: bool = False, sort: str = "price", limit: int | None = None,
-           fixtures_dir: str | Path | None = None, mode: RequestedMode = "auto", refresh: bool = False,
-           timeout: float | None = None, engine: Engine | None = None) -> SearchResult:
-    """Find GPU offers across every installed provider, filtered and sorted.
+           available_only: bool = False, workload: str | None = None, model: str | float | None = None,
+           precision: str | None = None, mode: str | None = None, near: str | None = None,
+           max_rtt: float | None = None, max_carbon: float | None = None, sort: str | None = None,
+           limit: int | None = None, instance_type: str | Sequence[str] | None = None,
+           include_accelerators: bool = False,
+           fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
+           refresh: bool = False, timeout: float | None = None, engine: Engine | None = None) -> SearchResult:
+    """Find GPU offers across every installed provider, filtered and ranked for a workload.
 
     Args:
         gpu: GPU name(s), canonical or any alias (``"H100"``, ``"A100-80GB"``, ``"nvidia-tesla-t4"``).
@@ -120,12 +137,23 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
             ``savings_plan_1y``, ``savings_plan_3y`` (and any a plugin registered).
         provider: provider name(s); default all installed. region: region or zone code(s).
         country: ISO 3166 alpha-2 code(s). continent: Africa, Asia, Europe, North America, Oceania, South America.
-        exclude_fractional: drop offers that get part of one GPU. available_only: drop offers the provider says
-            cannot be launched now.
-        sort: a ranker name: ``price`` (per instance-hour), ``price_per_gpu`` (per GPU-hour), ``price_per_vram``
-            (per VRAM GiB-hour), or one a plugin registered. limit: at most this many offers.
+        exclude_fractional: drop offers that get part of one GPU.
+        available_only: drop offers the provider says cannot be launched now.
+        workload: ``training``, ``inference``, ``data-science``, ``rendering`` or ``scientific``: rank with that
+            preset (see :mod:`gpuhub.workloads`).
+        model, precision, mode: a model size (``"70b"``), its precision (``bf16`` default) and ``inference``
+            (default), ``fine-tuning`` or ``training``: keep offers whose total VRAM holds it
+            (:mod:`gpuhub.modelfit`); explanations say whether it must be split across GPUs.
+        near: a city, country, region code or ``"lat,lon"`` where users or data are; max_rtt: the longest
+            estimated round trip from there, ms (:mod:`gpuhub.location`).
+        max_carbon: the highest grid carbon intensity, gCO2e/kWh (:mod:`gpuhub.carbon`).
+        sort: a ranker name (default: the workload's, else ``price``): ``price`` (per instance-hour),
+            ``price_per_gpu``, ``price_per_vram``, a workload, ``carbon``, ``latency``, or a plugin's.
+        limit: at most this many offers. instance_type: provider instance type name(s), exact.
+        include_accelerators: keep non-GPU accelerators (AWS Trainium, Inferentia) that ``gpu`` does not name;
+            by default they are left out (and counted under ``include_accelerators`` in ``removed_by``).
         fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
-        mode: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
+        fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
         refresh: ignore the in-memory cache. timeout: seconds to wait for providers.
         engine: an :class:`~gpuhub.engine.Engine` to use instead of the process-wide one.
 
@@ -142,18 +170,33 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
                         min_total_vram=min_total_vram, min_vcpus=min_vcpus, min_memory=min_memory,
                         max_price=max_price, currency=currency, purchase=purchase, provider=provider, region=region,
                         country=country, continent=continent, exclude_fractional=exclude_fractional,
-                        available_only=available_only, sort=sort, limit=limit)
-    return run_query(query, eng, fixtures_dir=Path(fixtures_dir) if fixtures_dir else None, mode=mode,
+                        available_only=available_only, sort=sort, limit=limit, workload=workload, near=near,
+                        max_rtt=max_rtt, max_carbon=max_carbon, model=model, precision=precision, mode=mode,
+                        instance_type=instance_type, include_accelerators=include_accelerators)
+    return run_query(query, eng, fixtures_dir=Path(fixtures_dir) if fixtures_dir else None, fetch=fetch,
                      refresh=refresh, timeout=timeout)
 
 
-def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None, mode: RequestedMode = "auto",
+def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
               refresh: bool = False, timeout: float | None = None) -> SearchResult:
     """Run an already validated :class:`Query` (the CLI and :func:`search` both end here)."""
     names = list(query.providers) or sorted(engine.registry.providers)
-    collected = engine.collect(names, mode=mode, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout)
+    collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout)
     catalog = engine.catalog([offers for offers, _ in collected])
-    rows, removed = catalog.select(query)
-    ranked = catalog.rank(rows, engine.registry.rankers[query.sort], query.limit)
-    return SearchResult([catalog.offers[i] for i in ranked], [status for _, status in collected], query,
-                        considered=len(catalog), matched=len(rows), removed_by=removed)
+    rows, removed, masks = catalog.select_with_masks(query)
+    ranker = engine.registry.rankers[query.sort]
+    # One more than asked, so the last offer shown can say what separates it from the next one.
+    limit = query.limit + 1 if query.limit is not None else None
+    ranked, scores = catalog.rank(rows, ranker, query, limit)
+    shown = len(ranked) if query.limit is None else min(query.limit, len(ranked))
+    details = []
+    for i in range(shown):
+        nxt = i + 1 if i + 1 < len(ranked) else None
+        details.append(offer_details(catalog, int(ranked[i]), float(scores[i]),
+                                     float(scores[nxt]) if nxt is not None else None,
+                                     int(ranked[nxt]) if nxt is not None else None, ranker, query,
+                                     engine.registry.gpus))
+    notes = removed_notes(catalog, masks, ranker, query) if shown < (query.limit or 1) or shown == 0 else []
+    return SearchResult([catalog.offers[int(r)] for r in ranked[:shown]], [status for _, status in collected], query,
+                        considered=len(catalog), matched=len(rows), removed_by=removed,
+                        scores=[d["score"] for d in details], removed_notes=notes, _details=details)

@@ -1,0 +1,97 @@
+"""Workload presets: rankers that answer what a job needs, not just what is cheapest per hour.
+
+Each is a documented formula over the catalog's columns (lower score ranks first; NaN: cannot be scored, ranked
+last). Throughput figures are dense TFLOPS from the GPU table (vendor datasheets); prices per instance-hour.
+
+- ``training``: price per hour / (BF16 TFLOPS of the instance × efficiency), i.e. USD per effective BF16
+  TFLOP-hour. Mixed-precision throughput is what training buys. Efficiency is 0.8 for a multi-GPU instance
+  without NVLink/NVSwitch/SXM (gradient all-reduce over PCIe is the bottleneck) and 1.0 otherwise; spot and low
+  priority cost 15 % more effective time (work since the last checkpoint is lost when reclaimed). FP16 is used
+  where a GPU has no BF16 figure. Pair with ``model=`` to require enough total VRAM.
+- ``inference``: price per hour × 1.25 for spot/low priority (serving needs stable capacity: on-demand wins
+  unless spot is 20 % cheaper) × (1 + RTT/200 ms) when ``near=`` is given (20 ms of extra round trip weighs like
+  10 % of price). Pair with ``model=`` (fit) and ``max_rtt=`` (a hard latency limit).
+- ``data-science``: price per GPU-hour / balance, balance = min(1, vCPUs per GPU / 8) × min(1, RAM per GPU /
+  64 GiB): data preparation and notebooks stall GPUs that lack CPU and memory beside them.
+- ``rendering``: price per hour / memory bandwidth (TB/s), USD per TB/s-hour: rasterization, path tracing and
+  large scenes are bound by memory bandwidth.
+- ``scientific``: price per hour / FP64 TFLOPS (vector), USD per FP64 TFLOP-hour: simulations need double
+  precision; consumer-class GPUs (1/64 rate) rank last by themselves.
+
+Two more rankers: ``carbon`` (estimated gCO2e per hour, see :mod:`gpuhub.carbon`) and ``latency`` (estimated
+round trip from ``near=``, see :mod:`gpuhub.location`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from gpuhub.catalog import ScoreView
+from gpuhub.ranking import Ranker
+
+__all__ = ["PRESETS", "WORKLOAD_RANKERS"]
+
+FloatArray = npt.NDArray[np.float64]
+SPOT_TRAINING_PENALTY = 1.15
+SPOT_INFERENCE_PENALTY = 1.25
+PCIE_SCALING = 0.8
+RTT_WEIGHT_MS = 200.0
+VCPUS_PER_GPU = 8.0
+RAM_PER_GPU_GIB = 64.0
+
+
+def _mixed_precision(v: ScoreView) -> FloatArray:
+    bf16, fp16 = v.tflops["bf16"], v.tflops["fp16"]
+    result: FloatArray = np.where(np.isnan(bf16), fp16, bf16)
+    return result
+
+
+def training(v: ScoreView) -> FloatArray:
+    efficiency = np.where((v.gpu_count > 1) & ~v.fast_interconnect, PCIE_SCALING, 1.0)
+    penalty = np.where(v.interruptible, SPOT_TRAINING_PENALTY, 1.0)
+    result: FloatArray = v.price * penalty / (_mixed_precision(v) * efficiency)
+    return result
+
+
+def inference(v: ScoreView) -> FloatArray:
+    penalty = np.where(v.interruptible, SPOT_INFERENCE_PENALTY, 1.0)
+    latency = 1.0 + np.nan_to_num(v.rtt_ms, nan=0.0) / RTT_WEIGHT_MS
+    result: FloatArray = v.price * penalty * latency
+    return result
+
+
+def data_science(v: ScoreView) -> FloatArray:
+    gpus = np.where(v.gpu_count > 0, v.gpu_count, np.nan)
+    balance = np.minimum(1.0, v.vcpus / gpus / VCPUS_PER_GPU) * np.minimum(1.0, v.memory / gpus / RAM_PER_GPU_GIB)
+    result: FloatArray = v.price_per_gpu / np.where(balance > 0, balance, np.nan)
+    return result
+
+
+def rendering(v: ScoreView) -> FloatArray:
+    result: FloatArray = v.price / v.bandwidth_tb_s
+    return result
+
+
+def scientific(v: ScoreView) -> FloatArray:
+    result: FloatArray = v.price / v.tflops["fp64"]
+    return result
+
+
+PRESETS = {
+    "training": Ranker("training", "price / (BF16 TFLOPS × interconnect efficiency), spot +15 %",
+                       "USD per effective BF16 TFLOP-hour", vector=training),
+    "inference": Ranker("inference", "price × 1.25 if spot × (1 + RTT/200 ms) when near= is given",
+                        "USD per hour, weighted", vector=inference),
+    "data-science": Ranker("data-science", "price per GPU-hour / CPU-RAM balance (8 vCPUs, 64 GiB per GPU)",
+                           "USD per balanced GPU-hour", vector=data_science),
+    "rendering": Ranker("rendering", "price / memory bandwidth", "USD per TB/s-hour", vector=rendering),
+    "scientific": Ranker("scientific", "price / FP64 TFLOPS", "USD per FP64 TFLOP-hour", vector=scientific),
+}
+
+WORKLOAD_RANKERS = (
+    *PRESETS.values(),
+    Ranker("carbon", "estimated gCO2e per hour (GPU TDP × PUE 1.1 × grid intensity)", "gCO2e per hour",
+           vector=lambda v: v.carbon_g_per_h),
+    Ranker("latency", "estimated round trip from near= (needs near)", "ms round trip", vector=lambda v: v.rtt_ms),
+)
