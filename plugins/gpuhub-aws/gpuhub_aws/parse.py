@@ -33,7 +33,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import ijson
+import ijson  # type: ignore[import-untyped]
 
 from gpuhub.errors import ProviderError
 from gpuhub.model import Gpu, Instance

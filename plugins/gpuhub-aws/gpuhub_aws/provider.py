@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import httpx
@@ -61,6 +61,7 @@ MAX_PAGES = 100
 SPEC_BATCH = 50
 _REGION_RX = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
 _FORM = "application/x-www-form-urlencoded; charset=utf-8"
+T = TypeVar("T")
 _RECORDING = Path(__file__).resolve().parent / "recording"
 
 
@@ -309,7 +310,7 @@ def _pages(call: Callable[[str | None], bytes], parse: Callable[[bytes], tuple[l
     raise ProviderError(f"{what}: more than {MAX_PAGES} pages; the answer would be incomplete")
 
 
-def stream(ctx: ProviderContext, method: str, url: str, consume: Callable[[httpx.Response], Any]) -> Any:
+def stream(ctx: ProviderContext, method: str, url: str, consume: Callable[[httpx.Response], T]) -> T:
     """Send one request through the engine's client and consume the body as it arrives, under the retry policy.
 
     The same failures as :meth:`ProviderContext.request` are retried (transport errors including a connection
@@ -322,7 +323,7 @@ def stream(ctx: ProviderContext, method: str, url: str, consume: Callable[[httpx
     """
     retry = getattr(ctx, "_retry", None)
 
-    def once() -> Any:
+    def once() -> T:
         throttle = getattr(ctx, "_throttle", None)
         if throttle is not None:
             throttle()
@@ -354,9 +355,9 @@ def stream(ctx: ProviderContext, method: str, url: str, consume: Callable[[httpx
 def _sign(creds: _Creds, region: str, url: str, body: bytes, headers: dict[str, str]) -> dict[str, str]:
     """SigV4 headers (``Authorization``, ``X-Amz-Date``, ``X-Amz-Security-Token``) from botocore's signer."""
     try:
-        from botocore.auth import SigV4Auth
-        from botocore.awsrequest import AWSRequest
-        from botocore.credentials import Credentials
+        from botocore.auth import SigV4Auth  # type: ignore[import-untyped]
+        from botocore.awsrequest import AWSRequest  # type: ignore[import-untyped]
+        from botocore.credentials import Credentials  # type: ignore[import-untyped]
     except ImportError:
         raise ProviderError("signing EC2 requests needs botocore: pip install 'gpuhub-aws[live]'") from None
     request = AWSRequest(method="POST", url=url, data=body, headers=dict(headers))
@@ -368,7 +369,7 @@ def _profile_credentials(profile: str, environ: Mapping[str, str]) -> _Creds | N
     """Static keys of a named profile from the shared credentials file, then the config file (no other sources:
     no instance metadata, no SSO, no role assumption)."""
     try:
-        from botocore.configloader import raw_config_parse
+        from botocore.configloader import raw_config_parse  # type: ignore[import-untyped]
     except ImportError:
         raise ProviderError("reading AWS profiles needs botocore: pip install 'gpuhub-aws[live]'") from None
     home = os.path.expanduser

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -14,7 +15,7 @@ from urllib.parse import parse_qsl
 
 import httpx
 from gpuhub_aws.parse import is_accelerated, parse_offer_file
-from gpuhub_aws.provider import AwsProvider
+from gpuhub_aws.provider import DEFAULT_REGIONS, AwsProvider
 from gpuhub_aws.synthetic import offer_document, on_demand_terms, product
 
 from gpuhub.model import Offer
@@ -292,3 +293,18 @@ def test_auto_mode_without_credentials_replays_the_bundle() -> None:
     engine = make_engine(Registry(), environ={})
     offers, status = run_provider(engine, "aws")
     assert status.state == "ok" and status.mode == "replay" and len(offers) > 2000
+
+
+def test_regions_are_ec2_region_codes_and_zones_are_zone_ids() -> None:
+    offers, _ = _replay()
+    regions = {o.region.code for o in offers}
+    assert regions == set(DEFAULT_REGIONS)
+    assert all(o.region.country and o.region.continent for o in offers)  # known to gpuhub's region table
+    prefixes = {"us-east-1": "use1", "eu-central-1": "euc1", "ap-northeast-1": "apne1", "us-west-2": "usw2"}
+    for offer in offers:
+        if offer.price.purchase == "spot":
+            assert re.fullmatch(r"[a-z]+\d-az\d+", offer.region.zone or ""), offer.region
+            if offer.region.code in prefixes:
+                assert offer.region.zone.startswith(prefixes[offer.region.code] + "-")  # type: ignore[union-attr]
+        else:
+            assert offer.region.zone is None
