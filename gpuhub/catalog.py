@@ -94,11 +94,13 @@ class Catalog:
     def __init__(self, offers: Sequence[Offer], gpus: GpuTable | None = None) -> None:
         self.offers = list(offers)
         n = len(self.offers)
-        rows = [_row(o) for o in self.offers]
-        columns = list(zip(*rows, strict=True)) if rows else [()] * 24
-        (provider, instance_type, gpu, form, gpu_count, vram, total_vram, vcpus, memory, price, currency, purchase,
-         region, zone, country, continent, fractional, available, per_gpu, per_vram, lat, lon, carbon,
-         fast) = columns
+        # Offers share Instance and Region objects: build each one's part of the row once.
+        inst_part: dict[int, tuple[Any, ...]] = {}
+        region_part: dict[int, tuple[Any, ...]] = {}
+        rows = [_row(o, inst_part, region_part) for o in self.offers]
+        columns = list(zip(*rows, strict=True)) if rows else [()] * 22
+        (provider, instance_type, gpu, form, gpu_count, card_vram, vcpus, memory, price, currency, purchase,
+         region, zone, country, continent, fractional, available, lat, lon, carbon, fast) = columns
         self.provider = _Categorical(provider)
         self.instance_type = _Categorical(instance_type)
         self.gpu = _Categorical(gpu)
@@ -108,9 +110,15 @@ class Catalog:
         self.zone = _Categorical(zone)
         self.country = _Categorical(country)
         self.continent = _Categorical(continent)
-        self.gpu_count, self.vram, self.total_vram = _floats(gpu_count), _floats(vram), _floats(total_vram)
+        self.gpu_count = _floats(gpu_count)
+        card = _floats(card_vram)
+        # Usable VRAM per GPU: the card's, or the slice's for a fractional GPU (half an A10: 12 GiB).
+        self.vram = np.where((self.gpu_count > 0) & (self.gpu_count < 1), card * self.gpu_count, card)
+        self.total_vram = card * self.gpu_count
         self.vcpus, self.memory, self.price = _floats(vcpus), _floats(memory), _floats(price)
-        self.price_per_gpu, self.price_per_vram = _floats(per_gpu), _floats(per_vram)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.price_per_gpu = np.where(self.gpu_count > 0, self.price / self.gpu_count, np.nan)
+            self.price_per_vram = np.where(self.total_vram > 0, self.price / self.total_vram, np.nan)
         self.latitude, self.longitude, self.carbon_intensity = _floats(lat), _floats(lon), _floats(carbon)
         self.fractional: BoolArray = np.asarray(fractional, dtype=np.bool_)
         self.fast_interconnect: BoolArray = np.asarray(fast, dtype=np.bool_)
@@ -266,18 +274,22 @@ def _per_gpu(offer: Offer, gpus: GpuTable | None) -> tuple[float, ...]:
     return tuple(v / n if v else math.nan for v in values)
 
 
-def _row(o: Offer) -> tuple[Any, ...]:
+def _row(o: Offer, inst_part: dict[int, tuple[Any, ...]], region_part: dict[int, tuple[Any, ...]]) -> tuple[Any, ...]:
     inst, price, region = o.instance, o.price, o.region
-    gpu = inst.gpu
-    link = (inst.interconnect or "").lower()
-    fast = inst.gpu_count <= 1 or any(word in link for word in _FAST_LINKS) or (
-        gpu is not None and gpu.form_factor in ("SXM", "Superchip", "OAM"))
-    return (
-        inst.provider, inst.instance_type, gpu.name if gpu else None, gpu.form_factor if gpu else None,
-        inst.gpu_count, _float(inst.gpu_memory_gib), _float(inst.gpu_memory_total_gib), _float(inst.vcpus),
-        _float(inst.memory_gib), float(price.amount), price.currency, price.purchase, region.code.lower(),
-        region.zone.lower() if region.zone else None, region.country, region.continent, inst.fractional,
-        -1 if o.available is None else int(o.available), _float(o.price_per_gpu_hour),
-        _float(o.price_per_vram_gib_hour), _float(region.latitude), _float(region.longitude),
-        _float(region.carbon_gco2e_per_kwh), fast,
-    )
+    ip = inst_part.get(id(inst))
+    if ip is None:
+        gpu = inst.gpu
+        link = (inst.interconnect or "").lower()
+        fast = inst.gpu_count <= 1 or any(word in link for word in _FAST_LINKS) or (
+            gpu is not None and gpu.form_factor in ("SXM", "Superchip", "OAM"))
+        ip = inst_part[id(inst)] = (
+            inst.provider, inst.instance_type, gpu.name if gpu else None, gpu.form_factor if gpu else None,
+            inst.gpu_count, _float(gpu.memory_gib if gpu else None), _float(inst.vcpus), _float(inst.memory_gib),
+            inst.fractional, fast)
+    rp = region_part.get(id(region))
+    if rp is None:
+        rp = region_part[id(region)] = (
+            region.code.lower(), region.zone.lower() if region.zone else None, region.country, region.continent,
+            _float(region.latitude), _float(region.longitude), _float(region.carbon_gco2e_per_kwh))
+    return (*ip[:8], float(price.amount), price.currency, price.purchase, *rp[:4], ip[8],
+            -1 if o.available is None else int(o.available), *rp[4:], ip[9])

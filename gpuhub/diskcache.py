@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,13 @@ __all__ = ["DiskCache"]
 
 log = logging.getLogger("gpuhub.diskcache")
 FORMAT = 1
+
+
+@lru_cache(maxsize=1)
+def _adapters() -> tuple[pydantic.TypeAdapter[list[Instance]], pydantic.TypeAdapter[list[Region]],
+                         pydantic.TypeAdapter[list[Price]]]:
+    # One validation call per list is several times faster than a model_validate call per item.
+    return (pydantic.TypeAdapter(list[Instance]), pydantic.TypeAdapter(list[Region]), pydantic.TypeAdapter(list[Price]))
 
 
 class DiskCache:
@@ -71,9 +79,9 @@ class DiskCache:
             data = json.loads(path.read_text(encoding="utf-8"))
             if data.get("format") != FORMAT or data.get("key") != key or data.get("provider") != provider:
                 raise ValueError("format, key or provider does not match")
-            instances = [Instance.model_validate(i) for i in data["instances"]]
-            regions = [Region.model_validate(r) for r in data["regions"]]
-            prices = [Price.model_validate(p) for p in data["prices"]]
+            instances = _adapters()[0].validate_python(data["instances"])
+            regions = _adapters()[1].validate_python(data["regions"])
+            prices = _adapters()[2].validate_python(data["prices"])
             offers = []
             for inst, region, price, available in data["offers"]:
                 if available not in (True, False, None):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,10 +39,21 @@ class SearchResult:
     """The ranker's score of each offer (lower is better; None: could not be scored)."""
     removed_notes: list[str] = field(default_factory=list)
     """For each filter: the best offer it alone removed, and by how much it missed (``explain()`` shows them)."""
-    _details: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    _explain: Callable[[int], dict[str, Any]] | None = field(default=None, repr=False)
+    _details: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     def details(self, index: int) -> dict[str, Any]:
-        """Score, explanation, price-performance figures, RTT, carbon and model fit of offer ``index``."""
+        """Score, explanation, price-performance figures, RTT, carbon and model fit of offer ``index``
+        (computed on first use).
+
+        Raises:
+            IndexError: no offer ``index`` in this result.
+        """
+        if not -len(self.offers) <= index < len(self.offers):
+            raise IndexError(index)
+        index %= len(self.offers)
+        if index not in self._details:
+            self._details[index] = self._explain(index) if self._explain else {}
         return self._details[index]
 
     def __iter__(self) -> Iterator[Offer]:
@@ -77,8 +89,7 @@ class SearchResult:
     def to_dicts(self) -> list[dict[str, Any]]:
         """Each offer as the flat record documented in the README, plus ``score``, ``explanation`` and the
         price-performance figures (JSON-ready)."""
-        return [{**offer.to_record(), **self._details[i]} if i < len(self._details) else offer.to_record()
-                for i, offer in enumerate(self.offers)]
+        return [{**offer.to_record(), **self.details(i)} for i, offer in enumerate(self.offers)]
 
     def to_dict(self) -> dict[str, Any]:
         """Offers, provider statuses and the filter report, JSON-ready."""
@@ -189,14 +200,17 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     limit = query.limit + 1 if query.limit is not None else None
     ranked, scores = catalog.rank(rows, ranker, query, limit)
     shown = len(ranked) if query.limit is None else min(query.limit, len(ranked))
-    details = []
-    for i in range(shown):
+    gpus = engine.registry.gpus
+
+    def explain(i: int) -> dict[str, Any]:
         nxt = i + 1 if i + 1 < len(ranked) else None
-        details.append(offer_details(catalog, int(ranked[i]), float(scores[i]),
-                                     float(scores[nxt]) if nxt is not None else None,
-                                     int(ranked[nxt]) if nxt is not None else None, ranker, query,
-                                     engine.registry.gpus))
-    notes = removed_notes(catalog, masks, ranker, query) if shown < (query.limit or 1) or shown == 0 else []
+        return offer_details(catalog, int(ranked[i]), float(scores[i]),
+                             float(scores[nxt]) if nxt is not None else None,
+                             int(ranked[nxt]) if nxt is not None else None, ranker, query, gpus)
+
+    short = shown == 0 or (query.limit is not None and shown < query.limit)
+    notes = removed_notes(catalog, masks, ranker, query) if short else []
     return SearchResult([catalog.offers[int(r)] for r in ranked[:shown]], [status for _, status in collected], query,
                         considered=len(catalog), matched=len(rows), removed_by=removed,
-                        scores=[d["score"] for d in details], removed_notes=notes, _details=details)
+                        scores=[None if math.isnan(s) else float(s) for s in scores[:shown]], removed_notes=notes,
+                        _explain=explain)
