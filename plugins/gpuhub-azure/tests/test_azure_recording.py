@@ -223,8 +223,9 @@ def test_real_2022_items_spot_reservations_and_non_primary_meters() -> None:
 
 # --- the CLI on a fresh install ---------------------------------------------------------------------------------------
 
-def test_cli_search_json_gives_the_facts() -> None:
+def test_cli_search_json_gives_the_facts(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AZURE_", "GPUHUB_"))}
+    env["GPUHUB_CACHE_DIR"] = str(tmp_path)  # a fresh install: no parsed offers cached by an earlier version
     done = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "--provider", "azure", "--format", "json",
                            "--region", "westeurope", "--gpu", "H100", "--limit", "50"],
                           capture_output=True, text=True, env=env, timeout=60, check=False)
@@ -236,7 +237,7 @@ def test_cli_search_json_gives_the_facts() -> None:
         8, 96, 1900)
     assert h100["on_demand"]["source"] == "replay:azure@2026-08-20"
     assert all(r["price_per_hour"] > 0 and r["currency"] == "USD" for r in records)
-    assert "azure: ok" in done.stderr
+    assert "azure: ok, 563 offers (replay:azure@2026-08-20)" in done.stderr
 
 
 def test_provider_fixtures_dir_is_inside_the_package() -> None:
