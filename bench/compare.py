@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import inspect
 import json
 import os
 import resource
@@ -43,6 +44,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 GPUHUNT_PYTHON = os.environ.get("GPUHUNT_PYTHON", "/tmp/bench-gpuhunt-venv/bin/python")
 
+SEARCH_ALL_FEW_RUNS = 5_000  # search() without limit on more matches than this: 1 run
+SEARCH_ALL_MAX = 200_000  # ... and not at all above this (it would take minutes)
 QUERIES: dict[str, dict[str, Any]] = {
     "all": {},
     "h100_on_demand_max30": {"gpu": "H100", "purchase": "on_demand", "max_price": 30},
@@ -69,13 +72,30 @@ def _time(fn: Callable[[], Any], runs: int) -> tuple[dict[str, float], Any]:
             "all_ms": [round(w * 1e3, 3) for w in walls]}, result
 
 
-def gpuhub_worker(data: Path, runs: int, disk_cache: bool, trace: bool) -> dict[str, Any]:
+def _rank(catalog: Any, rows: Any, ranker: Any, q: Any, limit: int | None) -> Any:
+    """Ranked rows with either core API: ``rank(rows, ranker, q, limit) -> (rows, scores)`` (from a73d30c) or
+    ``rank(rows, ranker, limit) -> list`` (before)."""
+    if "q" in inspect.signature(catalog.rank).parameters:
+        return catalog.rank(rows, ranker, q, limit)[0]
+    return catalog.rank(rows, ranker, limit)
+
+
+def _fetch_kwargs() -> dict[str, str]:
+    import gpuhub
+
+    return {"fetch": "replay"} if "fetch" in inspect.signature(gpuhub.search).parameters else {"mode": "replay"}
+
+
+def gpuhub_worker(data: Path, runs: int, disk_cache: bool, trace: bool, core: str | None) -> dict[str, Any]:
     """gpuhub's side (runs in a fresh process): load through the engine from the recording, then time queries."""
+    sys.path.insert(0, str(HERE))
+    from core import use_core
+
+    use_core(core)
     if trace:
         import tracemalloc
 
         tracemalloc.start()
-    sys.path.insert(0, str(HERE))
     import synthcloud
 
     import gpuhub
@@ -106,33 +126,40 @@ def gpuhub_worker(data: Path, runs: int, disk_cache: bool, trace: bool) -> dict[
         tracemalloc.stop()
 
     out: dict[str, Any] = {
-        "tool": "gpuhub", "version": gpuhub.__version__, "python": sys.version.split()[0], "offers": len(catalog),
+        "tool": "gpuhub", "version": gpuhub.__version__, "core": str(Path(gpuhub.__file__).parent.parent),
+        "python": sys.version.split()[0], "offers": len(catalog),
         "collect_s": collect_s, "collect_cpu_s": collect_cpu, "catalog_build_s": catalog_s,
         "catalog_build_cpu_s": catalog_cpu, "load_s": collect_s + catalog_s, "load_cpu_s": collect_cpu + catalog_cpu,
         "base_rss_mib": base_rss, "loaded_rss_mib": loaded_rss, "resident_mib": loaded_rss - base_rss,
         "traced_mib": traced / 2**20 if traced is not None else None, "queries": {},
     }
+    fetch = _fetch_kwargs()
     for name, kwargs in QUERIES.items():
         q = build_query(gpus=registry.gpus, providers=names, rankers=list(registry.rankers), **kwargs)
         ranker = registry.rankers[q.sort]
 
-        def by_catalog(q: Any = q, ranker: Any = ranker, limit: int | None = None) -> tuple[int, list[int]]:
+        def by_catalog(q: Any = q, ranker: Any = ranker, limit: int | None = None) -> tuple[int, Any]:
             rows, _ = catalog.select(q)
-            return len(rows), catalog.rank(rows, ranker, limit)
+            return len(rows), _rank(catalog, rows, ranker, q, limit)
 
         def by_search(kwargs: dict[str, Any] = kwargs) -> Any:
-            return gpuhub.search(engine=engine, fixtures_dir=fixtures, mode="replay", **kwargs)
+            return gpuhub.search(engine=engine, fixtures_dir=fixtures, **fetch, **kwargs)
 
         stats, (matched, ranked) = _time(by_catalog, runs)
         top, _ = _time(lambda q=q, ranker=ranker: by_catalog(q, ranker, 20), runs)
-        whole, result = _time(by_search, runs)
+        search20, result = _time(lambda kwargs=kwargs: by_search({**kwargs, "limit": 20}), runs)
+        # search() without a limit builds every matched offer's details: slow on big matches, so fewer runs.
+        many = matched > SEARCH_ALL_FEW_RUNS
+        whole: dict[str, Any] | None = None
+        if matched <= SEARCH_ALL_MAX:
+            whole, _ = _time(by_search, 1 if many else runs)
         # Select and rank separately, to say which one costs.
         sel, (rows, _) = _time(lambda q=q: catalog.select(q), runs)
-        rnk, _ = _time(lambda rows=rows, ranker=ranker: catalog.rank(rows, ranker, None), runs)
+        rnk, _ = _time(lambda rows=rows, ranker=ranker, q=q: _rank(catalog, rows, ranker, q, None), runs)
         out["queries"][name] = {
-            "catalog": stats, "catalog_top20": top, "search": whole, "select": sel, "rank": rnk,
-            "matched": matched, "search_matched": result.matched,
-            "min_price": float(catalog.offers[ranked[0]].price.amount) if ranked else None,
+            "catalog": stats, "catalog_top20": top, "search_top20": search20, "search": whole, "select": sel,
+            "rank": rnk, "matched": matched, "search_matched": result.matched,
+            "min_price": float(catalog.offers[int(ranked[0])].price.amount) if len(ranked) else None,
         }
     if disk_cache:
         out["disk_cache"] = _disk_cache_loads(fixtures, registry)
@@ -166,9 +193,10 @@ def run_side(cmd: list[str]) -> dict[str, Any]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def compare(data: Path, runs: int, disk_cache: bool) -> dict[str, Any]:
+def compare(data: Path, runs: int, disk_cache: bool, core: str | None, trace: bool = False) -> dict[str, Any]:
     hub = run_side([sys.executable, str(Path(__file__).resolve()), "--worker", "gpuhub", "--data", str(data),
-                    "--runs", str(runs)] + (["--disk-cache"] if disk_cache else []))
+                    "--runs", str(runs)] + (["--disk-cache"] if disk_cache else []) + (["--trace"] if trace else [])
+                   + (["--core", core] if core else []))
     hunt = run_side([GPUHUNT_PYTHON, str(HERE / "gpuhunt_side.py"), "--data", str(data), "--runs", str(runs)])
     rows = []
     for name in QUERIES:
@@ -181,10 +209,13 @@ def compare(data: Path, runs: int, disk_cache: bool) -> dict[str, Any]:
             "query": name, "matched": h["matched"], "gpuhunt_ms": g["median_ms"], "gpuhunt_cpu_ms": g["cpu_median_ms"],
             "catalog_ms": h["catalog"]["median_ms"], "catalog_cpu_ms": h["catalog"]["cpu_median_ms"],
             "select_ms": h["select"]["median_ms"], "rank_ms": h["rank"]["median_ms"],
-            "top20_ms": h["catalog_top20"]["median_ms"], "search_ms": h["search"]["median_ms"],
+            "top20_ms": h["catalog_top20"]["median_ms"], "search20_ms": h["search_top20"]["median_ms"],
+            "search20_cpu_ms": h["search_top20"]["cpu_median_ms"],
+            "search_ms": h["search"]["median_ms"] if h["search"] else None,
             "ratio_catalog": g["median_ms"] / h["catalog"]["median_ms"],
             "ratio_top20": g["median_ms"] / h["catalog_top20"]["median_ms"],
-            "ratio_search": g["median_ms"] / h["search"]["median_ms"],
+            "ratio_search20": g["median_ms"] / h["search_top20"]["median_ms"],
+            "ratio_search": g["median_ms"] / h["search"]["median_ms"] if h["search"] else None,
         })
     return {"data": str(data), "offers": hub["offers"], "runs": runs, "gpuhub": hub, "gpuhunt": hunt, "rows": rows,
             "loadavg": os.getloadavg()}
@@ -192,14 +223,19 @@ def compare(data: Path, runs: int, disk_cache: bool) -> dict[str, Any]:
 
 def print_table(result: dict[str, Any]) -> None:
     hub, hunt = result["gpuhub"], result["gpuhunt"]
-    print(f"\n== {result['offers']} offers ({result['data']}), medians of {result['runs']} runs, "
+    print(f"\n== {result['offers']} offers ({result['data']}), core {hub['core']}, medians of {result['runs']} runs, "
           f"load average {' '.join(f'{x:.2f}' for x in result['loadavg'])}")
-    print(f"{'query':24} {'matched':>8} {'gpuhunt':>9} {'catalog':>9} {'select':>8} {'rank':>8} {'top20':>8} "
-          f"{'search':>9} {'x catalog':>9} {'x top20':>8} {'x search':>8}")
+    print("ms, wall medians (cpu: process CPU time); catalog = select+rank of every match, top20 = rank limit 20, "
+          "search20/search = gpuhub.search(limit=20 / no limit) on a warm engine; x = gpuhunt time / gpuhub time")
+    print(f"{'query':21} {'matched':>7} {'gpuhunt':>8} {'catalog':>8} {'select':>7} {'rank':>8} {'top20':>7} "
+          f"{'search20':>8} {'(cpu)':>6} {'search':>9} {'x catalog':>9} {'x top20':>7} {'x search20':>10} "
+          f"{'x search':>8}")
     for r in result["rows"]:
-        print(f"{r['query']:24} {r['matched']:8d} {r['gpuhunt_ms']:9.2f} {r['catalog_ms']:9.2f} {r['select_ms']:8.2f} "
-              f"{r['rank_ms']:8.2f} {r['top20_ms']:8.2f} {r['search_ms']:9.2f} {r['ratio_catalog']:9.1f} "
-              f"{r['ratio_top20']:8.1f} {r['ratio_search']:8.1f}")
+        whole = f"{r['search_ms']:9.1f}" if r["search_ms"] is not None else f"{'skipped':>9}"
+        ratio = f"{r['ratio_search']:8.2f}" if r["ratio_search"] is not None else f"{'-':>8}"
+        print(f"{r['query']:21} {r['matched']:7d} {r['gpuhunt_ms']:8.1f} {r['catalog_ms']:8.2f} {r['select_ms']:7.2f} "
+              f"{r['rank_ms']:8.2f} {r['top20_ms']:7.2f} {r['search20_ms']:8.2f} {r['search20_cpu_ms']:6.2f} {whole} "
+              f"{r['ratio_catalog']:9.1f} {r['ratio_top20']:7.1f} {r['ratio_search20']:10.1f} {ratio}")
     print(f"load: gpuhub {hub['load_s']:.2f} s (engine collect/parse {hub['collect_s']:.2f} s + Catalog build "
           f"{hub['catalog_build_s']:.2f} s; CPU {hub['load_cpu_s']:.2f} s), gpuhunt {hunt['load_s']:.2f} s "
           f"(CSV parse; CPU {hunt['load_cpu_s']:.2f} s)")
@@ -222,13 +258,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="10k,100k")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", type=Path, help="write all results here")
+    parser.add_argument("--core", help="a core snapshot directory (python bench/core.py snapshot); default: the "
+                                       "installed gpuhub")
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(gpuhub_worker(args.data, args.runs, args.disk_cache, args.trace)))
+        print(json.dumps(gpuhub_worker(args.data, args.runs, args.disk_cache, args.trace, args.core)))
         return 0
     results = []
     for size in args.sizes.split(","):
-        result = compare(args.root / size.strip().lower(), args.runs, args.disk_cache)
+        result = compare(args.root / size.strip().lower(), args.runs, args.disk_cache, args.core, args.trace)
         print_table(result)
         results.append(result)
     if args.json:
