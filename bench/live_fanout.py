@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import threading
@@ -30,9 +31,15 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
+
+if __name__ == "__main__":  # --core DIR: import that core snapshot (bench/core.py) instead of the installed one
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from core import use_core
+
+    use_core(sys.argv[sys.argv.index("--core") + 1] if "--core" in sys.argv else None)
 
 from gpuhub.errors import ReplayMissError
 from gpuhub.plugins import Registry
@@ -143,7 +150,8 @@ def build_transports(registry: Registry) -> tuple[dict[str, tuple[str, Path]], d
 
 
 def settings(port: int, hosts: dict[str, tuple[str, Path]], registry: Registry) -> dict[str, str]:
-    """GPUHUB_<NAME>_BASE_URL for each provider (its default base URL's host, served under that path)."""
+    """GPUHUB_<NAME>_BASE_URL for each provider (its default base URL's host, served under that path), and the
+    region lists that make a live walk ask for what was recorded (Azure: the recorded regions)."""
     root = f"http://127.0.0.1:{port}"
     env = dict(PLACEHOLDER_CREDENTIALS)
     for name, provider in registry.providers.items():
@@ -151,6 +159,18 @@ def settings(port: int, hosts: dict[str, tuple[str, Path]], registry: Registry) 
             env[f"GPUHUB_{name.upper()}_BASE_URL"] = f"{root}/{urlsplit(provider.base_url).netloc}"
     if "aws" in registry.providers:
         env["GPUHUB_AWS_EC2_ENDPOINT"] = f"{root}/ec2.{{region}}.amazonaws.com/"
+    if "azure" in registry.providers:
+        # A live Azure walk covers every known region; the recording holds a subset: walk the recorded ones.
+        regions: dict[str, None] = {}
+        for name, directory in set(hosts.values()):
+            if name == "azure":
+                for exchange in load_manifest(directory).exchanges:
+                    query = dict(parse_qsl(urlsplit(exchange["request"]["url"]).query))
+                    found = re.search(r"armRegionName eq '([a-z0-9]+)'", query.get("$filter", ""))
+                    if found:
+                        regions[found.group(1)] = None
+        if regions:
+            env["GPUHUB_AZURE_REGIONS"] = ",".join(regions)
     return env
 
 
@@ -171,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-requests", type=int, default=5000)
     parser.add_argument("--max-seconds", type=float, default=300)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--core", help="core snapshot directory (bench/core.py snapshot); default: installed gpuhub")
     args = parser.parse_args(argv)
     registry = Registry()
     hosts, unusable = build_transports(registry)
@@ -179,7 +200,10 @@ def main(argv: list[str] | None = None) -> int:
         # One transport per provider recording, shared by its hosts; rebuilt per run so ordered replays restart.
         transports[host] = ReplayTransport(load_manifest(directory))
     names = sorted(n for n in registry.providers if n not in unusable)
-    result: dict[str, Any] = {"delay_s": args.delay, "runs": args.runs, "unusable": unusable, "providers": names,
+    import gpuhub
+
+    result: dict[str, Any] = {"core": str(Path(gpuhub.__file__).parent.parent),
+                              "delay_s": args.delay, "runs": args.runs, "unusable": unusable, "providers": names,
                               "loadavg_before": os.getloadavg(), "single": {}, "requests": {}}
 
     def fresh(server: RecordedServer) -> None:
@@ -212,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     result["serial_sum_s"] = sum(result["single"][n]["median_s"] for n in names)
     result["loadavg_after"] = os.getloadavg()
 
-    print(f"delay {args.delay * 1e3:.0f} ms per request, medians of {args.runs} runs, load average "
+    print(f"core {result['core']}; delay {args.delay * 1e3:.0f} ms per request, medians of {args.runs} runs, "
+          "load average "
           f"{' '.join(f'{x:.2f}' for x in result['loadavg_before'])}")
     for name in names:
         single = result["single"][name]
