@@ -11,6 +11,7 @@ atomically (a crash mid-write leaves the old file) and readable by the user only
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -23,10 +24,25 @@ import pydantic
 from gpuhub.model import Instance, Offer, Price, Region, Source
 from gpuhub.recording import Manifest, atomic_write
 
-__all__ = ["DiskCache"]
+__all__ = ["DiskCache", "code_fingerprint"]
 
 log = logging.getLogger("gpuhub.diskcache")
 FORMAT = 1
+
+
+@lru_cache(maxsize=64)
+def code_fingerprint(module: str) -> str:
+    """Size and modification time of every file in the package that holds ``module`` (cached per process)."""
+    spec = importlib.util.find_spec(module.split(".")[0])
+    if spec is None or not spec.submodule_search_locations:
+        return ""
+    digest = hashlib.sha256()
+    for location in spec.submodule_search_locations:
+        for path in sorted(Path(location).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                info = path.stat()
+                digest.update(f"{path.relative_to(location)}:{info.st_size}:{info.st_mtime_ns};".encode())
+    return digest.hexdigest()[:16]
 
 
 @lru_cache(maxsize=1)

@@ -25,7 +25,7 @@ import httpx
 from cachetools import TTLCache
 
 from gpuhub.catalog import Catalog
-from gpuhub.diskcache import DiskCache
+from gpuhub.diskcache import DiskCache, code_fingerprint
 from gpuhub.errors import CredentialsError, ProviderError, QueryError
 from gpuhub.model import Offer, Source
 from gpuhub.plugins import Registry
@@ -258,7 +258,11 @@ class Engine:
 
         plugin = self.registry.provider_plugin.get(provider.name, "")
         version = next((r.version or "" for r in self.registry.reports if r.name == plugin), "")
-        return DiskCache.key(provider.name, manifest, (__version__, plugin, version, type(provider).__qualname__))
+        # The code that parsed the offers is part of the key too (an edited plugin or core re-parses even when
+        # nobody bumped a version): size and mtime of every file in both packages.
+        code = code_fingerprint(type(provider).__module__) + code_fingerprint("gpuhub")
+        return DiskCache.key(provider.name, manifest, (__version__, plugin, version, type(provider).__qualname__,
+                                                       code))
 
     def _from_disk(self, provider: Provider, plan: _Plan, manifest: Manifest, started: float) -> _Entry | None:
         """The offers parsed from this exact recording by an earlier process, if the disk cache has them."""

@@ -74,9 +74,9 @@ def test_c06_a100_80gb_query_returns_only_the_80gb_type(registry: Registry) -> N
     transport = CountingTransport(lambda request, n: httpx.Response(200, content=json.dumps(C06_INPUT).encode(),
                                                                     headers={"content-type": "application/json"}))
     engine = make_engine(registry, transport=transport, environ={"LAMBDA_API_KEY": "k"})
-    result = search("A100 80GB", provider="lambda", engine=engine, mode="live")
+    result = search("A100 80GB", provider="lambda", engine=engine, fetch="live")
     assert {o.instance_type for o in result.offers} == {"gpu_8x_a100_80gb_sxm4"}
-    forty = search("A100", provider="lambda", engine=engine, mode="live")
+    forty = search("A100", provider="lambda", engine=engine, fetch="live")
     assert {o.instance_type for o in forty.offers} == {"gpu_1x_a100"}
 
 
