@@ -42,8 +42,13 @@ class _Categorical:
         self.lookup = lookup
 
     def mask(self, wanted: Sequence[str]) -> BoolArray:
-        codes = [self.lookup[w] for w in wanted if w in self.lookup]
-        return np.isin(self.codes, np.asarray(codes, dtype=np.int32))
+        # A boolean table indexed by code (the last slot stands for "missing", code -1) beats np.isin.
+        table = np.zeros(len(self.values) + 1, dtype=np.bool_)
+        for w in wanted:
+            if w in self.lookup:
+                table[self.lookup[w]] = True
+        result: BoolArray = table[self.codes]
+        return result
 
 
 def _floats(column: Sequence[Any]) -> FloatArray:
@@ -137,6 +142,7 @@ class Catalog:
         self.power_kw = table[:, len(PRECISIONS) + 1]
         self.carbon_g_per_h = self.power_kw * PUE * self.carbon_intensity
         self.interruptible: BoolArray = self.purchase.mask(["spot", "low_priority"])
+        self._orders: dict[str, tuple[IntArray, FloatArray, Ranker]] = {}
         non_gpu_names = [n for n in self.gpu.values if gpus is not None and not gpus.is_gpu(n)]
         self.non_gpu: BoolArray = self.gpu.mask(non_gpu_names)
 
@@ -248,20 +254,44 @@ class Catalog:
 
         Prices in different currencies are never compared: USD first, then each other currency as a group. Ties
         break on price, provider, instance type, region and zone, so the order is stable across runs.
+
+        A ranker that does not depend on the query sorts the whole catalog once; ranking a large selection is then
+        a gather along that order instead of a sort.
         """
-        key = self.scores(rows, ranker, q)
+        if ranker.query_dependent or ranker.vector is None or len(rows) * 50 < len(self.offers):
+            key = self.scores(rows, ranker, q)
+            order = self._lexsort(rows, key)
+        else:
+            full_order, full_key = self._full_order(ranker, q)
+            keep = np.zeros(len(self.offers), dtype=np.bool_)
+            keep[rows] = True
+            ranked_all = full_order[keep[full_order]]
+            ranked = ranked_all[:limit] if limit is not None else ranked_all
+            return ranked, full_key[ranked]
+        if limit is not None:
+            order = order[:limit]
+        return rows[order], key[order]
+
+    def _lexsort(self, rows: IntArray, key: FloatArray) -> npt.NDArray[np.intp]:
         unknown = np.isnan(key)
         usd = self.currency.lookup.get("USD", -2)
         currency = self.currency.codes[rows]
         # np.lexsort sorts by the last key first.
-        order = np.lexsort((
+        order: npt.NDArray[np.intp] = np.lexsort((
             self.zone.codes[rows], self.region.codes[rows], self.instance_type.codes[rows],
             self.provider.codes[rows], self.price[rows], np.where(unknown, 0.0, key), unknown,
             currency, currency != usd,
         ))
-        if limit is not None:
-            order = order[:limit]
-        return rows[order], key[order]
+        return order
+
+    def _full_order(self, ranker: Ranker, q: Query) -> tuple[IntArray, FloatArray]:
+        cached = self._orders.get(ranker.name)
+        if cached is None or cached[2] is not ranker:
+            rows = np.arange(len(self.offers), dtype=np.int32)
+            key = self.scores(rows, ranker, q)
+            cached = (rows[self._lexsort(rows, key)], key, ranker)
+            self._orders[ranker.name] = cached
+        return cached[0], cached[1]
 
 
 def _per_gpu(offer: Offer, gpus: GpuTable | None) -> tuple[float, ...]:

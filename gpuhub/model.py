@@ -57,6 +57,7 @@ def register_purchase_model(name: str) -> None:
     if not name.replace("_", "").isalnum() or name.lower() != name or not name[:1].isalpha():
         raise ValueError(f"purchase model {name!r} must be lower-case snake case, like 'flex_start'")
     _EXTRA_PURCHASE_MODELS.add(name)
+    _ACCEPTED[name] = name
 
 
 def known_purchase_models() -> list[str]:
@@ -64,11 +65,17 @@ def known_purchase_models() -> list[str]:
     return [p.value for p in PurchaseModel] + sorted(_EXTRA_PURCHASE_MODELS)
 
 
+# Accepted names mapped to one shared (interned) string each: validation is a dict lookup, and a million offers
+# parsed from JSON do not each keep their own copy of "on_demand".
+_ACCEPTED: dict[str, str] = {p.value: p.value for p in PurchaseModel}
+
+
 def _check_purchase(value: object) -> str:
     text = value.value if isinstance(value, PurchaseModel) else str(value)
-    if text not in known_purchase_models():
+    canonical = _ACCEPTED.get(text)
+    if canonical is None:
         raise ValueError(f"unknown purchase model {text!r}; allowed: {', '.join(known_purchase_models())}")
-    return text
+    return canonical
 
 
 @lru_cache(maxsize=1)

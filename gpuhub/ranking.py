@@ -34,6 +34,7 @@ class Ranker:
         unit: the score's unit, e.g. ``"USD per BF16 TFLOP-hour"``; used in explanations.
         key: score of one offer (lower is better; None when it cannot be scored).
         vector: scores of many offers at once from a :class:`~gpuhub.catalog.ScoreView` (NaN when unknown).
+        query_dependent: the vector reads ``view.query`` or ``view.rtt_ms``.
     """
 
     name: str
@@ -41,6 +42,8 @@ class Ranker:
     unit: str = ""
     key: Callable[[Offer], float | Decimal | None] | None = None
     vector: Callable[[ScoreView], npt.NDArray[np.float64]] | None = None
+    query_dependent: bool = False
+    """True when ``vector`` reads the query (``near``): the catalog then cannot reuse one precomputed order."""
 
     def __post_init__(self) -> None:
         if self.key is None and self.vector is None:

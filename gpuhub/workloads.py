@@ -82,7 +82,7 @@ PRESETS = {
     "training": Ranker("training", "price / (BF16 TFLOPS × interconnect efficiency), spot +15 %",
                        "USD per effective BF16 TFLOP-hour", vector=training),
     "inference": Ranker("inference", "price × 1.25 if spot × (1 + RTT/200 ms) when near= is given",
-                        "USD per hour, weighted", vector=inference),
+                        "USD per hour, weighted", vector=inference, query_dependent=True),
     "data-science": Ranker("data-science", "price per GPU-hour / CPU-RAM balance (8 vCPUs, 64 GiB per GPU)",
                            "USD per balanced GPU-hour", vector=data_science),
     "rendering": Ranker("rendering", "price / memory bandwidth", "USD per TB/s-hour", vector=rendering),
@@ -93,5 +93,6 @@ WORKLOAD_RANKERS = (
     *PRESETS.values(),
     Ranker("carbon", "estimated gCO2e per hour (GPU TDP × PUE 1.1 × grid intensity)", "gCO2e per hour",
            vector=lambda v: v.carbon_g_per_h),
-    Ranker("latency", "estimated round trip from near= (needs near)", "ms round trip", vector=lambda v: v.rtt_ms),
+    Ranker("latency", "estimated round trip from near= (needs near)", "ms round trip", vector=lambda v: v.rtt_ms,
+           query_dependent=True),
 )
