@@ -33,10 +33,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import ijson  # type: ignore[import-untyped]
-
 from gpuhub.errors import ProviderError
 from gpuhub.model import Gpu, Instance
+from gpuhub_aws.jsonstream import Action, JsonObjectWalker, JsonStreamError
 
 __all__ = [
     "GPU_ALIASES",
@@ -243,28 +242,19 @@ class OfferFileParser:
     """Streams one EC2 offer file: feed it byte chunks as they arrive, then call :meth:`finish`.
 
     Memory stays bounded whatever the file size: only the selected products (accelerator instance types that pass
-    :func:`product_rejection`) and their prices are kept. Three ijson (C backend) coroutines read the
-    ``products``, ``terms.OnDemand`` and ``terms.Reserved`` sections; each JSON section is contiguous, so a
-    section's reader is dropped as soon as a later section has started (the file is parsed about 1.2-1.5 times).
-    Products must come before terms, as in AWS's files; otherwise :class:`ProviderError` is raised.
+    :func:`product_rejection`) and their prices are kept, and only their terms are decoded; every other term is
+    passed over by :class:`~gpuhub_aws.jsonstream.JsonObjectWalker` without being built. Products must come before
+    terms, as in AWS's files; otherwise :class:`ProviderError` is raised.
 
     Args:
         region: the region code the file was requested for (used when a product lacks ``regionCode``).
         is_accelerated: predicate on ``(instance type, attributes)`` choosing the instance types to keep.
     """
 
-    _SECTIONS = ("products", "terms.OnDemand", "terms.Reserved")
-
     def __init__(self, region: str, is_accelerated: Callable[[str, Mapping[str, Any]], bool]) -> None:
         self.result = OfferFileResult(region=region)
         self._accept = is_accelerated
-        self._sinks = {name: ijson.sendable_list() for name in self._SECTIONS}
-        self._coros: dict[str, Any] = {name: ijson.kvitems_coro(self._sinks[name], name, use_float=False)
-                                       for name in self._SECTIONS}
-        self._date_sink = ijson.sendable_list()
-        self._date_coro: Any = ijson.items_coro(self._date_sink, "publicationDate")
-        self._first_chunk: dict[str, int] = {}
-        self._chunks = 0
+        self._walker = JsonObjectWalker(self._route, self._value, self._enter)
         self._selected: dict[str, RegionPrices] = {}  # sku -> prices
         self._sku_of_type: dict[str, str] = {}
         self._terms_seen = False
@@ -276,44 +266,11 @@ class OfferFileParser:
         Raises:
             ProviderError: the bytes are not JSON, or products come after terms.
         """
-        self._chunks += 1
         self.bytes += len(chunk)
         try:
-            if self._date_coro is not None:
-                self._date_coro.send(chunk)
-                if self._date_sink:
-                    self.result.publication_date = str(self._date_sink[0])
-                    self._date_coro = None
-            for coro in self._coros.values():
-                coro.send(chunk)
-        except ijson.JSONError as exc:
+            self._walker.feed(chunk)
+        except JsonStreamError as exc:
             raise ProviderError(f"offer file for {self.result.region} is not valid JSON: {exc}") from None
-        for name in self._SECTIONS:
-            sink = self._sinks[name]
-            if not sink:
-                continue
-            self._first_chunk.setdefault(name, self._chunks)
-            items = list(sink)
-            del sink[:]
-            if name == "products":
-                if self._terms_seen:
-                    raise ProviderError(f"offer file for {self.result.region} lists products after terms; "
-                                        "it cannot be streamed")
-                for sku, product in items:
-                    self._product(sku, product)
-            else:
-                self._terms_seen = True
-                for sku, terms in items:
-                    self._terms(name, sku, terms)
-        self._drop_finished_sections()
-
-    def _drop_finished_sections(self) -> None:
-        # A section whose first item came in an earlier chunk than another section's first item ended before it.
-        for name in list(self._coros):
-            start = self._first_chunk.get(name)
-            if start is not None and any(other != name and when > start
-                                         for other, when in self._first_chunk.items()):
-                del self._coros[name]
 
     def finish(self) -> OfferFileResult:
         """End of the stream: check the JSON was complete and return the result.
@@ -322,12 +279,10 @@ class OfferFileParser:
             ProviderError: the file ended early (truncated) or is not JSON.
         """
         try:
-            for coro in self._coros.values():
-                coro.close()
-        except ijson.JSONError as exc:
+            self._walker.close()
+        except JsonStreamError as exc:
             raise ProviderError(f"offer file for {self.result.region} is incomplete or not JSON "
-                                f"(after {self.bytes} bytes): {str(exc).splitlines()[0]}") from None
-        self._coros.clear()
+                                f"(after {self.bytes} bytes): {exc}") from None
         for sku in self.result.conflicts:
             self._selected.pop(sku, None)
         for prices in self._selected.values():
@@ -335,6 +290,34 @@ class OfferFileParser:
                 continue
             self.result.prices[prices.instance_type] = prices
         return self.result
+
+    def _route(self, path: tuple[str, ...], key: str) -> Action:
+        if not path:
+            if key in ("products", "terms"):
+                return "enter"
+            return "decode" if key == "publicationDate" else "skip"
+        if path == ("products",):
+            return "decode"
+        if path == ("terms",):
+            return "enter" if key in ("OnDemand", "Reserved") else "skip"
+        if len(path) == 2 and key in self._selected:
+            return "decode"
+        return "skip"
+
+    def _enter(self, path: tuple[str, ...]) -> None:
+        if path == ("products",) and self._terms_seen:
+            raise ProviderError(f"offer file for {self.result.region} lists products after terms; "
+                                "it cannot be streamed")
+        if len(path) == 2:
+            self._terms_seen = True
+
+    def _value(self, path: tuple[str, ...], key: str, value: Any) -> None:
+        if not path:
+            self.result.publication_date = str(value)
+        elif path == ("products",):
+            self._product(key, value)
+        else:
+            self._terms("terms." + path[1], key, value)
 
     def _product(self, sku: str, product: Any) -> None:
         self.result.products += 1
