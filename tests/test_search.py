@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import types
 from decimal import Decimal
 from pathlib import Path
 
@@ -128,7 +127,10 @@ def test_user_fixtures_dir_replays(engine: Engine) -> None:
 
 
 def test_public_surface_is_explicit() -> None:
-    public = {name for name in dir(gpuhub) if not name.startswith("_")
-              and not isinstance(getattr(gpuhub, name), types.ModuleType)} - {"annotations"}
-    assert set(gpuhub.__all__) == public | {"__version__"}
+    exported = set(gpuhub._EXPORTS) | {"__version__", "gpu_table"}
+    assert set(gpuhub.__all__) == exported
+    for name in gpuhub.__all__:
+        assert getattr(gpuhub, name) is not None
+    with pytest.raises(AttributeError):
+        gpuhub.no_such_name  # noqa: B018
     assert callable(gpuhub.search) and gpuhub.__version__ == "0.1.0"
