@@ -102,8 +102,8 @@ class DiskCache:
             for inst, region, price, available in data["offers"]:
                 if available not in (True, False, None):
                     raise ValueError("bad availability")
-                offers.append(Offer.model_construct(instance=instances[inst], region=regions[region],
-                                                    price=prices[price], available=available, source=source))
+                offers.append(Offer(instance=instances[inst], region=regions[region], price=prices[price],
+                                    available=available, source=source))
             if any(o.instance.provider != provider for o in offers):
                 raise ValueError("offer of another provider")
             return offers, dict(data["report"])
