@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
 import threading
 import time
@@ -28,6 +29,7 @@ from pydantic import SecretStr
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.gpus import GpuTable
 from gpuhub.model import Gpu, Region, Source
+from gpuhub.recording import redact, remember_secret, request_secrets, scrub_url
 from gpuhub.regions import make_region
 from gpuhub.retry import RETRY_STATUSES, RetryableStatus, RetryPolicy
 
@@ -179,7 +181,9 @@ class ProviderContext:
         self._retry = retry or RetryPolicy()
         self._last_request = 0.0
         self._lock = threading.Lock()
-        self.secrets_seen: list[str] = []
+        self.secrets_seen: list[str] = _SecretList()
+        """Credential values this fetch used; each is registered at once (:func:`gpuhub.recording.remember_secret`),
+        so recordings, messages and logs blank it even in answers that arrive before the fetch ends."""
 
     def __repr__(self) -> str:
         return f"ProviderContext(provider={self.provider.name!r}, mode={self.mode!r})"
@@ -248,6 +252,8 @@ class ProviderContext:
             self._throttle()
             self.report.requests += 1
             request = self.client.build_request(method, url, **kwargs)
+            for value in request_secrets(request):  # e.g. an API key a provider put in the query itself
+                remember_secret(value)
             response = self.client.send(request, stream=stream)
             if response.status_code in RETRY_STATUSES:
                 response.read()
@@ -263,9 +269,9 @@ class ProviderContext:
                 raise own from None
             raise ProviderError(f"HTTP {exc.response.status_code} from {method} {_short(url)} after retries",
                                 code=str(exc.response.status_code), retryable=True,
-                                status=exc.response.status_code, body=exc.response.text[:65536]) from None
+                                status=exc.response.status_code, body=redact(exc.response.text[:65536])) from None
         except httpx.TransportError as exc:
-            raise ProviderError(f"{type(exc).__name__} on {method} {_short(url)} after retries: {exc}",
+            raise ProviderError(f"{type(exc).__name__} on {method} {_short(url)} after retries: {redact(str(exc))}",
                                 retryable=True) from None
 
     def _check(self, method: str, url: str, response: httpx.Response) -> None:
@@ -277,11 +283,11 @@ class ProviderContext:
             raise CredentialsError(
                 f"HTTP {response.status_code} from {self.provider.name}: credentials missing or rejected; "
                 f"{self.provider.credentials_help()}", code=str(response.status_code),
-                status=response.status_code, body=response.text[:65536])
-        if response.status_code >= 400:
+                status=response.status_code, body=redact(response.text[:65536]))
+        if response.status_code >= 400:  # an error body may echo the request's credentials back: redacted
             raise ProviderError(f"HTTP {response.status_code} from {method} {_short(url)}: "
-                                f"{response.text[:200]}", code=str(response.status_code),
-                                status=response.status_code, body=response.text[:65536])
+                                f"{redact(response.text[:4096])[:200]}", code=str(response.status_code),
+                                status=response.status_code, body=redact(response.text[:65536]))
 
     def get_json(self, url: str, **kwargs: Any) -> Any:
         """GET and decode JSON. Raises :class:`ProviderError` when the body is not JSON (e.g. an HTML page)."""
@@ -324,6 +330,7 @@ class ProviderContext:
 
     def warn(self, message: str) -> None:
         """A warning that ends up in the provider's status."""
+        message = redact(message)
         if message not in self.report.warnings:
             self.report.warnings.append(message)
 
@@ -364,7 +371,43 @@ def _reason(exc: BaseException) -> str:
 
 
 def _short(url: str) -> str:
-    from gpuhub.recording import scrub_url
-
-    text = scrub_url(url)
+    text = redact(scrub_url(url))
     return text if len(text) <= 160 else text[:157] + "..."
+
+
+class _SecretList(list[str]):
+    """``ProviderContext.secrets_seen``: a list that registers each credential value as it is added."""
+
+    def append(self, value: str) -> None:
+        remember_secret(str(value))
+        super().append(value)
+
+    def extend(self, values: Iterable[str]) -> None:
+        for value in values:
+            self.append(value)
+
+
+def _install_log_redaction() -> None:
+    """Make every log record (gpuhub's, httpx's request lines, signers' debug output ...) carry no credential:
+    known credential values, credential query parameters and Bearer tokens are replaced by ``REDACTED`` when the
+    record is created. Installed once, on import; other record factories keep working underneath."""
+    previous = logging.getLogRecordFactory()
+    if getattr(previous, "gpuhub_redacts", False):
+        return
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not format is left to the handler to report
+            return record
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, ()
+        return record
+
+    factory.gpuhub_redacts = True  # type: ignore[attr-defined]
+    logging.setLogRecordFactory(factory)
+
+
+_install_log_redaction()

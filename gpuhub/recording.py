@@ -30,7 +30,8 @@ import httpx
 
 from gpuhub.errors import ReplayMissError
 
-__all__ = ["SECRET_NAMES", "Manifest", "RecordingTransport", "ReplayTransport", "load_manifest", "scrub_url"]
+__all__ = ["SECRET_NAMES", "Manifest", "RecordingTransport", "ReplayTransport", "known_secrets", "load_manifest",
+           "redact", "remember_secret", "request_secrets", "scrub_url"]
 
 FORMAT_VERSION = 1
 # Header, query-parameter and form-field names whose values are credentials (compared case-insensitively).
@@ -42,10 +43,57 @@ SECRET_NAMES = frozenset({
 })
 REDACTED = "REDACTED"
 _SECRET_VALUE_RX = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+")
+_NAMES_RX = "|".join(re.escape(n) for n in sorted(SECRET_NAMES, key=len, reverse=True))
+# ``?key=value`` / ``&token=value`` in URLs and form bodies, and ``name: value`` header lines (signers' debug logs)
+_SECRET_PARAM_RX = re.compile(rf"(?i)((?:[?&#;\s]|^)(?:{_NAMES_RX})=|(?:^|\s)(?:{_NAMES_RX})\s*:\s*)[^&\s\"'<>#,]+",
+                              re.MULTILINE)
+_KNOWN_SECRETS: set[str] = set()
+_KNOWN_LOCK = threading.Lock()
 
 
 def _is_secret(name: str) -> bool:
     return name.lower() in SECRET_NAMES
+
+
+def remember_secret(value: str) -> None:
+    """Register a credential value read in this process, so :func:`redact` and every recording blank it wherever
+    it appears (values under 4 characters are too short to blank safely)."""
+    if value and len(value) >= 4:
+        with _KNOWN_LOCK:
+            _KNOWN_SECRETS.add(value)
+
+
+def known_secrets() -> frozenset[str]:
+    """The credential values registered with :func:`remember_secret`."""
+    with _KNOWN_LOCK:
+        return frozenset(_KNOWN_SECRETS)
+
+
+def request_secrets(request: httpx.Request) -> list[str]:
+    """The credential values a request carries: secret-named headers, query parameters and form fields (and the
+    token of a ``Bearer``/``Basic``/``Token`` header)."""
+    values = [v for k, v in request.headers.items() if _is_secret(k)]
+    values += [v for k, v in request.url.params.multi_items() if _is_secret(k)]
+    body = request.content.decode("utf-8", "replace") if request.content else ""
+    if body and "=" in body and not body.lstrip().startswith(("{", "[", "<")):
+        values += [v for k, v in parse_qsl(body, keep_blank_values=True) if _is_secret(k)]
+    out = []
+    for value in values:
+        out.append(value)
+        scheme, _, token = value.partition(" ")
+        if token and scheme.lower() in ("bearer", "basic", "token"):
+            out.append(token)
+    return out
+
+
+def redact(text: str, extra: frozenset[str] | set[str] = frozenset()) -> str:
+    """``text`` with every known credential value, credential query parameters (``key=…``, ``token=…``) and
+    Bearer tokens replaced by ``REDACTED``: for messages, statuses and logs."""
+    for secret in sorted(known_secrets() | extra, key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    text = _SECRET_VALUE_RX.sub(r"\1" + REDACTED, text)
+    return _SECRET_PARAM_RX.sub(r"\1" + REDACTED, text)
 
 
 def scrub_url(url: str) -> str:
@@ -172,16 +220,8 @@ class RecordingTransport(httpx.BaseTransport):
 
     def _learn_secrets(self, request: httpx.Request) -> None:
         """Remember credential values the request carries, so an echo of them in a body is blanked too."""
-        values = [v for k, v in request.headers.items() if _is_secret(k)]
-        values += [v for k, v in request.url.params.multi_items() if _is_secret(k)]
-        body = request.content.decode("utf-8", "replace") if request.content else ""
-        if body and "=" in body and not body.lstrip().startswith(("{", "[", "<")):
-            values += [v for k, v in parse_qsl(body, keep_blank_values=True) if _is_secret(k)]
-        for value in values:
+        for value in request_secrets(request):
             self.add_secret(value)
-            scheme, _, token = value.partition(" ")
-            if token and scheme.lower() in ("bearer", "basic", "token"):
-                self.add_secret(token)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.read()
@@ -214,15 +254,18 @@ class RecordingTransport(httpx.BaseTransport):
     def close(self) -> None:
         self.inner.close()
 
+    def _all_secrets(self) -> list[str]:
+        # The values the requests carried plus every credential read in this process (known before the first
+        # response arrives, so a body echoing one is blanked before it is written); longest first.
+        return sorted(self._secrets | known_secrets(), key=len, reverse=True)
+
     def _scrub_text(self, text: str) -> str:
-        for secret in self._secrets:
+        for secret in self._all_secrets():
             text = text.replace(secret, REDACTED)
         return _SECRET_VALUE_RX.sub(r"\1" + REDACTED, text)
 
     def _scrub_bytes(self, content: bytes) -> bytes:
-        if not self._secrets:
-            return content
-        for secret in self._secrets:
+        for secret in self._all_secrets():
             content = content.replace(secret.encode(), REDACTED.encode())
         return content
 

@@ -28,15 +28,15 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit
 
 from gpuhub.recording import SECRET_NAMES, load_manifest
 
-__all__ = ["Fault", "FaultServer", "Seen", "http_date"]
+__all__ = ["Fault", "FaultServer", "Match", "Seen", "http_date", "matches"]
 
 LOOPBACK = "127.0.0.1"
 HTML_PAGE = (b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
@@ -48,12 +48,35 @@ def http_date(seconds_from_now: float) -> str:
     return email.utils.formatdate(time.time() + seconds_from_now, usegmt=True)
 
 
+Match = str | tuple[str, ...] | Callable[[str], bool] | None
+"""Which requests: every one (None), those whose decoded ``path?query`` contains the string (every string of a
+tuple), or those a predicate of the decoded ``path?query`` accepts."""
+
+
+def matches(match: Match, target: str) -> bool:
+    """True when ``target`` (a decoded ``path?query``) is selected by ``match``."""
+    if match is None:
+        return True
+    if callable(match):
+        return bool(match(target))
+    return all(m in target for m in ((match,) if isinstance(match, str) else match))
+
+
+def decoded_target(path: str, query: str, body: bytes = b"") -> str:
+    """``path?query`` with the query percent-decoded (``$filter=... eq 'westeurope'``), for matching; a form
+    body follows after ``#`` (``/#Action=DescribeSpotPriceHistory&...``)."""
+    text = f"{path}?{unquote_plus(query)}" if query else path
+    if body and b"=" in body and not body.lstrip().startswith((b"{", b"[", b"<")):
+        text += "#" + unquote_plus(body.decode("utf-8", "replace"))
+    return text
+
+
 @dataclass(frozen=True)
 class Fault:
     """What to do instead of (or to) the recorded answer of one request.
 
     ``kind`` is one of ``status``, ``stall``, ``close_mid_body``, ``truncate``, ``invalid``, ``html``, ``empty``,
-    ``transform``, ``body``. Build them with the class methods.
+    ``transform``, ``text``, ``reflect``, ``body``. Build them with the class methods.
     """
 
     kind: str
@@ -63,6 +86,8 @@ class Fault:
     transform: Callable[[Any, str], Any] | None = None
     body: bytes = b""
     content_type: str | None = None
+    text: Callable[[bytes, str], bytes] | None = None
+    like: Match = None
 
     @classmethod
     def http_status(cls, status: int, retry_after: str | None = None) -> Fault:
@@ -106,6 +131,18 @@ class Fault:
         return cls("transform", transform=fn)
 
     @classmethod
+    def text_transform(cls, fn: Callable[[bytes, str], bytes], like: Match = None) -> Fault:
+        """Send ``fn(recorded_body, server_url)`` (XML answers ...). ``like``: for a request without a recording,
+        transform the recorded answer of the first exchange selected by ``like`` (a follow-up page)."""
+        return cls("text", text=fn, like=like)
+
+    @classmethod
+    def reflect(cls, status: int = 400) -> Fault:
+        """Answer ``status`` with a JSON error body echoing the request's headers, query and body back (as some
+        APIs and debugging proxies do): credentials the client sent come back in the body."""
+        return cls("reflect", status=status)
+
+    @classmethod
     def raw(cls, body: bytes, status: int = 200, content_type: str = "application/json") -> Fault:
         """Send exactly ``body`` with ``status``."""
         return cls("body", status=status, body=body, content_type=content_type)
@@ -114,14 +151,14 @@ class Fault:
 @dataclass
 class _Rule:
     fault: Fault
-    match: str | None
+    match: Match
     times: int | None
     skip: int
     seen: int = 0
 
     def applies(self, target: str) -> bool:
         """Count a matching request and say whether the fault applies to it (the first ``skip`` pass)."""
-        if self.match is not None and self.match not in target:
+        if not matches(self.match, target):
             return False
         self.seen += 1
         if self.seen <= self.skip:
@@ -143,7 +180,8 @@ class Seen:
 
     @property
     def target(self) -> str:
-        return f"{self.path}?{self.query}" if self.query else self.path
+        """The decoded ``path?query`` (and ``#form body``)."""
+        return decoded_target(self.path, self.query, self.body)
 
 
 def _key(method: str, path: str, query: str, body: bytes | str | None) -> tuple[Any, ...]:
@@ -166,36 +204,48 @@ class _Answer:
 class FaultServer:
     """Replays ``recording`` on ``http://127.0.0.1:<ephemeral port>``, with injectable faults.
 
+    Exchanges recorded on the first origin of the manifest are served at their own path; those of any other host
+    (AWS's per-region EC2 endpoints) under ``/<host><path>`` (``/ec2.us-east-2.amazonaws.com/``), so a provider
+    with several hosts points each at ``{server}/<host>``. The same request recorded several times is answered in
+    order (the last repeating). A request whose body differs from every recording of its method and path, where
+    that path has exactly one recording, gets that one and is listed in :attr:`loose` (tests that expect exact
+    requests assert it stays empty).
+
     Args:
         recording: a directory holding ``manifest.json`` and the body files.
-        rewrite_origins: replace every recorded origin (``https://host``) in served bodies with this server's URL,
-            as a mirror or proxy would, so absolute next-page links stay on loopback.
+        rewrite_origins: replace every recorded origin (``https://host``) in served bodies with this server's URL
+            (the other hosts with ``{server}/<host>``), as a mirror would, so absolute next-page links stay on
+            loopback.
     """
 
     def __init__(self, recording: Path, *, rewrite_origins: bool = True) -> None:
         self.manifest = load_manifest(recording)
         self.rewrite_origins = rewrite_origins
         self._answers: dict[tuple[Any, ...], list[_Answer]] = {}
+        self._routes: dict[tuple[str, str], set[tuple[Any, ...]]] = {}
         self._served: dict[tuple[Any, ...], int] = {}
         self.origins: list[str] = []
-        self.first_target: str | None = None
-        self.targets: list[str] = []
+        self._exchanges: list[tuple[str, str, str, bytes]] = []  # method, served path, query, request body
         for exchange in self.manifest.exchanges:
             req, resp = exchange.get("request", {}), exchange["response"]
             parts = urlsplit(str(req.get("url", "")))
             origin = f"{parts.scheme}://{parts.netloc}"
             if origin not in self.origins:
                 self.origins.append(origin)
-            target = f"{parts.path}?{parts.query}" if parts.query else parts.path
-            self.targets.append(target)
             if "body_file" in resp:
                 body = (recording / resp["body_file"]).read_bytes()
             else:
                 raw = resp.get("body", "")
                 body = (raw if isinstance(raw, str) else json.dumps(raw)).encode()
             headers = {str(k): str(v) for k, v in (resp.get("headers") or {}).items()}
-            key = _key(str(req.get("method", "GET")), parts.path, parts.query, req.get("body"))
+            method = str(req.get("method", "GET")).upper()
+            path = self._served_path(origin, parts.path)
+            request_body = (req.get("body") or "").encode()
+            key = _key(method, path, parts.query, request_body)
             self._answers.setdefault(key, []).append(_Answer(int(resp.get("status", 200)), headers, body))
+            self._routes.setdefault((method, path or "/"), set()).add(key)
+            self._exchanges.append((method, path, parts.query, request_body))
+        self.loose: list[str] = []
         self.log: list[Seen] = []
         self.misses: list[str] = []
         self._rules: list[_Rule] = []
@@ -243,8 +293,8 @@ class FaultServer:
         self.stop()
 
     # --- faults and counts -------------------------------------------------------------------------------
-    def inject(self, fault: Fault, *, match: str | None = None, times: int | None = None, skip: int = 0) -> None:
-        """Apply ``fault`` to requests whose ``path?query`` contains ``match`` (every request when None):
+    def inject(self, fault: Fault, *, match: Match = None, times: int | None = None, skip: int = 0) -> None:
+        """Apply ``fault`` to requests whose decoded ``path?query`` contains ``match`` (all when None):
         the first ``skip`` matching requests pass, then the next ``times`` (all when None) get the fault."""
         with self._lock:
             self._rules.append(_Rule(fault, match, times, skip))
@@ -256,35 +306,60 @@ class FaultServer:
             if log:
                 self.log.clear()
                 self.misses.clear()
+                self.loose.clear()
                 self._served.clear()
 
-    def count(self, match: str | None = None) -> int:
-        """How many requests the server saw whose ``path?query`` contains ``match`` (all when None)."""
+    def count(self, match: Match = None) -> int:
+        """How many requests the server saw whose decoded ``path?query`` contains ``match`` (all when None)."""
         with self._lock:
-            return sum(1 for s in self.log if match is None or match in s.target)
+            return sum(1 for s in self.log if matches(match, s.target))
 
-    def times(self, match: str | None = None) -> list[float]:
+    def times(self, match: Match = None) -> list[float]:
         """Monotonic arrival times of the matching requests."""
         with self._lock:
-            return [s.at for s in self.log if match is None or match in s.target]
+            return [s.at for s in self.log if matches(match, s.target)]
 
     # --- answering ---------------------------------------------------------------------------------------
-    def _answer(self, method: str, path: str, query: str, body: bytes) -> _Answer | None:
+    def _served_path(self, origin: str, path: str) -> str:
+        if not self.origins or origin == self.origins[0]:
+            return path
+        return f"/{urlsplit(origin).netloc}{path}"
+
+    def _origin_url(self, origin: str) -> str:
+        return self.url + self._served_path(origin, "")
+
+    def _answer(self, method: str, path: str, query: str, body: bytes, *, consume: bool = True) -> _Answer | None:
+        """The recorded answer (the same request recorded several times is answered in order, the last
+        repeating); ``consume=False`` peeks without moving on."""
         key = _key(method, path, query, body)
         with self._lock:
             answers = self._answers.get(key)
             if not answers:
-                return None
+                route = self._routes.get((method.upper(), path or "/"), set())
+                if len(route) != 1:
+                    return None
+                [key] = route
+                answers = self._answers[key]
+                self.loose.append(f"{method} {decoded_target(path, query, body)[:200]}")
             n = self._served.get(key, 0)
-            self._served[key] = n + 1
+            if consume:
+                self._served[key] = n + 1
             answer = answers[min(n, len(answers) - 1)]
         content = answer.body
         if self.rewrite_origins:
             for origin in self.origins:
-                content = content.replace(origin.encode(), self.url.encode())
+                target = self._origin_url(origin)
+                content = content.replace(origin.encode(), target.encode())
                 escaped = origin.replace("/", "\\/").encode()  # JSON writers may escape slashes
-                content = content.replace(escaped, self.url.replace("/", "\\/").encode())
+                content = content.replace(escaped, target.replace("/", "\\/").encode())
         return _Answer(answer.status, dict(answer.headers), content)
+
+    def _answer_like(self, match: Match) -> _Answer | None:
+        """The recorded answer of the first exchange whose decoded ``path?query#body`` ``match`` selects."""
+        for method, path, query, body in self._exchanges:
+            if matches(match, decoded_target(path, query, body)):
+                return self._answer(method, path, query, body, consume=False)
+        return None
 
     def _fault_for(self, target: str) -> Fault | None:
         with self._lock:
@@ -298,9 +373,15 @@ class FaultServer:
             self.log.append(seen)
 
 
+_STANDALONE = frozenset({"status", "reflect", "body", "html", "invalid", "empty"})
+"""Faults that need no recorded answer (they answer requests that were never recorded, too)."""
+
+
 class _Handler(BaseHTTPRequestHandler):
     owner: FaultServer
+    _body: bytes = b""
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # no 40 ms delayed-ACK stalls between head and body
     server_version = "faultserver/1"
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read FaultServer.log
@@ -320,11 +401,17 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
-        target = f"{parts.path}?{parts.query}" if parts.query else parts.path
+        self._body = body
+        target = decoded_target(parts.path, parts.query, body)
         fault = owner._fault_for(target)
         owner._record(Seen(self.command, parts.path, parts.query, dict(self.headers.items()), body,
                            time.monotonic(), fault.kind if fault else None))
-        answer = owner._answer(self.command, parts.path, parts.query, body)
+        # A faulted request does not use up a recorded answer: the retry gets the same page.
+        answer = owner._answer(self.command, parts.path, parts.query, body, consume=fault is None)
+        if answer is None and fault is not None and fault.like is not None:
+            answer = owner._answer_like(fault.like)
+        if answer is None and fault is not None and fault.kind in _STANDALONE:
+            answer = _Answer(200, {"content-type": "application/json"}, b"")
         if answer is None:
             with owner._lock:
                 owner.misses.append(f"{self.command} {target}")
@@ -367,6 +454,17 @@ class _Handler(BaseHTTPRequestHandler):
             assert fault.transform is not None
             data = fault.transform(json.loads(answer.body), self.owner.url)
             self._send(answer.status, {"content-type": content_type}, json.dumps(data).encode())
+        elif fault.kind == "reflect":
+            headers = dict(self.headers.items())
+            echo = {"error": {"code": "InvalidRequest", "message": "rejected:", "path": self.path,
+                              "authorization": {k: v for k, v in headers.items()
+                                                if k.lower() in ("authorization", "x-amz-security-token")},
+                              "method": self.command, "headers": headers,
+                              "body": self._body.decode("utf-8", "replace")}}
+            self._send(fault.status, {"content-type": "application/json"}, json.dumps(echo).encode())
+        elif fault.kind == "text":
+            assert fault.text is not None
+            self._send(answer.status, {"content-type": content_type}, fault.text(answer.body, self.owner.url))
         else:  # pragma: no cover - a test bug
             raise ValueError(f"unknown fault {fault.kind}")
 
@@ -379,14 +477,3 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
-
-
-@dataclass
-class ServerSet:
-    """Several fault servers by provider name (one per provider, each on its own port)."""
-
-    servers: dict[str, FaultServer] = field(default_factory=dict)
-
-    def stop(self) -> None:
-        for server in self.servers.values():
-            server.stop()

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from faultserver import FaultServer
+from faultserver import FaultServer, Match, matches
 from provider_cases import BY_NAME, ProviderCase
 
 from gpuhub import Engine, Offer, Registry
@@ -54,10 +54,20 @@ class LoopbackOnly(httpx.BaseTransport):
 
 
 def base_url_env(registry: Registry, name: str, server: FaultServer) -> dict[str, str]:
-    """``GPUHUB_<NAME>_BASE_URL`` pointing the provider at ``server`` (keeping the default base URL's path)."""
+    """``GPUHUB_<NAME>_BASE_URL`` pointing the provider at ``server`` (keeping the default base URL's path), plus
+    the case's other host settings."""
     provider = registry.providers[name]
     path = urlsplit(provider.base_url).path.rstrip("/")
-    return {f"GPUHUB_{name.upper().replace('-', '_')}_BASE_URL": server.url + path}
+    env = {f"GPUHUB_{name.upper().replace('-', '_')}_BASE_URL": server.url + path}
+    case = BY_NAME.get(name)
+    if case is not None:
+        env.update({key: value.replace("{server}", server.url) for key, value in case.server_env.items()})
+    return env
+
+
+def live_env(registry: Registry, case: ProviderCase, server: FaultServer) -> dict[str, str]:
+    """The case's fake credentials and settings, pointed at ``server``."""
+    return {**{k: v for k, v in case.env.items() if v}, **base_url_env(registry, case.name, server)}
 
 
 def live_engine(registry: Registry, environ: Mapping[str, str], transport: httpx.BaseTransport,
@@ -98,15 +108,16 @@ class Baseline:
     status: ProviderStatus
     targets: tuple[str, ...]
 
-    def before(self, match: str) -> int:
+    def before(self, match: Match) -> int:
         """How many requests of the clean walk came before the first one matching ``match``."""
         for i, target in enumerate(self.targets):
-            if match in target:
+            if matches(match, target):
                 return i
         raise AssertionError(f"no request matching {match!r} in the clean walk {self.targets}")
 
-    def count(self, match: str) -> int:
-        return sum(1 for t in self.targets if match in t)
+    def count(self, match: Match) -> int:
+        """How many requests of the clean walk match ``match``."""
+        return sum(1 for t in self.targets if matches(match, t))
 
 
 def case_or_skip(registry: Registry, name: str) -> ProviderCase:
@@ -120,7 +131,7 @@ def live_baseline(registry: Registry, baselines: dict[str, Baseline], case: Prov
     if case.name not in baselines:
         guard = LoopbackOnly()
         with serving(registry, case) as server:
-            engine = live_engine(registry, {**case.env, **base_url_env(registry, case.name, server)}, guard)
+            engine = live_engine(registry, live_env(registry, case, server), guard)
             try:
                 offers, status = run_provider(engine, case.name, mode="live")
             finally:
@@ -128,6 +139,7 @@ def live_baseline(registry: Registry, baselines: dict[str, Baseline], case: Prov
                 guard.shutdown()
             assert status.state == "ok", status.line()
             assert not server.misses, f"requests without a recording: {server.misses}"
+            assert not server.loose, f"requests whose body matches no recording: {server.loose}"
             assert not guard.escapes, f"left loopback: {guard.escapes}"
             baselines[case.name] = Baseline(offers, status, tuple(s.target for s in server.log))
     return baselines[case.name]

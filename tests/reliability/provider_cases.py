@@ -8,9 +8,15 @@ that loops back, a field renamed in every record, one record missing its price).
 from __future__ import annotations
 
 import copy
+import json
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from faultserver import Fault, Match
+
+from gpuhub import Offer
 
 Json = Any
 Edit = Callable[[Json, str], Json]
@@ -22,39 +28,58 @@ class ProviderCase:
 
     Attributes:
         name: the provider's registered name.
-        env: fake credentials that switch it to live mode (every value is a unique, greppable fake secret).
-        fault_match: substring of ``path?query`` naming the request the faults hit: the second page of a walk
-            (so a failure there is a walk that broke half-way), or the only request.
-        empty_page: the body meaning "no offers" in this API, served for the first request.
-        first_match: substring naming the walk's first request (where the empty page goes).
-        loop: edit of the ``loop_match`` page making its next-page link point back to the first page; None when
-            the API has no pagination.
+        env: fake credentials (every value a unique, greppable fake secret) and settings for live mode.
+        fault_match: the request the faults hit (see :data:`faultserver.Match`): the second page of a walk (so a
+            failure there is a walk that broke half-way), or the only request.
+        first_match: the walk's first request (where the empty page goes).
+        empty_page: the body meaning "no offers" in this API, served for ``first_match``.
+        empty_lost: the offers an empty ``first_match`` page takes away (default: all of them).
+        empty_warning: the status warning an empty page must give.
         rename_all: edit renaming a field every record needs (the API changed shape), applied to every page.
         renamed_field: the field ``rename_all`` renames (the skip reasons must name it).
-        drop_one: edit removing a required field from one record on the ``fault_match`` page.
-        drop_one_type: the instance type of that record (its offers must be missing, nothing else).
-        items: the records of one decoded page (for the fuzzers); set_items puts records back.
-        streamed: the provider reads this page with ``ctx.stream`` (a connection lost mid-body is not retried).
-        words: per-fault extra words the provider's failure reason must contain (override the defaults).
-        xfail: per-fault defect descriptions (strict xfail: the test must fail until the plugin is fixed).
+        drop_one: edit removing a required field from one record of the ``fault_match`` page.
+        drop_one_lost: the offers that record gave (they must be missing, nothing else).
+        items / set_items: the records of one decoded page, and a page rebuilt with other records (fuzzers).
+        fuzz_match: the page the fuzzers rewrite (default ``fault_match``).
+        loop: edit of the ``loop_match`` page (or a ready fault) making its next-page link point back to an earlier
+            page; None when the API has no pagination. loop_requests: requests matching ``loop_match`` before the
+            loop is detected.
+        secret_match: a request that carries credentials (the secret scan's echo goes there; default
+            ``fault_match``).
+        server_env: more settings pointing at the server (``{server}`` is replaced by its URL), for providers
+            with more than one host.
+        streamed: ``fault_match`` is read with ``ctx.stream`` (a connection lost mid-body is not retried).
+        words: per-fault words the failure reason must contain (override the defaults).
+        xfail: per-test defect descriptions, keyed by fault id (strict xfail: fails until the plugin is fixed).
     """
 
     name: str
     env: Mapping[str, str]
-    fault_match: str
+    fault_match: Match
+    first_match: Match
     empty_page: bytes
-    first_match: str
     rename_all: Edit
     renamed_field: str
     drop_one: Edit
-    drop_one_type: str
+    drop_one_lost: Callable[[Offer], bool]
     items: Callable[[Json], list[Any]]
     set_items: Callable[[Json, list[Any]], Json]
-    loop: Edit | None = None
-    loop_match: str | None = None
+    empty_lost: Callable[[Offer], bool] = lambda offer: True
+    empty_warning: str = "the provider returned no offers"
+    fuzz_match: Match = None
+    loop: Edit | Fault | None = None
+    loop_match: Match = None
+    loop_requests: int = 1
+    server_env: Mapping[str, str] = field(default_factory=dict)
+    secret_match: Match = None
     streamed: bool = False
     words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     xfail: Mapping[str, str] = field(default_factory=dict)
+
+
+def of_type(instance_type: str) -> Callable[[Offer], bool]:
+    """Offers of one instance type."""
+    return lambda offer: offer.instance_type == instance_type
 
 
 # --- fakecloud (the core's example provider, tests/fakecloud.py) -------------------------------------------------
@@ -90,7 +115,7 @@ def _fake_loop(page: Json, url: str) -> Json:
 FAKECLOUD = ProviderCase(
     name="fakecloud", env={"FAKECLOUD_TOKEN": "fake-fakecloud-bearer-7f3a9c1e"},
     fault_match="page=2", first_match="page=1", empty_page=b'{"offers": [], "next_page": null}',
-    rename_all=_fake_rename, renamed_field="gpu_count", drop_one=_fake_drop, drop_one_type="a100x8-80",
+    rename_all=_fake_rename, renamed_field="gpu_count", drop_one=_fake_drop, drop_one_lost=of_type("a100x8-80"),
     items=_fake_items, set_items=_fake_set, loop=_fake_loop, loop_match="page=2",
     words={"pagination_loop": ("pagination loop",)},
 )
@@ -128,11 +153,186 @@ LAMBDA = ProviderCase(
     name="lambda", env={"LAMBDA_API_KEY": "fake-lambda-secret_9d2e7b41c0"},
     fault_match="/api/v1/instance-types", first_match="/api/v1/instance-types", empty_page=b'{"data": {}}',
     rename_all=_lambda_rename, renamed_field="price_cents_per_hour", drop_one=_lambda_drop,
-    drop_one_type="gpu_8x_v100", items=_lambda_items, set_items=_lambda_set,
+    drop_one_lost=of_type("gpu_8x_v100"), items=_lambda_items, set_items=_lambda_set,
 )
 
 
-CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA)
+# --- azure -----------------------------------------------------------------------------------------------------
+AZURE_REGIONS = ("westeurope", "northeurope", "swedencentral", "francecentral", "belgiumcentral")
+
+
+def _azure_first(target: str) -> bool:
+    return "'westeurope'" in target and "$skip" not in target
+
+
+def _azure_items(page: Json) -> list[Any]:
+    return list(page.get("Items", []))
+
+
+def _azure_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["Items"] = items
+    return out
+
+
+def _azure_rename(page: Json, url: str) -> Json:
+    for item in page.get("Items", []):
+        if "retailPrice" in item:
+            item["retail_price"] = item.pop("retailPrice")
+    return page
+
+
+def _azure_drop(page: Json, url: str) -> Json:
+    for item in page["Items"]:
+        if item.get("meterName") == "NC6s v3 Spot" and "Windows" not in item.get("productName", ""):
+            del item["retailPrice"]
+    return page
+
+
+def _azure_loop(page: Json, url: str) -> Json:
+    page["NextPageLink"] = re.sub(r"&\$skip=\d+", "", page["NextPageLink"])  # back to the first page
+    return page
+
+
+AZURE = ProviderCase(
+    name="azure",
+    env={"AZURE_CLIENT_ID": "fake-azure-client-id-5b1f", "AZURE_TENANT_ID": "fake-azure-tenant-c07d",
+         "AZURE_CLIENT_SECRET": "fake-azure-client-secret~Qx81", "AZURE_SUBSCRIPTION_ID": "fake-azure-sub-44e2",
+         "GPUHUB_AZURE_REGIONS": ",".join(AZURE_REGIONS)},
+    fault_match=("'westeurope'", "$skip=100"), first_match=_azure_first,
+    empty_page=json.dumps({"BillingCurrency": "USD", "CustomerEntityId": "Default", "CustomerEntityType": "Retail",
+                           "Items": [], "NextPageLink": None, "Count": 0}).encode(),
+    empty_lost=lambda o: o.region.code == "westeurope",
+    empty_warning="westeurope: no GPU VM price rows (empty region)",
+    rename_all=_azure_rename, renamed_field="retailPrice", drop_one=_azure_drop,
+    drop_one_lost=lambda o: (o.instance_type == "Standard_NC6s_v3" and o.region.code == "westeurope"
+                             and o.price.purchase == "spot"),
+    items=_azure_items, set_items=_azure_set, loop=_azure_loop, loop_match=("'westeurope'", "$skip=100"),
+    words={"pagination_loop": ("region westeurope", "pagination loop", "none is returned")},
+    secret_match="/subscriptions/",
+)
+
+
+# --- gcp -------------------------------------------------------------------------------------------------------
+def _gcp_items(page: Json) -> list[Any]:
+    return list(page.get("skus", []))
+
+
+def _gcp_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["skus"] = items
+    return out
+
+
+def _gcp_rename(page: Json, url: str) -> Json:
+    for sku in page.get("skus", []):
+        if "pricingInfo" in sku:
+            sku["pricing_info"] = sku.pop("pricingInfo")
+    return page
+
+
+GCP_DROPPED_SKU = "423E-52FE-FD42"
+"""Nvidia H100 80GB GPU running in Madrid, OnDemand (europe-southwest1), on page 2 of the recording."""
+
+
+def _gcp_drop(page: Json, url: str) -> Json:
+    for sku in page["skus"]:
+        if sku.get("skuId") == GCP_DROPPED_SKU:
+            del sku["pricingInfo"]
+    return page
+
+
+def _gcp_loop(page: Json, url: str) -> Json:
+    page["nextPageToken"] = "gpuhub-page-2"  # the last page points back to page 2
+    return page
+
+
+GCP = ProviderCase(
+    name="gcp", env={"GOOGLE_API_KEY": "fake-gcp-AIzaSyD3adB33f-query-key"},
+    fault_match="pageToken=gpuhub-page-2", first_match=lambda t: "/skus?" in t and "pageToken" not in t,
+    empty_page=b'{"skus": [], "nextPageToken": ""}',
+    rename_all=_gcp_rename, renamed_field="pricingInfo", drop_one=_gcp_drop,
+    drop_one_lost=lambda o: (o.region.code == "europe-southwest1" and o.price.purchase == "on_demand"
+                             and o.instance.gpu is not None and o.instance.gpu.name == "H100"),
+    items=_gcp_items, set_items=_gcp_set, loop=_gcp_loop, loop_match="pageToken=gpuhub-page-4",
+    words={"pagination_loop": ("pagination loop",)},
+)
+
+
+# --- aws -------------------------------------------------------------------------------------------------------
+AWS_OFFERS = "/offers/v1.0/aws/AmazonEC2/current/"
+
+
+def _aws_items(page: Json) -> list[Any]:
+    return list(page.get("products", {}).items())
+
+
+def _aws_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["products"] = dict(items)
+    return out
+
+
+def _aws_price_dimensions(page: Json) -> Iterator[dict[str, Any]]:
+    for kind in page.get("terms", {}).values():
+        for offers in kind.values():
+            for offer in offers.values():
+                yield from offer.get("priceDimensions", {}).values()
+
+
+def _aws_rename(page: Json, url: str) -> Json:
+    for dimension in _aws_price_dimensions(page):
+        if "pricePerUnit" in dimension:
+            dimension["price_per_unit"] = dimension.pop("pricePerUnit")
+    return page
+
+
+AWS_DROPPED_TYPE = "p3.8xlarge"
+
+
+def _aws_drop(page: Json, url: str) -> Json:
+    skus = {sku for sku, product in page["products"].items()
+            if product["attributes"].get("instanceType") == AWS_DROPPED_TYPE
+            and product["attributes"].get("operatingSystem") == "Linux"}
+    for sku, offers in page["terms"].get("OnDemand", {}).items():
+        if sku in skus:
+            for offer in offers.values():
+                for dimension in offer["priceDimensions"].values():
+                    dimension.pop("pricePerUnit", None)
+    return page
+
+
+def _aws_loop(body: bytes, url: str) -> bytes:
+    """DescribeInstanceTypes answering every page with the same nextToken (a loop)."""
+    return body.replace(b"</instanceTypeSet>", b"</instanceTypeSet><nextToken>gpuhub-loop-token</nextToken>", 1)
+
+
+AWS = ProviderCase(
+    name="aws",
+    env={"AWS_ACCESS_KEY_ID": "AKIAFAKEGPUHUB7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "fakeAwsSecret/K7MDENG+bPxRfiCYzz",
+         "AWS_SESSION_TOKEN": "FwoGZXIvYXdzEFAKEsessionTOKEN//gpuhub0123"},
+    server_env={"GPUHUB_AWS_EC2_ENDPOINT": "{server}/ec2.{region}.amazonaws.com"},
+    fault_match=AWS_OFFERS + "us-east-2/", first_match=AWS_OFFERS + "af-south-1/",
+    empty_page=json.dumps({"formatVersion": "v1.0", "offerCode": "AmazonEC2", "version": "20261130000000",
+                           "publicationDate": "2026-11-30T00:00:00Z", "products": {}, "terms": {}}).encode(),
+    empty_lost=lambda o: o.region.code == "af-south-1",
+    empty_warning="the offer file for af-south-1 lists no accelerator instance types",
+    rename_all=_aws_rename, renamed_field="pricePerUnit", drop_one=_aws_drop,
+    # the type leaves the region's price list, so its spot prices there are not asked for either
+    drop_one_lost=lambda o: o.instance_type == AWS_DROPPED_TYPE and o.region.code == "us-east-2",
+    items=_aws_items, set_items=_aws_set,
+    loop=Fault.text_transform(_aws_loop, like="#Action=DescribeInstanceTypes"),
+    loop_match="#Action=DescribeInstanceTypes", loop_requests=2, secret_match="#Action=DescribeInstanceTypes",
+    words={"pagination_loop": ("DescribeInstanceTypes", "pagination loop"),
+           # the offer files are streamed through the plugin's own JSON parser, which names the file
+           "truncated_body": ("offer file for us-east-2", "incomplete or not JSON"),
+           "invalid_body": ("offer file for us-east-2", "not valid JSON"),
+           "html_instead_of_json": ("offer file for us-east-2", "not valid JSON", "<!DOCTYPE html>"),
+           "empty_body": ("offer file for us-east-2", "incomplete or not JSON", "after 0 bytes")},
+)
+
+
+CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS)
 """Every provider row; the matrix, fuzzers and secret scan parametrize over these."""
 
 BY_NAME = {case.name: case for case in CASES}

@@ -1,0 +1,65 @@
+"""The core's credential redaction (gpuhub/recording.py ``redact``/``remember_secret``, gpuhub/provider.py log
+record factory and error messages): unit checks with exact outputs."""
+
+from __future__ import annotations
+
+import logging
+
+import httpx
+import pytest
+
+from gpuhub.errors import ProviderError
+from gpuhub.model import Source
+from gpuhub.plugins import Registry
+from gpuhub.provider import Provider, ProviderContext
+from gpuhub.recording import REDACTED, redact, remember_secret
+
+
+def test_redact_query_parameters_bearer_and_header_lines() -> None:
+    text = ("GET http://h/v1/skus?pageSize=5000&key=AIzaFAKE123&pageToken=p2 "
+            "Authorization: Bearer tok.en-1\nx-amz-security-token:FwoGFAKE\nmonkey=3 keyboard=4")
+    assert redact(text) == (f"GET http://h/v1/skus?pageSize=5000&key={REDACTED}&pageToken=p2 "
+                            f"Authorization: {REDACTED} {REDACTED}\nx-amz-security-token:{REDACTED}\n"
+                            "monkey=3 keyboard=4")
+
+
+def test_remembered_values_are_blanked_anywhere() -> None:
+    remember_secret("fake-redaction-value-9f8e")
+    remember_secret("abc")  # too short to blank safely: ignored
+    text = "path /subscriptions/fake-redaction-value-9f8e/skus abc"
+    assert redact(text) == f"path /subscriptions/{REDACTED}/skus abc"
+
+
+def test_log_records_are_redacted_at_creation(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    remember_secret("fake-log-secret-77aa")
+    logging.getLogger("some.signer").debug("canonical request:\nx-amz-security-token:%s\n", "fake-log-secret-77aa")
+    logging.getLogger("httpx").info("HTTP Request: %s %s", "GET", httpx.URL("http://h/x?key=AIzaLOG&a=1"))
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages == [f"canonical request:\nx-amz-security-token:{REDACTED}\n",
+                        f"HTTP Request: GET http://h/x?key={REDACTED}&a=1"]
+
+
+class _Echo(Provider):
+    name = "echo"
+    kind = "internal"
+
+
+def test_error_body_echoing_a_secret_is_redacted_in_the_message() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(400, text=f"bad request, you sent {request.headers['authorization']} and "
+                                        f"{request.url.params['key']}")
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    ctx = ProviderContext(_Echo(), client, mode="live", source=Source(mode="live"), gpus=Registry().gpus,
+                          environ={"ECHO_TOKEN": "fake-echo-token-31c4"})
+    token = ctx.secret("ECHO_TOKEN")
+    assert token is not None
+    with pytest.raises(ProviderError) as caught:
+        ctx.request("GET", "http://echo.invalid/x", params={"key": "fake-echo-key-0d9e"},
+                    headers={"Authorization": f"Bearer {token.get_secret_value()}"})
+    client.close()
+    # the token was read through ctx.secret(); the key only travelled in the query: both are blanked
+    assert str(caught.value) == (f"HTTP 400 from GET http://echo.invalid/x: bad request, you sent {REDACTED} "
+                                 f"and {REDACTED}")
+    assert "fake-echo-token-31c4" not in (caught.value.body or "")
