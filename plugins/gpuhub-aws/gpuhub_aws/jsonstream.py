@@ -44,6 +44,7 @@ def _nested(levels: int) -> re.Pattern[str]:
 # Most values (a product, one SKU's terms) are 3-6 levels deep: one regex call finds their end.
 _SHALLOW = _nested(7)
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+_CLOSES = {"}": "{", "]": "["}
 _DELIMITER = re.compile(r"[,}\]\s]")
 _DECODE = json.JSONDecoder(parse_float=Decimal, parse_int=Decimal).decode
 
@@ -85,7 +86,7 @@ class JsonObjectWalker:
         self._stack: list[_Frame] = []
         self._started = False
         self._done = False
-        self._skip: tuple[int, int] | None = None  # (scan position, depth) of a container being skipped
+        self._skip: tuple[int, str] | None = None  # (scan position, open brackets) of a container being scanned
         self._value_start: int | None = None  # start of a value being decoded
         self.consumed = 0  # characters dropped from the front of the buffer
 
@@ -234,16 +235,23 @@ class JsonObjectWalker:
             whole = _SHALLOW.match(buf, start)
             if whole is not None:
                 return whole.end()
-        pos, depth = self._skip if self._skip is not None else (start + 1, 1)
+        pos, opened = self._skip if self._skip is not None else (start + 1, buf[start])
         while True:
             match = _TO_BRACKET.match(buf, pos)
             if match is None:  # the next bracket (or the end of a string) is in a later chunk
-                self._skip = (pos, depth)
+                self._skip = (pos, opened)
                 if not keep:
                     self._pos = pos  # what was scanned can be dropped
                 raise _Need
             pos = match.end()
-            depth += 1 if match.group(1) in "{[" else -1
-            if depth == 0:
-                self._skip = None
-                return pos
+            bracket = match.group(1)
+            if bracket in "{[":
+                opened += bracket
+            elif _CLOSES[bracket] != opened[-1]:
+                self._pos = pos - 1
+                raise self._error(f"'{bracket}' closes '{opened[-1]}'")
+            else:
+                opened = opened[:-1]
+                if not opened:
+                    self._skip = None
+                    return pos

@@ -76,7 +76,7 @@ def test_skipped_values_need_not_be_built_and_deep_nesting_works() -> None:
 
 @pytest.mark.parametrize("text", [
     b'{"a": 1,}', b'{"a" 1}', b'{"a": 1} x', b'{"a": 1', b'["a"]', b'', b'{"a": tru}', b'{"a": "\xff"}',
-    b'{"a": {"b": 1}', b'{a: 1}',
+    b'{"a": {"b": 1}', b'{a: 1}', b'{"data": {"gpu_1x": [1, 2,, }', b'{"s": [{"x": 1]}]}',
 ])
 def test_malformed_documents_raise(text: bytes) -> None:
     walker = JsonObjectWalker(lambda path, key: "decode", lambda path, key, value: None)
