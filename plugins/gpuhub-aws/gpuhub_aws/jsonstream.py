@@ -15,6 +15,7 @@ raises it when the document ended early.
 from __future__ import annotations
 
 import codecs
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -41,8 +42,9 @@ def _nested(levels: int) -> re.Pattern[str]:
     return re.compile(r"\{" + inner + r"\}|\[" + inner + r"\]", re.DOTALL)
 
 
-# Most values (a product, one SKU's terms) are 3-6 levels deep: one regex call finds their end.
-_SHALLOW = _nested(7)
+# Most values (a product, one SKU's terms) are 3-6 levels deep: one regex call finds their end. Compiled on first
+# use: the pattern takes ~150 ms to compile, which every `gpuhub` command would otherwise pay at start-up.
+_shallow = functools.lru_cache(maxsize=1)(lambda: _nested(7))
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
 _CLOSES = {"}": "{", "]": "["}
 _DELIMITER = re.compile(r"[,}\]\s]")
@@ -232,7 +234,7 @@ class JsonObjectWalker:
                 raise self._error("expected a JSON value")
             return match.end()
         if self._skip is None:
-            whole = _SHALLOW.match(buf, start)
+            whole = _shallow().match(buf, start)
             if whole is not None:
                 return whole.end()
         pos, opened = self._skip if self._skip is not None else (start + 1, buf[start])

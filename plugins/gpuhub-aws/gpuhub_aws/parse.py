@@ -621,6 +621,11 @@ def bundled_specs() -> dict[str, InstanceSpec]:
 
 
 _MEMORY_VARIANT_MODELS = frozenset({"A100", "V100", "H100"})  # models sold in several memory sizes
+# Families whose GPUs are SXM modules on an NVLink/NVSwitch board (AWS "Accelerated computing" instance pages:
+# P3 "NVLink", P4d/P4de "NVSwitch", P5/P5e/P5en "NVSwitch", P6 "NVLink"); the API names only the model ("H100"), and
+# the SXM part's throughput differs from the PCIe card's.
+_SXM_FAMILIES = {"p3": "NVLink", "p3dn": "NVLink", "p4d": "NVSwitch", "p4de": "NVSwitch", "p5": "NVSwitch",
+                 "p5e": "NVSwitch", "p5en": "NVSwitch", "p6-b200": "NVSwitch", "p6e-gb200": "NVLink"}
 _LEFT_OUT_KINDS = {"fpga": "FPGA", "media": "video transcoding accelerator"}
 
 
@@ -657,6 +662,10 @@ def build_instance(spec: InstanceSpec | None, prices_attrs: Mapping[str, str], i
     if reported_gib and accel.partition >= 1 and accel.name.strip().upper() in _MEMORY_VARIANT_MODELS:
         # The GPU table maps a bare "A100" to the 40 GB part before looking at memory: name the size.
         spelling = f"{accel.name} {round(reported_gib)}GB"
+    family = instance_type.split(".")[0]
+    interconnect = _SXM_FAMILIES.get(family)
+    if interconnect is not None and accel.kind == "gpu":
+        spelling += " SXM"
     gpu = resolve_gpu(spelling, reported_gib)
     if gpu.raw_name != accel.name:
         gpu = gpu.model_copy(update={"raw_name": accel.name})
@@ -682,7 +691,8 @@ def build_instance(spec: InstanceSpec | None, prices_attrs: Mapping[str, str], i
         raise ValueError(f"accelerator count {accel.count} with partition {accel.partition}")
     return Instance(provider=provider, instance_type=instance_type, gpu=gpu, gpu_count=count,
                     fractional=count < 1, vcpus=vcpus, memory_gib=memory, cpu_arch=spec.cpu_arch,
-                    bare_metal=spec.bare_metal, note=note)
+                    bare_metal=spec.bare_metal, note=note,
+                    interconnect=interconnect if accel.kind == "gpu" else None)
 
 
 _ACCELERATED_FAMILIES = frozenset({"GPU instance", "Machine Learning ASIC Instances", "FPGA Instances"})
