@@ -130,8 +130,10 @@ class Engine:
     def collect(self, providers: Iterable[str], *, mode: RequestedMode = "auto", fixtures_dir: Path | None = None,
                 refresh: bool = False, timeout_s: float | None = None,
                 record_dir: Path | None = None) -> list[tuple[tuple[Offer, ...], ProviderStatus]]:
-        """Offers and a status for each named provider, fetched concurrently, within ``timeout_s`` seconds."""
-        deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
+        """Offers and a status for each named provider, fetched concurrently, within ``timeout_s`` seconds (a live
+        provider that declares a longer :attr:`Provider.timeout_s` gets that long, unless ``timeout_s`` is given)."""
+        started = time.monotonic()
+        budget = self.timeout_s if timeout_s is None else timeout_s
         waiting: list[tuple[_Plan, Future[_Entry] | _Entry]] = []
         results: list[tuple[tuple[Offer, ...], ProviderStatus]] = []
         for name in providers:
@@ -145,11 +147,14 @@ class Engine:
             if isinstance(job, _Entry):
                 results.append((job.offers, job.status))
                 continue
+            allowed = budget
+            own = self.registry.providers[plan.provider].timeout_s
+            if timeout_s is None and own is not None and plan.mode != "replay":
+                allowed = max(budget, own)
             try:
-                entry = job.result(timeout=max(0.0, deadline - time.monotonic()))
+                entry = job.result(timeout=max(0.0, started + allowed - time.monotonic()))
             except FutureTimeout:
-                entry = self._fallback(plan, f"timed out after {self.timeout_s if timeout_s is None else timeout_s:g} s"
-                                       " (the fetch goes on in the background)")
+                entry = self._fallback(plan, f"timed out after {allowed:g} s (the fetch goes on in the background)")
             results.append((entry.offers, entry.status))
         return results
 
@@ -215,7 +220,8 @@ class Engine:
         client = httpx.Client(transport=transport, timeout=self.request_timeout_s, follow_redirects=True,
                               headers={"User-Agent": f"gpuhub/{__version__}"})
         ctx = ProviderContext(provider, client, mode=plan.mode, source=source, gpus=self.registry.gpus,
-                              environ=self.environ, retry=self.retry)
+                              environ=self.environ, retry=self.retry,
+                              recording=manifest if plan.mode == "replay" else None)
         with self._lock:
             self.fetch_count[provider.name] = self.fetch_count.get(provider.name, 0) + 1
         try:

@@ -29,7 +29,7 @@ from pydantic import SecretStr
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.gpus import GpuTable
 from gpuhub.model import Gpu, Region, Source
-from gpuhub.recording import redact, remember_secret, request_secrets, scrub_url
+from gpuhub.recording import Manifest, redact, remember_secret, request_secrets, scrub_url
 from gpuhub.regions import make_region
 from gpuhub.retry import RETRY_STATUSES, RetryableStatus, RetryPolicy
 
@@ -71,6 +71,9 @@ class Provider:
     credentials: ClassVar[tuple[Credential, ...]] = ()
     static: ClassVar[bool] = False
     min_request_interval_s: ClassVar[float] = 0.0
+    timeout_s: ClassVar[float | None] = None
+    """How long a full live fetch may take (seconds) when longer than the engine's search timeout (AWS's offer
+    files); the engine waits ``max(its timeout, this)`` for this provider."""
 
     def fixtures_dir(self) -> Path | None:
         """The bundled recording directory (holding ``manifest.json``), or None."""
@@ -170,8 +173,10 @@ class ProviderContext:
 
     def __init__(self, provider: Provider, client: httpx.Client, *, mode: Mode, source: Source,
                  gpus: GpuTable, environ: Mapping[str, str] | None = None,
-                 retry: RetryPolicy | None = None) -> None:
+                 retry: RetryPolicy | None = None, recording: Manifest | None = None) -> None:
         self.provider = provider
+        self.recording = recording
+        """The recording being replayed (its manifest: provenance and exchanges), or None when live."""
         self.client = client
         self.mode = mode
         self.source = source
@@ -208,6 +213,20 @@ class ProviderContext:
         if value is None and self.mode != "replay":
             raise CredentialsError(f"{name} is not set: {self.provider.credentials_help()}")
         return value
+
+    def env(self, name: str, default: str | None = None) -> str | None:
+        """A non-secret environment variable (e.g. ``AWS_PROFILE``, ``AWS_REGION``); never read credentials with
+        it: use :meth:`secret`, which keeps them out of recordings and messages."""
+        return self._environ.get(name, default)
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """The retry policy requests go through (for a provider that restarts a stream itself)."""
+        return self._retry
+
+    def throttle(self) -> None:
+        """Wait as long as :attr:`Provider.min_request_interval_s` asks before the next live request."""
+        self._throttle()
 
     def setting(self, name: str, default: str | None = None) -> str | None:
         """A provider setting from ``GPUHUB_<PROVIDER>_<NAME>`` in the environment."""

@@ -43,6 +43,10 @@ SECRET_NAMES = frozenset({
 })
 REDACTED = "REDACTED"
 _SECRET_VALUE_RX = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+")
+# Credentials a response body may carry as JSON fields (an OAuth token endpoint's answer, for one).
+_SECRET_JSON_RX = re.compile(
+    rb'("(?:access_token|refresh_token|id_token|client_secret|password|SessionToken|SecretAccessKey)"\s*:\s*")'
+    rb'([^"\\]*)(")')
 _NAMES_RX = "|".join(re.escape(n) for n in sorted(SECRET_NAMES, key=len, reverse=True))
 # ``?key=value`` / ``&token=value`` in URLs and form bodies, and ``name: value`` header lines (signers' debug logs)
 _SECRET_PARAM_RX = re.compile(rf"(?i)((?:[?&#;\s]|^)(?:{_NAMES_RX})=|(?:^|\s)(?:{_NAMES_RX})\s*:\s*)[^&\s\"'<>#,]+",
@@ -265,6 +269,9 @@ class RecordingTransport(httpx.BaseTransport):
         return _SECRET_VALUE_RX.sub(r"\1" + REDACTED, text)
 
     def _scrub_bytes(self, content: bytes) -> bytes:
+        for match in _SECRET_JSON_RX.finditer(content):
+            remember_secret(match.group(2).decode("utf-8", "replace"))
+        content = _SECRET_JSON_RX.sub(rb"\1" + REDACTED.encode() + rb"\3", content)
         for secret in self._all_secrets():
             content = content.replace(secret.encode(), REDACTED.encode())
         return content
