@@ -11,9 +11,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fakecloud
+import harness
 from harness import Baseline, LoopbackOnly
 
 from gpuhub import Offer, Registry
+from gpuhub.diskcache import DiskCache
 from gpuhub.provider import ProviderStatus
 from gpuhub.testing import make_engine
 
@@ -27,15 +29,25 @@ def build_registry() -> Registry:
     return registry
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_disk_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DiskCache]:
+    """A private on-disk cache of parsed recordings for the session's engines (never the user's cache dir)."""
+    disk = DiskCache(tmp_path_factory.mktemp("gpuhub-cache") / "parsed")
+    harness.SESSION_DISK[:] = [disk]
+    yield disk
+    harness.SESSION_DISK.clear()
+
+
 @pytest.fixture(scope="session")
 def rel_registry() -> Registry:
     return build_registry()
 
 
 @pytest.fixture(scope="session")
-def replay_baselines(rel_registry: Registry) -> dict[str, tuple[tuple[Offer, ...], ProviderStatus]]:
+def replay_baselines(rel_registry: Registry,
+                     session_disk_cache: DiskCache) -> dict[str, tuple[tuple[Offer, ...], ProviderStatus]]:
     """Every provider's bundled recording replayed once (the offers that must be there in every cell)."""
-    engine = make_engine(rel_registry)
+    engine = make_engine(rel_registry, disk=session_disk_cache)
     try:
         names = sorted(rel_registry.providers)
         return {status.provider: (offers, status) for offers, status in engine.collect(names, mode="replay")}

@@ -14,6 +14,7 @@ from faultserver import FaultServer, Match, matches
 from provider_cases import BY_NAME, ProviderCase
 
 from gpuhub import Engine, Offer, Registry
+from gpuhub.diskcache import DiskCache
 from gpuhub.provider import ProviderStatus
 from gpuhub.retry import RetryPolicy
 from gpuhub.testing import make_engine, run_provider
@@ -25,10 +26,15 @@ ATTEMPTS = 3
 MATRIX_RETRY = RetryPolicy(attempts=ATTEMPTS, initial_wait_s=0.0, max_wait_s=0.2, total_s=10.0, jitter_s=0.0)
 """No exponential backoff (initial wait 0), so any pause between attempts comes from ``Retry-After``, capped at
 0.2 s: a 429 with ``Retry-After: 1`` (or an HTTP date) must leave a gap of at least 0.2 s between attempts."""
-REQUEST_TIMEOUT_S = 0.5
-"""Per-request HTTP timeout of the matrix engines, seconds; stalls last 4x as long."""
-STALL_S = 4 * REQUEST_TIMEOUT_S
+REQUEST_TIMEOUT_S = 0.3
+"""Per-request HTTP timeout of the matrix engines, seconds; stalls last 5x as long."""
+STALL_S = 5 * REQUEST_TIMEOUT_S
 SEARCH_TIMEOUT_S = 20.0
+
+
+SESSION_DISK: list[DiskCache] = []
+"""The session's on-disk cache of parsed recordings (a temporary directory, set by conftest): the neighbours that
+replay in every cell load from it instead of parsing again."""
 
 
 class LoopbackOnly(httpx.BaseTransport):
@@ -77,7 +83,8 @@ def live_engine(registry: Registry, environ: Mapping[str, str], transport: httpx
 
     ``make_engine`` takes no per-request timeout, so it is set on the engine afterwards (read at each fetch).
     """
-    engine = make_engine(registry, transport=transport, environ=environ, retry=retry, timeout_s=timeout_s)
+    engine = make_engine(registry, transport=transport, environ=environ, retry=retry, timeout_s=timeout_s,
+                         disk=SESSION_DISK[0] if SESSION_DISK else None)
     engine.request_timeout_s = request_timeout_s
     return engine
 

@@ -40,7 +40,8 @@ class ProviderCase:
         drop_one: edit removing a required field from one record of the ``fault_match`` page.
         drop_one_lost: the offers that record gave (they must be missing, nothing else).
         items / set_items: the records of one decoded page, and a page rebuilt with other records (fuzzers).
-        fuzz_match: the page the fuzzers rewrite (default ``fault_match``).
+        fuzz_match: the page the fuzzers rewrite (default ``fault_match``); fuzz_env: settings that narrow the
+            walk for the fuzzers (fewer regions), replacing ``env``.
         loop: edit of the ``loop_match`` page (or a ready fault) making its next-page link point back to an earlier
             page; None when the API has no pagination. loop_requests: requests matching ``loop_match`` before the
             loop is detected.
@@ -72,6 +73,7 @@ class ProviderCase:
     loop_requests: int = 1
     server_env: Mapping[str, str] = field(default_factory=dict)
     secret_match: Match = None
+    fuzz_env: Mapping[str, str] = field(default_factory=dict)
     streamed: bool = False
     words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     xfail: Mapping[str, str] = field(default_factory=dict)
@@ -128,12 +130,17 @@ def _lambda_entries(page: Json) -> Iterator[dict[str, Any]]:
 
 
 def _lambda_items(page: Json) -> list[Any]:
-    return list(page.get("data", {}).items())
+    return [[name, entry] for name, entry in page.get("data", {}).items()]
 
 
 def _lambda_set(page: Json, items: list[Any]) -> Json:
     out = copy.deepcopy(page)
-    out["data"] = dict(items)
+    data: dict[str, Any] = {}
+    for i, item in enumerate(items):
+        pair = item if isinstance(item, list) and len(item) == 2 else [f"fuzz{i}", item]
+        key = str(pair[0])
+        data[key if key not in data else f"{key}#{i}"] = pair[1]  # a fuzzed name must not merge two records
+    out["data"] = data
     return out
 
 
@@ -209,7 +216,7 @@ AZURE = ProviderCase(
                              and o.price.purchase == "spot"),
     items=_azure_items, set_items=_azure_set, loop=_azure_loop, loop_match=("'westeurope'", "$skip=100"),
     words={"pagination_loop": ("region westeurope", "pagination loop", "none is returned")},
-    secret_match="/subscriptions/",
+    secret_match="/subscriptions/", fuzz_env={"GPUHUB_AZURE_REGIONS": "westeurope"},
 )
 
 
@@ -264,12 +271,23 @@ AWS_OFFERS = "/offers/v1.0/aws/AmazonEC2/current/"
 
 
 def _aws_items(page: Json) -> list[Any]:
-    return list(page.get("products", {}).items())
+    """Each product with its on-demand terms: ``{"sku", "product", "terms"}``."""
+    on_demand = page.get("terms", {}).get("OnDemand", {})
+    return [{"sku": sku, "product": product, "terms": on_demand.get(sku, {})}
+            for sku, product in page.get("products", {}).items()]
 
 
 def _aws_set(page: Json, items: list[Any]) -> Json:
     out = copy.deepcopy(page)
-    out["products"] = dict(items)
+    out["products"], on_demand = {}, {}
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            out["products"][f"fuzz{i}"] = item
+            continue
+        sku = str(item.get("sku", f"fuzz{i}"))
+        out["products"][sku] = item.get("product")
+        on_demand[sku] = item.get("terms")
+    out.setdefault("terms", {})["OnDemand"] = on_demand
     return out
 
 
@@ -323,6 +341,7 @@ AWS = ProviderCase(
     items=_aws_items, set_items=_aws_set,
     loop=Fault.text_transform(_aws_loop, like="#Action=DescribeInstanceTypes"),
     loop_match="#Action=DescribeInstanceTypes", loop_requests=2, secret_match="#Action=DescribeInstanceTypes",
+    fuzz_env={"GPUHUB_AWS_REGIONS": "us-east-2", "GPUHUB_AWS_PUBLIC_ONLY": "1"},  # one offer file, no EC2
     words={"pagination_loop": ("DescribeInstanceTypes", "pagination loop"),
            # the offer files are streamed through the plugin's own JSON parser, which names the file
            "truncated_body": ("offer file for us-east-2", "incomplete or not JSON"),
