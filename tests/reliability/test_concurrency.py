@@ -49,7 +49,7 @@ def _run_threads(n: int, fn: object) -> tuple[list[SearchResult], list[float], l
     return results, took, errors
 
 
-def test_threads_share_one_fetch_and_a_hanging_provider_blocks_nobody(rel_registry: Registry,
+def test_c24_threads_share_one_fetch_and_a_hanging_provider_blocks_nobody(rel_registry: Registry,
                                                                       transport: LoopbackOnly) -> None:
     lam, fake = case_or_skip(rel_registry, "lambda"), BY_NAME["fakecloud"]
     with serving(rel_registry, lam) as lam_server, serving(rel_registry, fake) as fake_server:

@@ -16,9 +16,11 @@ rest silently; an empty page is reported).
 from __future__ import annotations
 
 import itertools
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from faultserver import Fault, FaultServer, http_date
@@ -131,6 +133,17 @@ def _search(engine: Engine, names: list[str], *, refresh: bool = True) -> tuple[
 def test_fault_matrix(provider: str, spec: FaultSpec, rel_registry: Registry, live_baselines: dict[str, Baseline],
                       replay_baselines: dict[str, tuple[tuple[Offer, ...], ProviderStatus]],
                       transport: LoopbackOnly) -> None:
+    run_cell(provider, spec, rel_registry, live_baselines, replay_baselines, transport)
+
+
+Baselines = dict[str, tuple[tuple[Offer, ...], ProviderStatus]]
+OUTCOMES: list[dict[str, object]] = []
+"""What each cell saw (provider, fault, state of search A and of search C, requests), for the README's table."""
+
+
+def run_cell(provider: str, spec: FaultSpec, rel_registry: Registry, live_baselines: dict[str, Baseline],
+             replay_baselines: Baselines, transport: LoopbackOnly) -> None:
+    """One matrix cell (see the module docstring); also used by the named known-fault tests."""
     case = case_or_skip(rel_registry, provider)
     if spec.where == "loop" and case.loop is None:
         pytest.skip(f"{provider}'s API has no pagination")
@@ -157,6 +170,10 @@ def test_fault_matrix(provider: str, spec: FaultSpec, rel_registry: Registry, li
             assert not server.misses, server.misses
             assert not transport.escapes, transport.escapes
             _check_first(case, spec, base, server, offers, status, words, match)
+            outcome: dict[str, object] = {"provider": provider, "fault": spec.id, "state": status.state,
+                                          "reason": status.reason or "", "offers": f"{len(offers)}/{len(base.offers)}",
+                                          "requests": server.count(match), "later": "-"}
+            OUTCOMES.append(outcome)
             if spec.outcome in ("recovered", "partial"):
                 return
             if spec.outcome == "failed" and not spec.id.startswith("stall"):
@@ -175,6 +192,7 @@ def test_fault_matrix(provider: str, spec: FaultSpec, rel_registry: Registry, li
             server.inject(spec.make(case), match=match, times=spec.times)
             results, _ = _search(engine, [provider])
             offers, status = results[provider]
+            outcome["later"] = status.state
             if spec.outcome == "empty" and not all(case.empty_lost(o) for o in base.offers):
                 # one empty region or file among others is data (C12): fresh, smaller, with the warning
                 assert status.state == "ok", status.line()
@@ -246,3 +264,64 @@ def test_matrix_covers_every_installed_provider(rel_registry: Registry) -> None:
     covered = {case.name for case in CASES}
     live = {name for name, p in rel_registry.providers.items() if not p.static}
     assert live <= covered, f"providers without a fault-matrix row: {sorted(live - covered)}"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def matrix_report() -> Iterator[None]:
+    """With ``GPUHUB_MATRIX_REPORT=path``, write the cells' outcomes as a markdown table after the module."""
+    yield
+    target = os.environ.get("GPUHUB_MATRIX_REPORT")
+    if target and OUTCOMES:
+        Path(target).write_text(markdown_table(OUTCOMES), encoding="utf-8")
+
+
+def markdown_table(outcomes: list[dict[str, object]]) -> str:
+    """Provider x fault: ``state [offers/baseline offers] (requests matching the faulted request)``, then
+    ``→ state`` of the same fault after a good fetch."""
+    providers = list(dict.fromkeys(str(o["provider"]) for o in outcomes))
+    cells = {(o["provider"], o["fault"]): o for o in outcomes}
+    lines = ["| fault | " + " | ".join(providers) + " |", "|---|" + "---|" * len(providers)]
+    for spec in FAULTS:
+        row = []
+        for provider in providers:
+            o = cells.get((provider, spec.id))
+            if o is None:
+                row.append("n/a")
+                continue
+            text = f"{o['state']}"
+            if o["state"] == "ok":
+                text += f" {o['offers']}"
+            text += f" ({o['requests']} req)"
+            if o["later"] != "-":
+                text += f" → {o['later']}"
+            row.append(text)
+        lines.append(f"| {spec.id} | " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _spec(fault_id: str) -> FaultSpec:
+    return next(s for s in FAULTS if s.id == fault_id)
+
+
+# --- the known faults of issue 9, by name (each a matrix cell of the provider it is about) -----------------------
+def test_c12_azure_empty_region_is_a_warning_not_an_abort(rel_registry: Registry, live_baselines: dict[str, Baseline],
+                                                          replay_baselines: Baselines, transport: LoopbackOnly) -> None:
+    """C12: westeurope answers an empty price list: its offers are gone, with a warning; every other region's stay."""
+    run_cell("azure", _spec("empty_page"), rel_registry, live_baselines, replay_baselines, transport)
+
+
+@pytest.mark.parametrize("fault", ["stall_once", "closed_mid_body_once", "stall"])
+def test_c17_timeouts_and_dropped_connections_are_retried(fault: str, rel_registry: Registry,
+                                                          live_baselines: dict[str, Baseline],
+                                                          replay_baselines: Baselines,
+                                                          transport: LoopbackOnly) -> None:
+    """C17: a read timeout or a connection dropped mid-body is retried per the policy (3 attempts)."""
+    run_cell("gcp", _spec(fault), rel_registry, live_baselines, replay_baselines, transport)
+
+
+@pytest.mark.parametrize("fault", ["503", "pagination_loop", "truncated_body"])
+def test_c19_walk_broken_half_way_publishes_nothing(fault: str, rel_registry: Registry,
+                                                    live_baselines: dict[str, Baseline], replay_baselines: Baselines,
+                                                    transport: LoopbackOnly) -> None:
+    """C19: page 2 of Azure's westeurope walk fails (or loops): no partial catalog; the previous one stays, stale."""
+    run_cell("azure", _spec(fault), rel_registry, live_baselines, replay_baselines, transport)
