@@ -103,12 +103,13 @@ class Catalog:
         inst_part: dict[int, tuple[Any, ...]] = {}
         region_part: dict[int, tuple[Any, ...]] = {}
         rows = [_row(o, inst_part, region_part) for o in self.offers]
-        columns = list(zip(*rows, strict=True)) if rows else [()] * 22
+        columns = list(zip(*rows, strict=True)) if rows else [()] * 21
         (provider, instance_type, gpu, form, gpu_count, card_vram, vcpus, memory, price, currency, purchase,
          region, zone, country, continent, fractional, available, lat, lon, carbon, fast) = columns
         self.provider = _Categorical(provider)
         self.instance_type = _Categorical(instance_type)
         self.gpu = _Categorical(gpu)
+        self.form = _Categorical(form)
         self.currency = _Categorical(currency)
         self.purchase = _Categorical(purchase)
         self.region = _Categorical(region)
@@ -169,8 +170,8 @@ class Catalog:
             out.append(("currency", lambda: self.currency.mask([q.currency or ""])))
         if q.instance_types:
             out.append(("instance_type", lambda: self.instance_type.mask(q.instance_types)))
-        if q.gpu:
-            out.append(("gpu", lambda: self.gpu.mask(q.gpu)))
+        if q.gpu or q.gpu_forms:
+            out.append(("gpu", lambda: self._gpu_mask(q)))
         if not q.include_accelerators and self.non_gpu.any():
             out.append(("include_accelerators", lambda: ~self.non_gpu))
         if q.min_gpus is not None:
@@ -208,6 +209,12 @@ class Catalog:
             limit = float(q.max_price_per_hour)
             out.append(("max_price", lambda: self.price <= limit))
         return out
+
+    def _gpu_mask(self, q: Query) -> BoolArray:
+        mask = self.gpu.mask(q.gpu)
+        for name, form in q.gpu_forms:
+            mask |= self.gpu.mask([name]) & self.form.mask([form])
+        return mask
 
     def select(self, q: Query) -> tuple[IntArray, dict[str, int]]:
         """Row numbers passing every filter, and how many rows each filter removed (in filter order)."""

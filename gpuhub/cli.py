@@ -18,14 +18,29 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gpuhub.errors import QueryError
-from gpuhub.plugins import get_registry
+from gpuhub.errors import PluginError, QueryError
+from gpuhub.model import Offer
+from gpuhub.plugins import Registry, get_registry
 from gpuhub.query import build_query
 from gpuhub.searching import SearchResult, default_engine, run_query
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Find and price cloud GPU instances across providers.")
 err = Console(stderr=True, soft_wrap=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from gpuhub import __version__
+
+        typer.echo(f"gpuhub {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="print the version and exit")] = False) -> None:
+    """Find and price cloud GPU instances across providers."""
 
 
 def _out() -> Console:
@@ -90,6 +105,8 @@ def search(
         _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
     if fixtures is not None and not fixtures.is_dir():
         _fail_usage(f"--fixtures: {fixtures} is not a directory")
+    if timeout is not None and not (0 < timeout < float("inf")):
+        _fail_usage(f"--timeout: must be a positive number of seconds, got {timeout:g}")
     try:
         query = build_query(
             gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers), gpu=gpu,
@@ -103,9 +120,16 @@ def search(
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
-    result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
-                       timeout=timeout)
-    _print_result(result, output)
+    try:
+        result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
+                           timeout=timeout)
+    except QueryError as exc:
+        _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
+        return
+    if result.offers or output is not OutputFormat.table:
+        _print_result(result, output)
+    else:
+        err.print("no offers match", highlight=False)
     if explain and output is OutputFormat.table:
         for i, offer in enumerate(result.offers):
             err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
@@ -173,7 +197,10 @@ def _price(value: Any) -> str:
 @app.command()
 def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
     """List plugins with their status, version, providers and any error with its fix."""
-    reports = get_registry().reports
+    try:
+        reports = get_registry().reports
+    except PluginError:
+        reports = Registry(strict=False).reports  # strict mode refuses to load; the report still shows why
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps([r.to_dict() for r in reports], indent=2) + "\n")
         return
@@ -181,7 +208,7 @@ def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
     for column in ("plugin", "distribution", "version", "status", "providers", "error / fix"):
         table.add_column(column)
     for r in reports:
-        problem = f"{r.error}\nfix: {r.fix}" if r.error else ""
+        problem = (r.error or "") + (f"\nfix: {r.fix}" if r.fix else "")
         table.add_row(r.name, r.distribution or "-", r.version or "-", r.status, ", ".join(r.providers), problem)
     _out().print(table)
 
@@ -266,11 +293,20 @@ def estimate(
     registry = engine.registry
     try:
         query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
-                            provider=provider, region=region, instance_type=instance_type)
+                            provider=provider, region=region, instance_type=instance_type, purchase=purchase)
         if fetch not in ("auto", "live", "replay"):
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
         found = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
         offers = list(found)
+        if not offers:
+            where = f" in {', '.join(region)}" if region else ""
+            raise QueryError("instance_type", f"no {purchase} offer of {instance_type!r}{where}"
+                             + (f" from {provider}" if provider else ""))
+        if purchase != "on_demand":  # the on-demand offers give a reserved term's break-even
+            both = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
+                               rankers=list(registry.rankers), provider=provider, region=region,
+                               instance_type=instance_type, purchase=[purchase, "on_demand"])
+            offers = list(run_query(both, engine, fixtures_dir=fixtures, fetch=fetch))  # type: ignore[arg-type]
         spread = price_spread(offers, instance_type, purchase, provider)
         on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
         jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
@@ -296,9 +332,13 @@ def estimate(
         table.add_row(str(r["provider"]), region_text, str(r["purchase"]), _price(r["price_per_hour"]),
                       _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))  # type: ignore[arg-type]
     _out().print(table)
-    err.print(f"{instance_type} {purchase}: {len(rows)} regions, cheapest {spread.cheapest.region.code} "
-              f"{spread.cheapest.price.amount}, dearest {spread.dearest.region.code} {spread.dearest.price.amount} "
-              f"{spread.currency}/h (spread {spread.spread_fraction:.1%})", highlight=False)
+    def place(o: Offer) -> str:
+        return o.region.code + (f"/{o.region.zone}" if o.region.zone else "")
+
+    err.print(f"{instance_type} {purchase}: {len(rows)} places, cheapest {place(spread.cheapest)} "
+              f"{_price(float(spread.cheapest.price.amount))}, dearest {place(spread.dearest)} "
+              f"{_price(float(spread.dearest.price.amount))} {spread.currency}/h "
+              f"(spread {spread.spread_fraction:.1%})", highlight=False)
 
 
 @app.command()
@@ -320,7 +360,15 @@ def record(
 
 def main() -> None:
     """Console-script entry point."""
-    get_registry().register_commands(app)
+    try:
+        get_registry().register_commands(app)
+    except PluginError as exc:
+        # Strict mode: a broken plugin stops every command but the one that diagnoses plugins.
+        if sys.argv[1:2] != ["plugins"]:
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            err.print("run 'gpuhub plugins' to see every plugin's status, or unset GPUHUB_STRICT_PLUGINS",
+                      highlight=False)
+            raise SystemExit(1) from None
     app()
 
 

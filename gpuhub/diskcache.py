@@ -93,6 +93,8 @@ class DiskCache:
             return None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError(f"expected a JSON object, got {type(data).__name__}")
             if data.get("format") != FORMAT or data.get("key") != key or data.get("provider") != provider:
                 raise ValueError("format, key or provider does not match")
             instances = _adapters()[0].validate_python(data["instances"])
@@ -107,7 +109,7 @@ class DiskCache:
             if any(o.instance.provider != provider for o in offers):
                 raise ValueError("offer of another provider")
             return offers, dict(data["report"])
-        except (OSError, ValueError, KeyError, TypeError, IndexError, pydantic.ValidationError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, pydantic.ValidationError) as exc:
             log.warning("discarding unusable cache file %s: %s", path, str(exc)[:200])
             path.unlink(missing_ok=True)
             return None

@@ -184,7 +184,9 @@ class Engine:
         try:
             entry = self._fetch(provider, plan)
         except BaseException as exc:  # a provider bug must never take a search down
-            log.warning("provider %s failed: %s", provider.name, exc, exc_info=not isinstance(exc, ProviderError))
+            # The traceback of a provider bug is for developers: logged at DEBUG, the status says what failed.
+            log.warning("provider %s failed: %s", provider.name, exc)
+            log.debug("provider %s failure", provider.name, exc_info=True)
             entry = self._fallback(plan, _describe(exc))
         finally:
             with self._lock:
@@ -193,7 +195,10 @@ class Engine:
 
     def _fetch(self, provider: Provider, plan: _Plan) -> _Entry:
         started = time.monotonic()
-        manifest: Manifest | None = load_manifest(plan.recording) if plan.recording else None
+        try:
+            manifest: Manifest | None = load_manifest(plan.recording) if plan.recording else None
+        except (OSError, ValueError) as exc:
+            raise ProviderError(f"recording {plan.recording} cannot be read: {exc}") from None
         if manifest is not None and plan.mode == "replay":
             cached = self._from_disk(provider, plan, manifest, started)
             if cached is not None:

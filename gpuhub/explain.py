@@ -7,6 +7,7 @@ fit), so it can be checked by hand.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,12 @@ def _gpus(offer: Offer) -> str:
     return f"{offer.instance.gpu_count:g} × {gpu.name if gpu else 'no GPU'}"
 
 
+def _amount(value: Decimal) -> str:
+    """A published price without trailing zeros (55.0400000000 → 55.04), never in exponent form."""
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def _num(value: float) -> str:
     return f"{value:.4g}" if abs(value) < 0.01 else (f"{value:.4f}".rstrip("0").rstrip(".") if value < 100
                                                       else f"{value:,.0f}")
@@ -47,7 +54,7 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
     money = offer.price.currency
     if ranker.name in ("price", "price_per_gpu", "price_per_vram") or math.isnan(score):
         per_gpu = offer.price_per_gpu_hour
-        text = f"{_gpus(offer)} at {offer.price.amount} {money}/h"
+        text = f"{_gpus(offer)} at {_amount(offer.price.amount)} {money}/h"
         if per_gpu is not None and offer.instance.gpu_count != 1:
             text += f" ({_num(float(per_gpu))} per GPU-hour)"
         parts.append(text)
@@ -72,8 +79,8 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
             parts.append(f"the model ({fit.total_gib:.1f} GiB) fits on one GPU")
     if next_row is not None and next_score is not None and not math.isnan(score) and not math.isnan(next_score):
         if next_score > score > 0:
-            parts.append(f"{(next_score - score) / score * 100:.1f} % better than the next, "
-                         f"{_label(catalog.offers[next_row])}")
+            parts.append(f"the next, {_label(catalog.offers[next_row])}, scores "
+                         f"{(next_score - score) / score * 100:.1f} % higher")
         elif next_score == score:
             parts.append(f"ties with the next, {_label(catalog.offers[next_row])}")
     carbon = float(catalog.carbon_g_per_h[row])
@@ -111,7 +118,7 @@ def _miss(catalog: Catalog, row: int, name: str, query: Query) -> str:
     offer = catalog.offers[row]
     if name == "max_price" and query.max_price_per_hour is not None:
         over = offer.price.amount - query.max_price_per_hour
-        return f" at {offer.price.amount} {offer.price.currency}/h, {over} over your --max-price"
+        return f" at {_amount(offer.price.amount)} {offer.price.currency}/h, {_amount(over)} over your --max-price"
     if name == "max_rtt" and query.max_rtt_ms is not None and query.place() is not None:
         rtt = float(catalog.rtt_ms(query.place())[row])  # type: ignore[arg-type]
         return f", {rtt:.0f} ms away: {rtt - query.max_rtt_ms:.0f} ms over your --max-rtt"

@@ -106,6 +106,7 @@ _MODEL_PATTERNS: list[tuple[str, str]] = [
     ("Gaudi", r"\bgaudi ?1?\b"),
 ]
 _COMPILED = [(key, re.compile(rx)) for key, rx in _MODEL_PATTERNS]
+_FORM_WORDS = {"sxm", "sxm2", "sxm4", "sxm5", "sxm6", "pcie", "pci", "e", "nvl", "nvlink", "mega", "plus", "hgx"}
 _MEMORY_RX = re.compile(r"\b(\d{1,3}) ?(?:gb|gib|g)\b")
 # Memory-based variants of one model key: (model key, memory GiB) -> canonical name.
 _MEMORY_VARIANTS = {("A100", 80): "A100-80GB", ("A100", 40): "A100", ("V100", 32): "V100-32GB",
@@ -236,13 +237,42 @@ class GpuTable:
         Raises:
             UnknownGpuError: the name does not resolve; the error lists the closest known names.
         """
+        return self.lookup_form(user_name)[0]
+
+    def lookup_form(self, user_name: str) -> tuple[str, str | None]:
+        """Like :meth:`lookup`, plus the form factor the user asked for (``"H100 PCIe"`` → ``("H100", "PCIe")``).
+
+        Stricter than :meth:`resolve` (which reads providers' free text): every word must be understood, so
+        ``"H100 maybe"`` is an error rather than an H100; a bare size after the model picks the variant
+        (``a100-80`` → ``A100-80GB``, ``v100-32`` → ``V100-32GB``).
+
+        Raises:
+            UnknownGpuError: the name does not resolve; the error lists the closest known names.
+        """
         exact = {n.lower(): n for n in self.names()}
-        if user_name.lower() in exact:
-            return exact[user_name.lower()]
-        spec = self.resolve(user_name)
-        if spec is None:
-            raise UnknownGpuError(user_name, self._close(user_name), self.names())
-        return spec.name
+        if user_name.strip().lower() in exact:
+            return exact[user_name.strip().lower()], None
+        text = _normalize(user_name)
+        form = _form_hint(text)
+        alias = self._aliases.get(text)
+        if alias is not None:
+            return alias, form if form in self.form_factors(alias) else None
+        unknown = UnknownGpuError(user_name, self._close(user_name), self.names())
+        found = next(((k, m) for k, rx in _COMPILED if (m := rx.search(text))), None)
+        if found is None:
+            raise unknown
+        key, match = found
+        memory: float | None = None
+        for token in (text[: match.start()] + " " + text[match.end():]).split():
+            size = re.fullmatch(r"(\d{1,3})(?:gb|gib|g)?", token)
+            if size and (_variant(key, float(size.group(1))) or key) and memory is None:
+                memory = float(size.group(1))
+            elif token not in _FORM_WORDS and token not in _NOISE and token != "x":
+                raise unknown
+        spec = self.resolve(f"{key} {int(memory)}gb" if memory is not None else key)
+        if spec is None or (memory is not None and abs(spec.memory_gib - memory) > 0.5):
+            raise unknown
+        return spec.name, form if form in self.form_factors(spec.name) else None
 
     def is_gpu(self, name: str) -> bool:
         """False for table entries that are accelerators but not GPUs (AWS Trainium/Inferentia)."""

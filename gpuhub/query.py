@@ -31,6 +31,8 @@ class Query(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     gpu: tuple[str, ...] = ()
+    gpu_forms: tuple[tuple[str, str], ...] = ()
+    """(canonical name, form factor) for GPUs asked for in one form only (``"H100 PCIe"``)."""
     instance_types: tuple[str, ...] = ()
     min_gpus: float | None = None
     max_gpus: float | None = None
@@ -74,13 +76,41 @@ class Query(BaseModel):
 def _tuple(name: str, value: str | Iterable[str] | None) -> tuple[str, ...]:
     if value is None:
         return ()
-    items = [value] if isinstance(value, str) else list(value)
+    if isinstance(value, str):
+        items: list[Any] = [value]
+    elif isinstance(value, Iterable):
+        items = list(value)
+    else:
+        raise QueryError(name, f"expected text or a list of text, got {value!r}")
     out: list[str] = []
     for item in items:
         if not isinstance(item, str):
             raise QueryError(name, f"expected text or a list of text, got {item!r}")
         out.extend(part.strip() for part in item.split(",") if part.strip())
     return tuple(dict.fromkeys(out))
+
+
+def _place(near: Any) -> Place | None:
+    """``near`` as text (see :func:`gpuhub.location.resolve_place`) or a ``(latitude, longitude)`` pair."""
+    if near is None or near == "":
+        return None
+    if isinstance(near, str):
+        return resolve_place(near)
+    if isinstance(near, (tuple, list)) and len(near) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in near):
+        return resolve_place(f"{near[0]},{near[1]}")
+    raise QueryError("near", f"expected a place name or a (latitude, longitude) pair, got {near!r}")
+
+
+def _country(text: str) -> str:
+    """An ISO 3166 alpha-2 code from a code or an English name ('DE', 'Germany')."""
+    import pycountry
+
+    try:
+        return str(pycountry.countries.lookup(text).alpha_2)
+    except LookupError:
+        raise QueryError("country", f"{text!r} is not a country: give an ISO 3166 code or name, like 'US', 'DE' "
+                                    "or 'Germany'") from None
 
 
 def _number(name: str, value: Any, *, integer: bool = False) -> float | None:
@@ -115,7 +145,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
                 min_vcpus: Any = None, min_memory: Any = None, max_price: Any = None, currency: str | None = None,
                 purchase: Any = None, provider: Any = None, region: Any = None, country: Any = None,
                 continent: Any = None, exclude_fractional: bool = False, available_only: bool = False,
-                sort: str | None = None, limit: Any = None, workload: str | None = None, near: str | None = None,
+                sort: str | None = None, limit: Any = None, workload: str | None = None, near: Any = None,
                 max_rtt: Any = None, max_carbon: Any = None, model: Any = None, precision: str | None = None,
                 mode: str | None = None, instance_type: Any = None, include_accelerators: bool = False) -> Query:
     """Validate user arguments into a :class:`Query`.
@@ -124,12 +154,20 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         QueryError: an argument is invalid; the message names it and lists the allowed values (for an unknown
             GPU, the closest known names).
     """
-    names = []
+    names: list[str] = []
+    forms: list[tuple[str, str]] = []
+    if gpu is not None and not _tuple("gpu", gpu):
+        raise QueryError("gpu", "an empty GPU name; give a name such as H100, A100-80GB or L4 (see 'gpuhub gpus')")
     for raw in _tuple("gpu", gpu):
         try:
-            names.append(gpus.lookup(raw))
+            name, form = gpus.lookup_form(raw)
         except UnknownGpuError as exc:
             raise QueryError("gpu", str(exc)) from None
+        names.append(name)
+        if form is not None:
+            forms.append((name, form))
+    # A name asked for in any form as well as in one form means any form.
+    forms = [(n, f) for n, f in forms if sum(1 for m in names if m == n) == sum(1 for m, _ in forms if m == n)]
     lo, hi = _number("min_gpus", min_gpus), _number("max_gpus", max_gpus)
     if lo is not None and hi is not None and lo > hi:
         raise QueryError("min_gpus", f"min_gpus ({lo:g}) is larger than max_gpus ({hi:g})")
@@ -143,6 +181,8 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     if currency is not None:
         from gpuhub.model import _check_currency
 
+        if not isinstance(currency, str):
+            raise QueryError("currency", f"expected an ISO 4217 code such as 'USD', got {currency!r}")
         try:
             currency = _check_currency(currency)
         except ValueError as exc:
@@ -154,23 +194,29 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     sort = sort or workload or "price"
     if sort not in rankers:
         raise QueryError("sort", f"{sort!r} is not a ranker; allowed values: {', '.join(rankers)}")
-    place = resolve_place(near) if near else None
+    place = _place(near)
     rtt = _number("max_rtt", max_rtt)
     if rtt is not None and place is None:
-        raise QueryError("max_rtt", "needs near= (a city, country, region code or 'lat,lon') to measure from")
+        raise QueryError("max_rtt", "needs a place to measure from: near (a city, country, region code or 'lat,lon')")
+    if sort == "latency" and place is None:
+        raise QueryError("sort", "latency needs a place to measure from: near (a city, country, region code or "
+                                 "'lat,lon')")
     fit = model_fit(model, precision or "bf16", mode or "inference") if model is not None else None
     if fit is None and (precision is not None or mode is not None):
-        raise QueryError("model", "precision and mode describe a model: give model= too, e.g. model='70b'")
-    limit_n = _number("limit", limit, integer=True)
+        raise QueryError("model", "precision and mode describe a model: give the model size too, e.g. 70b")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float, str))):
+        raise QueryError("limit", f"must be a whole number of at least 1, got {limit!r}")
+    try:
+        limit_n = _number("limit", limit, integer=True)
+    except QueryError:
+        raise QueryError("limit", f"must be a whole number of at least 1, got {limit!r}") from None
     if limit_n is not None and limit_n < 1:
-        raise QueryError("limit", f"must be at least 1, got {limit!r}")
-    countries = tuple(c.upper() for c in _tuple("country", country))
-    for code in countries:
-        if len(code) != 2 or not code.isalpha():
-            raise QueryError("country", f"{code!r} is not an ISO 3166 alpha-2 country code (like 'US', 'DE')")
+        raise QueryError("limit", f"must be a whole number of at least 1, got {limit!r}")
+    countries = tuple(_country(c) for c in _tuple("country", country))
     # Sorted tuples: equal queries written in another order are equal (and hash alike) for caching.
     return Query(
-        gpu=tuple(sorted(set(names))), instance_types=tuple(sorted(_tuple("instance_type", instance_type))),
+        gpu=tuple(sorted(set(names) - {n for n, _ in forms})), gpu_forms=tuple(sorted(set(forms))),
+        instance_types=tuple(sorted(_tuple("instance_type", instance_type))),
         min_gpus=lo, max_gpus=hi, min_vram_gib=_number("min_vram", min_vram),
         min_total_vram_gib=_number("min_total_vram", min_total_vram), min_vcpus=_number("min_vcpus", min_vcpus),
         min_memory_gib=_number("min_memory", min_memory), max_price_per_hour=price, currency=currency,

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpuhub.catalog import Catalog
 from gpuhub.engine import Engine, RequestedMode
+from gpuhub.errors import QueryError
 from gpuhub.explain import offer_details, removed_notes
 from gpuhub.model import Offer
 from gpuhub.plugins import get_registry
@@ -74,6 +78,9 @@ class SearchResult:
 
     def explain(self) -> list[str]:
         """Human lines saying why the result is empty or short: which filter removed how many offers."""
+        if not self.statuses:
+            return ["no provider is installed or allowed: see 'gpuhub plugins' (GPUHUB_PLUGINS, "
+                    "GPUHUB_DISABLE_PLUGINS)"]
         lines = [f"{self.considered} offers from {sum(s.state in ('ok', 'stale') for s in self.statuses)} providers"]
         for name, count in self.removed_by.items():
             if count:
@@ -98,6 +105,18 @@ class SearchResult:
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
+
+
+def _check_regions(query: Query, catalog: Catalog) -> None:
+    """An unknown region or zone code is an error (with close matches), not a silent empty result."""
+    from gpuhub.regions import known_regions
+
+    known = set(catalog.region.lookup) | set(catalog.zone.lookup) | {f.region.lower() for f in known_regions()}
+    for region in query.regions:
+        if region.lower() not in known:
+            close = difflib.get_close_matches(region.lower(), sorted(known), n=5, cutoff=0.6)
+            hint = f"; close matches: {', '.join(close)}" if close else ""
+            raise QueryError("region", f"unknown region or zone {region!r}{hint}")
 
 
 _engine: Engine | None = None
@@ -129,7 +148,7 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            region: str | Sequence[str] | None = None, country: str | Sequence[str] | None = None,
            continent: str | Sequence[str] | None = None, exclude_fractional: bool = False,
            available_only: bool = False, workload: str | None = None, model: str | float | None = None,
-           precision: str | None = None, mode: str | None = None, near: str | None = None,
+           precision: str | None = None, mode: str | None = None, near: str | tuple[float, float] | None = None,
            max_rtt: float | None = None, max_carbon: float | None = None, sort: str | None = None,
            limit: int | None = None, instance_type: str | Sequence[str] | None = None,
            include_accelerators: bool = False,
@@ -184,6 +203,13 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
                         available_only=available_only, sort=sort, limit=limit, workload=workload, near=near,
                         max_rtt=max_rtt, max_carbon=max_carbon, model=model, precision=precision, mode=mode,
                         instance_type=instance_type, include_accelerators=include_accelerators)
+    if fixtures_dir is not None and not isinstance(fixtures_dir, (str, os.PathLike)):
+        raise QueryError("fixtures_dir", f"expected a directory path, got {fixtures_dir!r}")
+    if fetch not in ("auto", "live", "replay"):
+        raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not math.isfinite(timeout) or timeout <= 0):
+        raise QueryError("timeout", f"must be a positive number of seconds, got {timeout!r}")
     return run_query(query, eng, fixtures_dir=Path(fixtures_dir) if fixtures_dir else None, fetch=fetch,
                      refresh=refresh, timeout=timeout)
 
@@ -194,6 +220,7 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     names = list(query.providers) or sorted(engine.registry.providers)
     collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout)
     catalog = engine.catalog([offers for offers, _ in collected])
+    _check_regions(query, catalog)
     rows, removed, masks = catalog.select_with_masks(query)
     ranker = engine.registry.rankers[query.sort]
     # One more than asked, so the last offer shown can say what separates it from the next one.

@@ -31,6 +31,14 @@ def _offers(n: int, seed: int) -> list[Offer]:
     return out
 
 
+def test_empty_catalog_selects_and_ranks_nothing(registry: Registry) -> None:
+    catalog = Catalog([], registry.gpus)
+    query = build_query(gpus=registry.gpus, providers=[], rankers=list(registry.rankers), gpu="H100", max_price=5)
+    rows, removed = catalog.select(query)
+    assert len(rows) == 0 and removed == {"gpu": 0, "max_price": 0}
+    assert catalog.rank(rows, registry.rankers["training"], query, 5)[0].tolist() == []
+
+
 @pytest.mark.parametrize("ranker_name", ["price", "price_per_gpu", "price_per_vram", "training", "rendering"])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_gather_path_equals_sorting_the_selection(registry: Registry, ranker_name: str, seed: int) -> None:

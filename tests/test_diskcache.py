@@ -49,7 +49,8 @@ def test_changed_recording_invalidates(registry: Registry, tmp_path: Path) -> No
     assert len(list((tmp_path / "cache").glob("fakecloud-*.json"))) == 1  # the stale file was replaced
 
 
-@pytest.mark.parametrize("content", [b"{not json", b'{"format": 1}', b"", b'{"format": 1, "key": "x"}'])
+@pytest.mark.parametrize("content", [b"{not json", b'{"format": 1}', b"", b'{"format": 1, "key": "x"}', b"[1, 2, 3]",
+                                     b"null", b'"s"'])
 def test_corrupt_cache_file_is_discarded_with_a_warning(registry: Registry, tmp_path: Path, content: bytes,
                                                         caplog: pytest.LogCaptureFixture) -> None:
     disk = DiskCache(tmp_path)

@@ -33,6 +33,21 @@ def test_provider_spellings_resolve_to_canonical_names(registry: Registry, raw: 
     assert (spec.name, spec.form_factor, spec.memory_gib) == SPELLINGS[raw]
 
 
+@pytest.mark.parametrize(("typed", "expected"), [
+    ("a100-80", ("A100-80GB", None)), ("A100 80", ("A100-80GB", None)), ("v100-32", ("V100-32GB", None)),
+    ("H100 PCIe", ("H100", "PCIe")), ("h100-sxm", ("H100", "SXM")), ("H100 NVL", ("H100-NVL", None)),
+    ("nvidia-tesla-t4", ("T4", None)), ("A100 (80 GB SXM4)", ("A100-80GB", "SXM")), ("h100", ("H100", None)),
+])
+def test_user_spellings(registry: Registry, typed: str, expected: tuple[str, str | None]) -> None:
+    assert registry.gpus.lookup_form(typed) == expected
+
+
+@pytest.mark.parametrize("typed", ["H100\U0001f4a5", "not an a100 but 80gb", "H100 maybe", "a100-81", "x"])
+def test_user_junk_is_an_error_not_a_guess(registry: Registry, typed: str) -> None:
+    with pytest.raises(UnknownGpuError):
+        registry.gpus.lookup_form(typed)
+
+
 def test_a100_40_and_80_are_different_gpus(registry: Registry) -> None:
     table = registry.gpus
     assert table.resolve("A100", memory_gib=80).name == "A100-80GB"  # type: ignore[union-attr]

@@ -59,6 +59,19 @@ def test_filters_say_what_removed_how_many(engine: Engine) -> None:
     assert "--gpu removed 5" in result.explain() and "--max-price removed 1" in result.explain()
 
 
+def test_form_factor_asked_for_is_honoured(engine: Engine) -> None:
+    # The fake provider spells its H100 "NVIDIA H100 80GB HBM3": no form factor, so neither form claims it.
+    result = gpuhub.search(["H100 PCIe"], engine=engine)
+    assert len(result) == 0 and result.removed_by["gpu"] == 7
+    assert len(gpuhub.search(["H100 SXM"], engine=engine)) == 0
+    assert len(gpuhub.search(["H100", "H100 PCIe"], engine=engine)) == 2  # any form wins over one form
+
+
+def test_country_names_and_lat_lon_pairs(engine: Engine) -> None:
+    assert gpuhub.search(engine=engine, country="Germany").query.countries == ("DE",)
+    assert gpuhub.search(engine=engine, near=(50.11, 8.68), sort="latency").query.near == ("50.11,8.68", 50.11, 8.68)
+
+
 def test_each_filter(engine: Engine) -> None:
     def types(**kwargs: object) -> list[str]:
         return sorted({o.instance_type for o in gpuhub.search(engine=engine, **kwargs)})  # type: ignore[arg-type]
@@ -100,7 +113,18 @@ def test_other_currencies_are_never_compared_with_usd(engine: Engine) -> None:
     ({"max_price": "ten"}, "max_price", "expected a number"),
     ({"limit": 0}, "limit", "at least 1"),
     ({"currency": "EURO"}, "currency", "ISO 4217"),
-    ({"country": "Germany"}, "country", "alpha-2"),
+    ({"country": "Atlantis"}, "country", "ISO 3166 code or name"),
+    ({"country": "XX"}, "country", "ISO 3166 code or name"),
+    ({"gpu": ""}, "gpu", "empty GPU name"),
+    ({"gpu": 123}, "gpu", "expected text"),
+    ({"gpu": "H100 maybe"}, "gpu", "Did you mean: H100"),
+    ({"currency": 5}, "currency", "ISO 4217"),
+    ({"near": (50.1,)}, "near", "(latitude, longitude)"),
+    ({"fixtures_dir": 123}, "fixtures_dir", "directory path"),
+    ({"timeout": -1}, "timeout", "positive number"),
+    ({"region": "mars-1"}, "region", "unknown region or zone 'mars-1'"),
+    ({"sort": "latency"}, "sort", "needs a place"),
+    ({"limit": -3}, "limit", "whole number of at least 1"),
     ({"gpu": "H1000"}, "gpu", "Did you mean: H100"),
 ])
 def test_bad_arguments_name_the_argument_and_allowed_values(engine: Engine, kwargs: dict[str, object],

@@ -93,7 +93,8 @@ def test_training_ranks_by_mixed_precision_throughput_per_dollar(eng: Engine) ->
     assert result.scores[0] == pytest.approx(55.04 / (8 * 989.5))
     assert result.scores[1] == pytest.approx(21.957642 / (8 * 312))
     assert "8 × H100 at 0.006953 USD per effective BF16 TFLOP-hour" in result.details(0)["explanation"]
-    assert "26.5 % better than the next, aws p4d.24xlarge in us-east-1" in result.details(0)["explanation"]
+    assert "the next, aws p4d.24xlarge in us-east-1 (on_demand), scores 26.5 % higher" in result.details(0)[
+        "explanation"]
 
 
 def test_spot_pays_a_training_penalty(eng: Engine) -> None:
@@ -177,7 +178,7 @@ def test_near_and_max_rtt(eng: Engine) -> None:
     assert len(too_tight) == 0
     note = next(line for line in too_tight.explain() if "--max-rtt alone removed" in line)
     assert "aws p4d.24xlarge in us-east-1 (on_demand)" in note and "ms over your --max-rtt" in note
-    with pytest.raises(QueryError, match="max_rtt: needs near"):
+    with pytest.raises(QueryError, match="max_rtt: needs a place to measure from: near"):
         _search(eng, max_rtt=10)
 
 

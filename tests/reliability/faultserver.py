@@ -75,8 +75,9 @@ def decoded_target(path: str, query: str, body: bytes = b"") -> str:
 class Fault:
     """What to do instead of (or to) the recorded answer of one request.
 
-    ``kind`` is one of ``status``, ``stall``, ``close_mid_body``, ``truncate``, ``invalid``, ``html``, ``empty``,
-    ``transform``, ``text``, ``reflect``, ``body``. Build them with the class methods.
+    ``kind`` is one of ``status``, ``stall``, ``stall_mid_body``, ``close_mid_body``, ``truncate``, ``invalid``,
+    ``html``, ``empty``, ``transform``, ``text``, ``forever``, ``forever_text``, ``reflect``, ``body``. Build them
+    with the class methods.
     """
 
     kind: str
@@ -99,6 +100,11 @@ class Fault:
     def stall(cls, seconds: float) -> Fault:
         """Say nothing for ``seconds`` (past the client's read timeout), then send the recorded answer."""
         return cls("stall", stall_s=seconds)
+
+    @classmethod
+    def stall_mid_body(cls, seconds: float) -> Fault:
+        """Send the head and half the body, then say nothing for ``seconds`` (past the read timeout) and close."""
+        return cls("stall_mid_body", stall_s=seconds)
 
     @classmethod
     def close_mid_body(cls) -> Fault:
@@ -129,6 +135,13 @@ class Fault:
     def json_transform(cls, fn: Callable[[Any, str], Any]) -> Fault:
         """Send ``fn(decoded_recorded_json, server_url)`` re-encoded (loop a next link, rename a field ...)."""
         return cls("transform", transform=fn)
+
+    @classmethod
+    def next_page_forever(cls, fn: Callable[[Any, str], Any], like: Match, *, text: bool = False) -> Fault:
+        """Answer with ``fn(recorded answer, request target)``: a page whose next link always points to a page not
+        asked yet (a list that never ends, to hit the provider's page cap). ``like`` picks the recorded answer for
+        requests that were never recorded; ``text`` passes raw bytes (XML) instead of decoded JSON."""
+        return cls("forever_text" if text else "forever", transform=fn, like=like)
 
     @classmethod
     def text_transform(cls, fn: Callable[[bytes, str], bytes], like: Match = None) -> Fault:
@@ -435,13 +448,15 @@ class _Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
                 return
             self._send(answer.status, answer.headers, answer.body)
-        elif fault.kind == "close_mid_body":
+        elif fault.kind in ("close_mid_body", "stall_mid_body"):
             self.send_response(answer.status)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(answer.body)))
             self.end_headers()
             self.wfile.write(answer.body[: max(1, len(answer.body) // 2)])
             self.wfile.flush()
+            if fault.kind == "stall_mid_body":
+                self.owner._stop.wait(fault.stall_s)
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
         elif fault.kind == "truncate":
@@ -450,6 +465,14 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"content-type": content_type}, fault.body)
         elif fault.kind in ("html", "body"):
             self._send(fault.status, {"content-type": fault.content_type or content_type}, fault.body)
+        elif fault.kind in ("forever", "forever_text"):
+            assert fault.transform is not None
+            target = decoded_target(urlsplit(self.path).path, urlsplit(self.path).query, self._body)
+            if fault.kind == "forever":
+                out = json.dumps(fault.transform(json.loads(answer.body), target)).encode()
+            else:
+                out = fault.transform(answer.body, target)
+            self._send(answer.status, {"content-type": content_type}, out)
         elif fault.kind == "transform":
             assert fault.transform is not None
             data = fault.transform(json.loads(answer.body), self.owner.url)

@@ -45,6 +45,9 @@ class ProviderCase:
         loop: edit of the ``loop_match`` page (or a ready fault) making its next-page link point back to an earlier
             page; None when the API has no pagination. loop_requests: requests matching ``loop_match`` before the
             loop is detected.
+        forever / forever_match / page_cap / cap_env: a fault making every page of the walk point to a new next
+            page (served for ``forever_match``), the provider's page cap (requests matching ``forever_match``
+            before it must give up with an error), and settings lowering that cap.
         secret_match: a request that carries credentials (the secret scan's echo goes there; default
             ``fault_match``).
         server_env: more settings pointing at the server (``{server}`` is replaced by its URL), for providers
@@ -74,6 +77,10 @@ class ProviderCase:
     server_env: Mapping[str, str] = field(default_factory=dict)
     secret_match: Match = None
     fuzz_env: Mapping[str, str] = field(default_factory=dict)
+    forever: Fault | None = None
+    forever_match: Match = None
+    page_cap: int = 0
+    cap_env: Mapping[str, str] = field(default_factory=dict)
     streamed: bool = False
     words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     xfail: Mapping[str, str] = field(default_factory=dict)
@@ -114,12 +121,19 @@ def _fake_loop(page: Json, url: str) -> Json:
     return page
 
 
+def _fake_forever(page: Json, target: str) -> Json:
+    number = int(re.search(r"page=(\d+)", target).group(1))  # type: ignore[union-attr]
+    page["next_page"] = number + 1
+    return page
+
+
 FAKECLOUD = ProviderCase(
     name="fakecloud", env={"FAKECLOUD_TOKEN": "fake-fakecloud-bearer-7f3a9c1e"},
     fault_match="page=2", first_match="page=1", empty_page=b'{"offers": [], "next_page": null}',
     rename_all=_fake_rename, renamed_field="gpu_count", drop_one=_fake_drop, drop_one_lost=of_type("a100x8-80"),
     items=_fake_items, set_items=_fake_set, loop=_fake_loop, loop_match="page=2",
-    words={"pagination_loop": ("pagination loop",)},
+    words={"pagination_loop": ("pagination loop",), "page_cap": ("pagination loop or page cap at page 51",)},
+    forever=Fault.next_page_forever(_fake_forever, like="page=2"), forever_match="page=", page_cap=50,
 )
 
 
@@ -201,6 +215,14 @@ def _azure_loop(page: Json, url: str) -> Json:
     return page
 
 
+def _azure_forever(page: Json, target: str) -> Json:
+    found = re.search(r"\$skip=(\d+)", target)
+    skip = int(found.group(1)) if found else 0
+    query = re.sub(r"&?\$skip=\d+", "", target.split("?", 1)[1])
+    page["NextPageLink"] = f"https://prices.azure.com:443/api/retail/prices?{query}&$skip={skip + 100}"
+    return page
+
+
 AZURE = ProviderCase(
     name="azure",
     env={"AZURE_CLIENT_ID": "fake-azure-client-id-5b1f", "AZURE_TENANT_ID": "fake-azure-tenant-c07d",
@@ -215,8 +237,12 @@ AZURE = ProviderCase(
     drop_one_lost=lambda o: (o.instance_type == "Standard_NC6s_v3" and o.region.code == "westeurope"
                              and o.price.purchase == "spot"),
     items=_azure_items, set_items=_azure_set, loop=_azure_loop, loop_match=("'westeurope'", "$skip=100"),
-    words={"pagination_loop": ("region westeurope", "pagination loop", "none is returned")},
+    words={"pagination_loop": ("region westeurope", "pagination loop", "none is returned"),
+           "page_cap": ("region westeurope", "page cap of 6 pages reached with a next page still pending",
+                        "none is returned")},
     secret_match="/subscriptions/", fuzz_env={"GPUHUB_AZURE_REGIONS": "westeurope"},
+    forever=Fault.next_page_forever(_azure_forever, like=("'westeurope'", "$skip=100")),
+    forever_match="'westeurope'", page_cap=6, cap_env={"GPUHUB_AZURE_MAX_PAGES": "6"},
 )
 
 
@@ -254,6 +280,12 @@ def _gcp_loop(page: Json, url: str) -> Json:
     return page
 
 
+def _gcp_forever(page: Json, target: str) -> Json:
+    found = re.search(r"pageToken=([\w-]+)", target)
+    page["nextPageToken"] = f"{found.group(1) if found else 'first'}-next"
+    return page
+
+
 GCP = ProviderCase(
     name="gcp", env={"GOOGLE_API_KEY": "fake-gcp-AIzaSyD3adB33f-query-key"},
     fault_match="pageToken=gpuhub-page-2", first_match=lambda t: "/skus?" in t and "pageToken" not in t,
@@ -262,7 +294,10 @@ GCP = ProviderCase(
     drop_one_lost=lambda o: (o.region.code == "europe-southwest1" and o.price.purchase == "on_demand"
                              and o.instance.gpu is not None and o.instance.gpu.name == "H100"),
     items=_gcp_items, set_items=_gcp_set, loop=_gcp_loop, loop_match="pageToken=gpuhub-page-4",
-    words={"pagination_loop": ("pagination loop",)},
+    words={"pagination_loop": ("pagination loop",),
+           "page_cap": ("page cap of 200 SKU pages hit with a next page token: the list is incomplete",)},
+    forever=Fault.next_page_forever(_gcp_forever, like="pageToken=gpuhub-page-2"), forever_match="/skus?",
+    page_cap=200,
 )
 
 
@@ -325,6 +360,12 @@ def _aws_loop(body: bytes, url: str) -> bytes:
     return body.replace(b"</instanceTypeSet>", b"</instanceTypeSet><nextToken>gpuhub-loop-token</nextToken>", 1)
 
 
+def _aws_forever(body: bytes, target: str) -> bytes:
+    found = re.search(r"NextToken=([\w-]+)", target)
+    token = f"{found.group(1) if found else 'first'}-next"
+    return body.replace(b"</instanceTypeSet>", f"</instanceTypeSet><nextToken>{token}</nextToken>".encode(), 1)
+
+
 AWS = ProviderCase(
     name="aws",
     env={"AWS_ACCESS_KEY_ID": "AKIAFAKEGPUHUB7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "fakeAwsSecret/K7MDENG+bPxRfiCYzz",
@@ -342,7 +383,10 @@ AWS = ProviderCase(
     loop=Fault.text_transform(_aws_loop, like="#Action=DescribeInstanceTypes"),
     loop_match="#Action=DescribeInstanceTypes", loop_requests=2, secret_match="#Action=DescribeInstanceTypes",
     fuzz_env={"GPUHUB_AWS_REGIONS": "us-east-2", "GPUHUB_AWS_PUBLIC_ONLY": "1"},  # one offer file, no EC2
+    forever=Fault.next_page_forever(_aws_forever, like="#Action=DescribeInstanceTypes", text=True),
+    forever_match="#Action=DescribeInstanceTypes", page_cap=100,
     words={"pagination_loop": ("DescribeInstanceTypes", "pagination loop"),
+           "page_cap": ("DescribeInstanceTypes: more than 100 pages; the answer would be incomplete",),
            # the offer files are streamed through the plugin's own JSON parser, which names the file
            "truncated_body": ("offer file for us-east-2", "incomplete or not JSON"),
            "invalid_body": ("offer file for us-east-2", "not valid JSON"),

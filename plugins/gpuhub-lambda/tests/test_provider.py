@@ -106,7 +106,7 @@ def test_recording_b200_v100_a6000_rtx6000(replayed: Replayed) -> None:
 def test_search_h100_finds_lambda_prices(registry: Registry) -> None:
     from gpuhub import search
 
-    result = search("H100", provider="lambda", engine=make_engine(registry), mode="replay", region="us-east-1")
+    result = search("H100", provider="lambda", engine=make_engine(registry), fetch="replay", region="us-east-1")
     prices = {o.instance_type: o.price.amount for o in result.offers}
     assert prices == {"gpu_1x_h100_pcie": Decimal("2.49"), "gpu_1x_h100_sxm5": Decimal("3.29"),
                       "gpu_2x_h100_sxm5": Decimal("6.38"), "gpu_4x_h100_sxm5": Decimal("12.36"),
