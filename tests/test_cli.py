@@ -3,12 +3,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from pathlib import Path
 
 import httpx
+import pytest
 from typer.testing import CliRunner
 
-from gpuhub import Engine
+from gpuhub import Engine, PluginError
 from gpuhub.cli import app
 from gpuhub.plugins import reset_registry
 from gpuhub.searching import reset_default_engine
@@ -78,3 +80,30 @@ def test_record_command(global_engine: Engine, tmp_path: Path) -> None:
     assert "secret-token-123" not in (tmp_path / "fakecloud" / "manifest.json").read_text()
     bad = runner.invoke(app, ["record", "nocloud"])
     assert bad.exit_code == 2 and "allowed values: fakecloud" in bad.stderr
+
+
+def test_version() -> None:
+    assert runner.invoke(app, ["--version"]).stdout.strip() == "gpuhub 0.1.0"
+
+
+def test_strict_mode_error_is_clean(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import gpuhub.cli
+
+    def strict() -> None:
+        raise PluginError("plugin broken (gpuhub-broken 1.0): import failed: ModuleNotFoundError; fix: reinstall")
+
+    monkeypatch.setattr(gpuhub.cli, "get_registry", strict)
+    monkeypatch.setattr(sys, "argv", ["gpuhub", "search"])
+    with pytest.raises(SystemExit) as info:
+        gpuhub.cli.main()
+    assert info.value.code == 1
+    err = capsys.readouterr().err
+    assert "error: plugin broken" in err and "gpuhub plugins" in err and "Traceback" not in err
+
+
+def test_empty_result_prints_no_table(global_engine: Engine, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["search", "--fixtures", str(tmp_path)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert "no offers match" in result.stderr and "fakecloud: skipped: no recording" in result.stderr
+    bad = runner.invoke(app, ["search", "--timeout", "-1"])
+    assert bad.exit_code == 2 and "--timeout: must be a positive number" in bad.stderr
