@@ -253,7 +253,8 @@ class GpuTable:
         if user_name.strip().lower() in exact:
             return exact[user_name.strip().lower()], None
         text = _normalize(user_name)
-        form = _form_hint(text)
+        # Only an explicit SXM or PCIe asks for one form; NVLink/Mega in a provider's label are not a request.
+        form = "SXM" if re.search(r"\bsxm\d?\b", text) else "PCIe" if re.search(r"\bpcie\b", text) else None
         alias = self._aliases.get(text)
         if alias is not None:
             return alias, form if form in self.form_factors(alias) else None
