@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
+from typing_extensions import TypedDict  # pydantic validates typing.TypedDict only from Python 3.12
 
 from gpuhub.model import Instance, Offer, Price, Region, Source
 from gpuhub.recording import Manifest, atomic_write
@@ -43,6 +44,19 @@ def code_fingerprint(module: str) -> str:
                 info = path.stat()
                 digest.update(f"{path.relative_to(location)}:{info.st_size}:{info.st_mtime_ns};".encode())
     return digest.hexdigest()[:16]
+
+
+class _Report(TypedDict, total=False):
+    reason: str | None
+    skipped_records: int
+    skipped_reasons: dict[str, int]
+    unknown_gpus: dict[str, int]
+    warnings: list[str]
+
+
+@lru_cache(maxsize=1)
+def _report_adapter() -> pydantic.TypeAdapter[_Report]:
+    return pydantic.TypeAdapter(_Report)
 
 
 @lru_cache(maxsize=1)
@@ -108,7 +122,7 @@ class DiskCache:
                                     available=available, source=source))
             if any(o.instance.provider != provider for o in offers):
                 raise ValueError("offer of another provider")
-            return offers, dict(data["report"])
+            return offers, dict(_report_adapter().validate_python(data["report"]))
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, pydantic.ValidationError) as exc:
             log.warning("discarding unusable cache file %s: %s", path, str(exc)[:200])
             path.unlink(missing_ok=True)

@@ -121,12 +121,6 @@ def test_corrupt_cache_file_is_discarded_with_a_warning(kind: str, rel_registry:
     assert json.loads(_cache_file(tmp_path).read_bytes())["key"] == json.loads(good)["key"]  # parsed and rewritten
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "core defect: gpuhub/diskcache.py:109 (DiskCache.load) returns the cached 'report' unvalidated "
-    "(dict(data['report'])) and gpuhub/engine.py:288 (Engine._from_disk) then does "
-    "int(report.get('skipped_records')) outside DiskCache.load's try, so a cache "
-    "file whose report has a non-numeric skipped_records fails the provider ('ValueError: invalid literal for "
-    "int()') instead of being discarded with a warning and re-parsed"))
 def test_corrupt_cache_report_is_discarded_too(rel_registry: Registry, tmp_path: Path,
                                                caplog: pytest.LogCaptureFixture) -> None:
     offers, _ = _replay(rel_registry, tmp_path)
