@@ -23,9 +23,9 @@ __all__ = ["ATTEMPTS", "MATRIX_RETRY", "REQUEST_TIMEOUT_S", "Baseline", "Loopbac
            "live_engine", "offer_keys", "serving"]
 
 ATTEMPTS = 3
-MATRIX_RETRY = RetryPolicy(attempts=ATTEMPTS, initial_wait_s=0.0, max_wait_s=0.2, total_s=10.0, jitter_s=0.0)
+MATRIX_RETRY = RetryPolicy(attempts=ATTEMPTS, initial_wait_s=0.0, max_wait_s=0.1, total_s=10.0, jitter_s=0.0)
 """No exponential backoff (initial wait 0), so any pause between attempts comes from ``Retry-After``, capped at
-0.2 s: a 429 with ``Retry-After: 1`` (or an HTTP date) must leave a gap of at least 0.2 s between attempts."""
+0.1 s: a 429 with ``Retry-After: 1`` (or an HTTP date) must leave a gap of at least 0.1 s between attempts."""
 REQUEST_TIMEOUT_S = 0.3
 """Per-request HTTP timeout of the matrix engines, seconds; stalls last 5x as long."""
 STALL_S = 5 * REQUEST_TIMEOUT_S

@@ -132,6 +132,8 @@ def test_corrupt_cache_report_is_discarded_too(rel_registry: Registry, tmp_path:
     again, status = _replay(rel_registry, tmp_path)
     assert status.state == "ok", status.line()
     assert offer_keys(again) == offer_keys(offers)
+    assert status.skipped_records != "lots"
+    assert any("discarding unusable cache file" in r.getMessage() for r in caplog.records)
 
 
 def test_recording_files_are_user_only_and_complete(rel_registry: Registry, tmp_path: Path,
