@@ -48,9 +48,12 @@ _SECRET_JSON_RX = re.compile(
     rb'("(?:access_token|refresh_token|id_token|client_secret|password|SessionToken|SecretAccessKey)"\s*:\s*")'
     rb'([^"\\]*)(")')
 _NAMES_RX = "|".join(re.escape(n) for n in sorted(SECRET_NAMES, key=len, reverse=True))
-# ``?key=value`` / ``&token=value`` in URLs and form bodies, and ``name: value`` header lines (signers' debug logs)
-_SECRET_PARAM_RX = re.compile(rf"(?i)((?:[?&#;\s]|^)(?:{_NAMES_RX})=|(?:^|\s)(?:{_NAMES_RX})\s*:\s*)[^&\s\"'<>#,]+",
-                              re.MULTILINE)
+# ``?key=value`` / ``&token=value`` in URLs and form bodies, and ``name: value`` header lines at the start of a line
+# (signers' canonical requests, header dumps); prose such as "unclosed token: line 3" is left alone.
+_SECRET_PARAM_RX = re.compile(rf"(?im)((?:[?&#;]|^|(?<=\s))(?:{_NAMES_RX})=|^[ \t]*(?:{_NAMES_RX})[ \t]*:[ \t]*)"
+                              r"[^&\s\"'<>#,]+")
+# A Bearer credential in free text: at least 8 token characters (so "sent as a Bearer token" stays readable).
+_BEARER_RX = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
 _KNOWN_SECRETS: set[str] = set()
 _KNOWN_LOCK = threading.Lock()
 
@@ -96,7 +99,7 @@ def redact(text: str, extra: frozenset[str] | set[str] = frozenset()) -> str:
     for secret in sorted(known_secrets() | extra, key=len, reverse=True):
         if secret in text:
             text = text.replace(secret, REDACTED)
-    text = _SECRET_VALUE_RX.sub(r"\1" + REDACTED, text)
+    text = _BEARER_RX.sub(r"\1" + REDACTED, text)
     return _SECRET_PARAM_RX.sub(r"\1" + REDACTED, text)
 
 

@@ -16,11 +16,20 @@ from gpuhub.recording import REDACTED, redact, remember_secret
 
 
 def test_redact_query_parameters_bearer_and_header_lines() -> None:
-    text = ("GET http://h/v1/skus?pageSize=5000&key=AIzaFAKE123&pageToken=p2 "
-            "Authorization: Bearer tok.en-1\nx-amz-security-token:FwoGFAKE\nmonkey=3 keyboard=4")
-    assert redact(text) == (f"GET http://h/v1/skus?pageSize=5000&key={REDACTED}&pageToken=p2 "
-                            f"Authorization: {REDACTED} {REDACTED}\nx-amz-security-token:{REDACTED}\n"
-                            "monkey=3 keyboard=4")
+    text = ("GET http://h/v1/skus?pageSize=5000&key=AIzaFAKE123&pageToken=p2 sent Bearer tok.en-12345\n"
+            "Authorization: AWS4-HMAC-SHA256 Credential=AKIAFAKE/x, Signature=abcdef0123\n"
+            "x-amz-security-token:FwoGFAKE\nmonkey=3 keyboard=4 form token=t0k3n&a=1")
+    assert redact(text) == (f"GET http://h/v1/skus?pageSize=5000&key={REDACTED}&pageToken=p2 sent Bearer {REDACTED}\n"
+                            f"Authorization: {REDACTED} Credential=AKIAFAKE/x, Signature={REDACTED}\n"
+                            f"x-amz-security-token:{REDACTED}\nmonkey=3 keyboard=4 form token={REDACTED}&a=1")
+
+
+def test_prose_is_not_redacted() -> None:
+    """Log lines and messages that only mention credentials stay readable."""
+    for text in ("EC2 answer is not XML: unclosed token: line 157, column 80",
+                 "set LAMBDA_API_KEY (a Lambda Cloud API key, sent as a Bearer token)",
+                 "the monkey=3 and the keyboard: 4", "no api-key: configured"):
+        assert redact(text) == text
 
 
 def test_remembered_values_are_blanked_anywhere() -> None:
