@@ -256,7 +256,13 @@ class Engine:
                                         f"{len(previous.offers)} before")
         if not offers:
             status.warnings.append("the provider returned no offers")
-        elif manifest is not None and plan.mode == "replay":
+            if report.skipped_total:
+                # Records came and none parsed: most likely the API changed shape. Say so loudly.
+                top = "; ".join(f"{why} (×{n})" for why, n in report.skipped.most_common(3))
+                status.warnings.append(f"every record was skipped ({report.skipped_total}): {top}; the API's "
+                                       "answer may have changed shape")
+            return _Entry((), status)  # an empty answer is reported, never cached as the catalog
+        if manifest is not None and plan.mode == "replay":
             self.disk.save(provider.name, self._disk_key(provider, manifest), offers, status.to_dict())
         entry = _Entry(tuple(offers), status)
         with self._lock:

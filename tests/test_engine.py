@@ -179,3 +179,19 @@ def test_mode_and_skip_reasons(engine: Engine) -> None:
     live = Engine(engine.registry, environ={"FAKECLOUD_TOKEN": "t"})
     assert live.plan(provider).mode == "live"  # type: ignore[union-attr]
     live.shutdown()
+
+
+def test_empty_answer_is_reported_not_cached_and_all_skipped_is_called_out() -> None:
+    def broken(ctx: ProviderContext) -> list[Offer]:
+        for _ in range(3):
+            ctx.skip("offer: missing field 'price'")
+        return []
+
+    provider = Scripted("renamed", broken)
+    engine = make_engine(_registry(provider))
+    offers, status = run_provider(engine, "renamed", mode="live")
+    assert offers == () and status.state == "ok" and status.skipped_records == 3
+    assert "every record was skipped (3): offer: missing field 'price' (×3); the API's answer may have changed " \
+           "shape" in status.warnings
+    run_provider(engine, "renamed", mode="live")
+    assert provider.calls == 2  # an empty answer is never served from the cache
