@@ -361,11 +361,16 @@ class Engine:
 
 
 def _describe(exc: BaseException) -> str:
+    """The status reason for a failure, with any credential value blanked (provider bugs may echo them)."""
+    from gpuhub.recording import redact
+
     if isinstance(exc, CredentialsError):
-        return f"credentials: {exc}"
-    if isinstance(exc, ProviderError):
-        return str(exc) if exc.code is None or exc.code in str(exc) else f"{exc} (code {exc.code})"
-    return f"{type(exc).__name__}: {exc}"
+        text = f"credentials: {exc}"
+    elif isinstance(exc, ProviderError):
+        text = str(exc) if exc.code is None or exc.code in str(exc) else f"{exc} (code {exc.code})"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return redact(text)
 
 
 def _manifest_provider(directory: Path) -> str | None:

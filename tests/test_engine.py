@@ -125,11 +125,15 @@ def test_empty_answer_where_data_existed_is_stale_not_empty() -> None:
 
 def test_provider_bug_becomes_a_failed_status() -> None:
     def buggy(ctx: ProviderContext) -> list[Offer]:
-        raise RuntimeError("unexpected None")
+        from gpuhub.recording import remember_secret
+
+        remember_secret("sk-live-0123456789")
+        raise RuntimeError("unexpected None near token sk-live-0123456789")
 
     engine = make_engine(_registry(Scripted("buggy", buggy), Scripted("fine", lambda ctx: _offers("fine", ctx))))
     results = {s.provider: s for _, s in engine.collect(["buggy", "fine"], mode="live")}
     assert results["buggy"].state == "failed" and "RuntimeError: unexpected None" in (results["buggy"].reason or "")
+    assert "sk-live-0123456789" not in (results["buggy"].reason or "")
     assert results["fine"].state == "ok"
 
 
