@@ -156,6 +156,9 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     """
     names: list[str] = []
     forms: list[tuple[str, str]] = []
+    for argument, value in (("instance_type", instance_type), ("region", region), ("provider", provider)):
+        if value is not None and not _tuple(argument, value):
+            raise QueryError(argument, "is empty; leave it out to search every one")
     if gpu is not None and not _tuple("gpu", gpu):
         raise QueryError("gpu", "an empty GPU name; give a name such as H100, A100-80GB or L4 (see 'gpuhub gpus')")
     for raw in _tuple("gpu", gpu):

@@ -116,6 +116,8 @@ def test_other_currencies_are_never_compared_with_usd(engine: Engine) -> None:
     ({"country": "Atlantis"}, "country", "ISO 3166 code or name"),
     ({"country": "XX"}, "country", "ISO 3166 code or name"),
     ({"gpu": ""}, "gpu", "empty GPU name"),
+    ({"instance_type": ""}, "instance_type", "is empty"),
+    ({"region": [" "]}, "region", "is empty"),
     ({"gpu": 123}, "gpu", "expected text"),
     ({"gpu": "H100 maybe"}, "gpu", "Did you mean: H100"),
     ({"currency": 5}, "currency", "ISO 4217"),
