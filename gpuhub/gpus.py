@@ -124,7 +124,8 @@ def _normalize(raw: str) -> str:
 
 
 def _form_hint(text: str) -> str | None:
-    if re.search(r"\bsxm\d?\b|\bnvlink\b|\bmega\b|\bplus\b", text):
+    # HGX/DGX boards carry SXM modules by definition (checked before the noise words are dropped).
+    if re.search(r"\bsxm\d?\b|\bnvlink\b|\bmega\b|\bplus\b|\bhgx\b|\bdgx\b", text):
         return "SXM"
     if re.search(r"\bpcie\b|\bpci e\b", text):
         return "PCIe"
@@ -191,7 +192,7 @@ class GpuTable:
         text = _normalize(raw)
         if not text:
             return None
-        form = _form_hint(text)
+        form = _form_hint(text) or _form_hint(raw.lower())
         alias = self._aliases.get(text)
         if alias is not None:
             spec = self.spec(alias, form)
@@ -222,7 +223,8 @@ class GpuTable:
         spec = self.resolve(raw, memory_gib)
         if spec is not None:
             gpu = spec.to_gpu(raw_name=raw)
-            if _form_hint(_normalize(raw)) is None and self.form_factors(spec.name) != [spec.form_factor]:
+            if (_form_hint(_normalize(raw)) or _form_hint(raw.lower())) is None \
+                    and self.form_factors(spec.name) != [spec.form_factor]:
                 # The spelling does not say SXM or PCIe and the model comes in both: do not guess.
                 gpu = gpu.model_copy(update={"form_factor": None})
             return gpu

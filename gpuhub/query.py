@@ -200,10 +200,11 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     place = _place(near)
     rtt = _number("max_rtt", max_rtt)
     if rtt is not None and place is None:
-        raise QueryError("max_rtt", "needs a place to measure from: near (a city, country, region code or 'lat,lon')")
+        raise QueryError("max_rtt", "needs a place to measure from (near, on the CLI --near: a city, a country, "
+                                    "a region code or 'lat,lon')")
     if sort == "latency" and place is None:
-        raise QueryError("sort", "latency needs a place to measure from: near (a city, country, region code or "
-                                 "'lat,lon')")
+        raise QueryError("sort", "latency needs a place to measure from (near, on the CLI --near: a city, a "
+                                 "country, a region code or 'lat,lon')")
     fit = model_fit(model, precision or "bf16", mode or "inference") if model is not None else None
     if fit is None and (precision is not None or mode is not None):
         raise QueryError("model", "precision and mode describe a model: give the model size too, e.g. 70b")

@@ -178,7 +178,7 @@ def test_near_and_max_rtt(eng: Engine) -> None:
     assert len(too_tight) == 0
     note = next(line for line in too_tight.explain() if "--max-rtt alone removed" in line)
     assert "aws p4d.24xlarge in us-east-1 (on_demand)" in note and "ms over your --max-rtt" in note
-    with pytest.raises(QueryError, match="max_rtt: needs a place to measure from: near"):
+    with pytest.raises(QueryError, match=r"max_rtt: needs a place to measure from \(near, on the CLI --near"):
         _search(eng, max_rtt=10)
 
 

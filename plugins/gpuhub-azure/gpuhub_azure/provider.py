@@ -341,7 +341,10 @@ class AzureProvider(Provider):
             count, vcpus, memory = sku.gpus, sku.vcpus, sku.memory_gib
         fractional = 0 < count < 1
         notes = []
-        gpu = ctx.gpu(gpu_name)
+        # ND sizes with 8 NVIDIA GPUs (NDv2, ND A100 v4, ND H100/H200 v5) are SXM modules on NVLink HGX boards
+        # (Azure's ND-series size docs); the size table names only the model.
+        sxm = arm.lower().startswith("standard_nd") and count >= 8 and not gpu_name.upper().startswith("MI")
+        gpu = ctx.gpu(f"{gpu_name} SXM" if sxm else gpu_name).model_copy(update={"raw_name": gpu_name})
         if gpu.memory_gib is not None and float(gpu.memory_gib) != card:
             # Azure exposes less than the card's marketed memory (NVads V710 v5: 24 of a V710's 28 GB).
             notes.append(f"Azure exposes {card:g} GiB of the {gpu.name}'s {float(gpu.memory_gib):g} GiB per GPU")

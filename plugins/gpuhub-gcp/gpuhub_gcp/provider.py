@@ -128,7 +128,12 @@ def _offer(ctx: ProviderContext, instances: dict[tuple[str, bool], Instance], pr
         note = None
         if machine.local_ssd_gib and not priced.ssd_included:
             note = f"price excludes the bundled {machine.local_ssd_gib} GiB local SSD (no Local SSD SKU)"
-        instance = Instance(provider="gcp", instance_type=machine.name, gpu=ctx.gpu(accel.name, accel.memory_gib),
+        # A2/A3/A4 GPUs are SXM modules on NVLink/NVSwitch HGX boards (Google's accelerator-optimized machine
+        # family docs); the accelerator name does not say so, and SXM and PCIe parts differ in throughput.
+        gpu = ctx.gpu(f"{accel.name} sxm", accel.memory_gib) if machine.name.startswith(("a2-", "a3-", "a4-")) \
+            else ctx.gpu(accel.name, accel.memory_gib)
+        gpu = gpu.model_copy(update={"raw_name": accel.name})  # the provider's own spelling, as published
+        instance = Instance(provider="gcp", instance_type=machine.name, gpu=gpu,
                             gpu_count=machine.gpu_count, vcpus=machine.vcpus, memory_gib=machine.memory_gib,
                             storage_gib=machine.local_ssd_gib or None, interconnect=machine.interconnect,
                             note=note)
