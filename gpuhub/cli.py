@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 import sys
 from enum import Enum
 from pathlib import Path
@@ -20,7 +21,7 @@ from rich.table import Table
 
 from gpuhub.errors import PluginError, QueryError
 from gpuhub.model import Offer
-from gpuhub.plugins import Registry, get_registry
+from gpuhub.plugins import Registry, get_registry, reset_registry
 from gpuhub.query import build_query
 from gpuhub.searching import SearchResult, default_engine, run_query
 
@@ -138,8 +139,10 @@ def search(
         colour = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}[status.state]
         err.print(f"[{colour}]{status.line()}[/{colour}]", highlight=False)
     if not result.offers or (explain and (query.limit is None or len(result.offers) < query.limit)):
+        said = tuple(f"{s.provider} {s.state}:" for s in result.statuses)  # the status lines above say these
         for line in result.explain():
-            err.print(f"  {line}", highlight=False)
+            if not line.startswith(said):
+                err.print(f"  {line}", highlight=False)
     if all(s.state in ("failed", "skipped") for s in result.statuses):
         raise typer.Exit(1)
 
@@ -360,6 +363,9 @@ def record(
 
 def main() -> None:
     """Console-script entry point."""
+    # A provider's failure is already on its status line; the engine's log line would repeat it.
+    logging.getLogger("gpuhub.engine").addHandler(logging.NullHandler())
+    logging.getLogger("gpuhub.engine").propagate = False
     try:
         get_registry().register_commands(app)
     except PluginError as exc:
@@ -369,6 +375,12 @@ def main() -> None:
             err.print("run 'gpuhub plugins' to see every plugin's status, or unset GPUHUB_STRICT_PLUGINS",
                       highlight=False)
             raise SystemExit(1) from None
+        plugin_log = logging.getLogger("gpuhub.plugins")
+        plugin_log.disabled = True  # the failure was logged once already; the table below shows it
+        try:
+            reset_registry(Registry(strict=False))
+        finally:
+            plugin_log.disabled = False
     app()
 
 
