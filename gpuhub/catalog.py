@@ -7,7 +7,7 @@ offers costs a few milliseconds; only the offers that survive are touched as Pyt
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,7 +96,8 @@ class Catalog:
         gpus: the GPU table, for throughput, bandwidth and power columns (None: those columns are unknown).
     """
 
-    def __init__(self, offers: Sequence[Offer], gpus: GpuTable | None = None) -> None:
+    def __init__(self, offers: Sequence[Offer], gpus: GpuTable | None = None,
+                 kinds: Mapping[str, str] | None = None) -> None:
         self.offers = list(offers)
         n = len(self.offers)
         # Offers share Instance and Region objects: build each one's part of the row once.
@@ -107,6 +108,10 @@ class Catalog:
         (provider, instance_type, gpu, form, gpu_count, card_vram, vcpus, memory, price, currency, purchase,
          region, zone, country, continent, fractional, available, lat, lon, carbon, fast) = columns
         self.provider = _Categorical(provider)
+        # Provider kind per row, through the provider column's codes (one lookup per provider, not per offer).
+        kind_of = [(kinds or {}).get(p) for p in self.provider.values]
+        self.kind = _Categorical([kind_of[c] if c >= 0 else None for c in self.provider.codes.tolist()])
+        mig_names = [s.name for s in gpus.specs if s.mig_support] if gpus is not None else []
         self.instance_type = _Categorical(instance_type)
         self.gpu = _Categorical(gpu)
         self.form = _Categorical(form)
@@ -144,6 +149,7 @@ class Catalog:
         self.carbon_g_per_h = self.power_kw * PUE * self.carbon_intensity
         self.interruptible: BoolArray = self.purchase.mask(["spot", "low_priority"])
         self._orders: dict[str, tuple[IntArray, FloatArray, Ranker]] = {}
+        self.mig: BoolArray = self.gpu.mask(mig_names)
         non_gpu_names = [n for n in self.gpu.values if gpus is not None and not gpus.is_gpu(n)]
         self.non_gpu: BoolArray = self.gpu.mask(non_gpu_names)
 
@@ -172,6 +178,12 @@ class Catalog:
             out.append(("instance_type", lambda: self.instance_type.mask(q.instance_types)))
         if q.gpu or q.gpu_forms:
             out.append(("gpu", lambda: self._gpu_mask(q)))
+        if q.provider_kinds:
+            out.append(("provider_kind", lambda: self.kind.mask(q.provider_kinds)))
+        if q.mig_capable:
+            out.append(("mig_capable", lambda: self.mig))
+        if q.nvlink:
+            out.append(("nvlink", lambda: self.fast_interconnect & (self.gpu_count > 1)))
         if not q.include_accelerators and self.non_gpu.any():
             out.append(("include_accelerators", lambda: ~self.non_gpu))
         if q.min_gpus is not None:

@@ -79,6 +79,10 @@ def search(
     currency: Annotated[str | None, typer.Option(help="only prices in this ISO 4217 currency")] = None,
     exclude_fractional: Annotated[bool, typer.Option(help="drop offers with part of one GPU")] = False,
     include_accelerators: Annotated[bool, typer.Option(help="keep non-GPU accelerators (Trainium, ...)")] = False,
+    provider_kind: Annotated[list[str] | None, typer.Option(help="hyperscaler, specialist, internal, other")] = None,
+    mig: Annotated[bool, typer.Option("--mig", help="only MIG-capable GPUs")] = False,
+    nvlink: Annotated[bool, typer.Option("--nvlink", help="only multi-GPU instances linked by NVLink/NVSwitch")]
+    = False,
     available: Annotated[bool, typer.Option("--available", help="only offers launchable now")] = False,
     workload: Annotated[str | None, typer.Option(help="training, inference, data-science, rendering or "
                                                       "scientific")] = None,
@@ -117,7 +121,7 @@ def search(
             exclude_fractional=exclude_fractional, available_only=available, sort=sort, limit=limit,
             workload=workload, near=near, max_rtt=max_rtt, max_carbon=max_carbon, model=model,
             precision=precision, mode=model_mode, instance_type=instance_type,
-            include_accelerators=include_accelerators)
+            include_accelerators=include_accelerators, provider_kind=provider_kind, mig_capable=mig, nvlink=nvlink)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return

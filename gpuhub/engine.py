@@ -345,7 +345,8 @@ class Engine:
             for kept_parts, built in self._catalogs:
                 if len(kept_parts) == len(parts) and all(a is b for a, b in zip(kept_parts, parts, strict=True)):
                     return built
-        built = Catalog([offer for part in parts for offer in part], self.registry.gpus)
+        kinds = {name: provider.kind for name, provider in self.registry.providers.items()}
+        built = Catalog([offer for part in parts for offer in part], self.registry.gpus, kinds)
         with self._lock:
             self._catalogs.insert(0, (tuple(parts), built))
             del self._catalogs[4:]

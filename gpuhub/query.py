@@ -19,6 +19,7 @@ from gpuhub.model import known_purchase_models
 from gpuhub.modelfit import ModelFit, model_fit
 from gpuhub.regions import CONTINENTS
 
+PROVIDER_KINDS = ("hyperscaler", "specialist", "internal", "other")
 WORKLOADS = ("training", "inference", "data-science", "rendering", "scientific")
 """The workload presets (rankers registered by the built-in plugin; see :mod:`gpuhub.workloads`)."""
 
@@ -50,6 +51,11 @@ class Query(BaseModel):
     exclude_fractional: bool = False
     available_only: bool = False
     include_accelerators: bool = False
+    provider_kinds: tuple[str, ...] = ()
+    """hyperscaler, specialist, internal, other."""
+    mig_capable: bool = False
+    nvlink: bool = False
+    """Only multi-GPU instances whose GPUs talk over NVLink/NVSwitch (SXM boards)."""
     """Keep non-GPU accelerators (AWS Trainium/Inferentia, ...) even when ``gpu`` does not name them."""
     near: tuple[str, float, float] | None = None
     """(label, latitude, longitude) of the place users or data are at."""
@@ -147,7 +153,8 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
                 continent: Any = None, exclude_fractional: bool = False, available_only: bool = False,
                 sort: str | None = None, limit: Any = None, workload: str | None = None, near: Any = None,
                 max_rtt: Any = None, max_carbon: Any = None, model: Any = None, precision: str | None = None,
-                mode: str | None = None, instance_type: Any = None, include_accelerators: bool = False) -> Query:
+                mode: str | None = None, instance_type: Any = None, include_accelerators: bool = False,
+                provider_kind: Any = None, mig_capable: bool = False, nvlink: bool = False) -> Query:
     """Validate user arguments into a :class:`Query`.
 
     Raises:
@@ -230,6 +237,9 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         continents=tuple(sorted(_choose("continent", _tuple("continent", continent), CONTINENTS))),
         exclude_fractional=bool(exclude_fractional), available_only=bool(available_only), sort=sort,
         include_accelerators=bool(include_accelerators) or any(not gpus.is_gpu(n) for n in names),
+        provider_kinds=tuple(sorted(_choose("provider_kind", _tuple("provider_kind", provider_kind),
+                                            PROVIDER_KINDS))),
+        mig_capable=bool(mig_capable), nvlink=bool(nvlink),
         limit=int(limit_n) if limit_n is not None else None,
         near=(place.label, place.latitude, place.longitude) if place else None, max_rtt_ms=rtt,
         max_carbon_g_per_kwh=_number("max_carbon", max_carbon),

@@ -151,7 +151,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            precision: str | None = None, mode: str | None = None, near: str | tuple[float, float] | None = None,
            max_rtt: float | None = None, max_carbon: float | None = None, sort: str | None = None,
            limit: int | None = None, instance_type: str | Sequence[str] | None = None,
-           include_accelerators: bool = False,
+           include_accelerators: bool = False, provider_kind: str | Sequence[str] | None = None,
+           mig_capable: bool = False, nvlink: bool = False,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
            refresh: bool = False, timeout: float | None = None, engine: Engine | None = None) -> SearchResult:
     """Find GPU offers across every installed provider, filtered and ranked for a workload.
@@ -182,6 +183,9 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         limit: at most this many offers. instance_type: provider instance type name(s), exact.
         include_accelerators: keep non-GPU accelerators (AWS Trainium, Inferentia) that ``gpu`` does not name;
             by default they are left out (and counted under ``include_accelerators`` in ``removed_by``).
+        provider_kind: ``hyperscaler`` (AWS, Azure, GCP), ``specialist`` (Lambda, CoreWeave), ``internal``, ``other``.
+        mig_capable: only GPUs that support MIG partitioning (GPU table). nvlink: only multi-GPU instances whose
+            GPUs are linked by NVLink/NVSwitch (SXM boards).
         fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
         fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
         refresh: ignore the in-memory cache. timeout: seconds to wait for providers.
@@ -202,7 +206,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
                         country=country, continent=continent, exclude_fractional=exclude_fractional,
                         available_only=available_only, sort=sort, limit=limit, workload=workload, near=near,
                         max_rtt=max_rtt, max_carbon=max_carbon, model=model, precision=precision, mode=mode,
-                        instance_type=instance_type, include_accelerators=include_accelerators)
+                        instance_type=instance_type, include_accelerators=include_accelerators,
+                        provider_kind=provider_kind, mig_capable=mig_capable, nvlink=nvlink)
     if fixtures_dir is not None and not isinstance(fixtures_dir, (str, os.PathLike)):
         raise QueryError("fixtures_dir", f"expected a directory path, got {fixtures_dir!r}")
     if fetch not in ("auto", "live", "replay"):

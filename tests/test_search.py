@@ -67,6 +67,21 @@ def test_form_factor_asked_for_is_honoured(engine: Engine) -> None:
     assert len(gpuhub.search(["H100", "H100 PCIe"], engine=engine)) == 2  # any form wins over one form
 
 
+def test_provider_kind_mig_and_nvlink_filters(engine: Engine) -> None:
+    def types(**kwargs: object) -> list[str]:
+        return sorted({o.instance_type for o in gpuhub.search(engine=engine, **kwargs)})  # type: ignore[arg-type]
+
+    assert len(types(provider_kind="specialist")) == 5  # fakecloud is a specialist (7 offers of 5 types)
+    result = gpuhub.search(engine=engine, provider_kind="hyperscaler")
+    assert len(result) == 0 and result.removed_by["provider_kind"] == 7
+    # MIG: A100 and H100 support it (GPU table); the A10 and the unknown A4000 do not.
+    assert types(mig_capable=True) == ["a100x1", "a100x8-80", "h100x8"]
+    # NVLink: multi-GPU boards whose form is SXM: only the 80 GB A100 SXM4 (the H100 is spelled without a form).
+    assert types(nvlink=True) == ["a100x8-80"]
+    with pytest.raises(QueryError, match=r"provider_kind.*allowed values: hyperscaler, specialist"):
+        gpuhub.search(engine=engine, provider_kind="cheap")
+
+
 def test_country_names_and_lat_lon_pairs(engine: Engine) -> None:
     assert gpuhub.search(engine=engine, country="Germany").query.countries == ("DE",)
     assert gpuhub.search(engine=engine, near=(50.11, 8.68), sort="latency").query.near == ("50.11,8.68", 50.11, 8.68)
