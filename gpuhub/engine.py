@@ -362,8 +362,9 @@ class Engine:
 
 
 def _describe(exc: BaseException) -> str:
-    """The status reason for a failure, with any credential value blanked (provider bugs may echo them)."""
-    from gpuhub.recording import redact
+    """The status reason for a failure, with every credential value read in this process blanked (a provider bug
+    may echo one). Only known values: the pattern rules of :func:`redact` would also eat prose like "token: the"."""
+    from gpuhub.recording import REDACTED, known_secrets
 
     if isinstance(exc, CredentialsError):
         text = f"credentials: {exc}"
@@ -371,7 +372,9 @@ def _describe(exc: BaseException) -> str:
         text = str(exc) if exc.code is None or exc.code in str(exc) else f"{exc} (code {exc.code})"
     else:
         text = f"{type(exc).__name__}: {exc}"
-    return redact(text)
+    for secret in sorted(known_secrets(), key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text
 
 
 def _manifest_provider(directory: Path) -> str | None:

@@ -15,12 +15,12 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 import httpx
 import pydantic
@@ -36,6 +36,7 @@ from gpuhub.retry import RETRY_STATUSES, RetryableStatus, RetryPolicy
 __all__ = ["Credential", "FetchReport", "Mode", "Provider", "ProviderContext", "ProviderKind", "ProviderStatus",
            "RecordGuard"]
 
+T = TypeVar("T")
 Mode = Literal["live", "replay", "record"]
 ProviderKind = Literal["hyperscaler", "specialist", "internal", "other"]
 
@@ -246,7 +247,7 @@ class ProviderContext:
             ProviderError: another 4xx, or a transient failure that outlasted the retries.
             ReplayMissError: replay mode and the request was never recorded.
         """
-        response = self._send(method, url, stream=False, **kwargs)
+        response: httpx.Response = self._send(method, url, stream=False, **kwargs)
         self._check(method, url, response)
         return response
 
@@ -257,7 +258,7 @@ class ProviderContext:
         Retries cover getting the response head (connection errors, 408/429/5xx); a connection lost mid-body
         raises out of the iteration (a half-read list must fail, never pass for a smaller one).
         """
-        response = self._send(method, url, stream=True, **kwargs)
+        response: httpx.Response = self._send(method, url, stream=True, **kwargs)
         try:
             if response.status_code >= 400:
                 response.read()
@@ -266,8 +267,30 @@ class ProviderContext:
         finally:
             response.close()
 
-    def _send(self, method: str, url: str, *, stream: bool, **kwargs: Any) -> httpx.Response:
-        def once() -> httpx.Response:
+    def read_streamed(self, method: str, url: str, consume: Callable[[httpx.Response], T], **kwargs: Any) -> T:
+        """Stream a large body into ``consume(response)`` (which iterates ``response.iter_bytes()``); a transient
+        failure anywhere, a connection dropped mid-body included, restarts the whole request, so ``consume`` must
+        start over each time it is called. Returns what ``consume`` returns.
+
+        Raises:
+            CredentialsError, ProviderError: as :meth:`request`.
+        """
+
+        def attempt(response: httpx.Response) -> T:
+            try:
+                if response.status_code >= 400:
+                    response.read()
+                self._check(method, url, response)
+                return consume(response)
+            finally:
+                response.close()
+
+        result: T = self._send(method, url, stream=True, then=attempt, **kwargs)
+        return result
+
+    def _send(self, method: str, url: str, *, stream: bool, then: Callable[[httpx.Response], Any] | None = None,
+              **kwargs: Any) -> Any:
+        def once() -> Any:
             self._throttle()
             self.report.requests += 1
             request = self.client.build_request(method, url, **kwargs)
@@ -278,7 +301,8 @@ class ProviderContext:
                 response.read()
                 response.close()
                 raise RetryableStatus(response)
-            return response
+            # With ``then``, reading the body is inside the retried attempt (a mid-body drop is retried too).
+            return then(response) if then is not None else response
 
         try:
             return self._retry.call(once)

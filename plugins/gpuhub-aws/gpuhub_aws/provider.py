@@ -29,7 +29,6 @@ import httpx
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.model import Instance, Offer, Price
 from gpuhub.provider import Credential, Provider, ProviderContext
-from gpuhub.retry import RETRY_STATUSES, RetryableStatus
 from gpuhub_aws.parse import (
     InstanceSpec,
     OfferFileParser,
@@ -181,9 +180,9 @@ class AwsProvider(Provider):
             token = ctx.secret("AWS_SESSION_TOKEN")
             return _Creds(key.get_secret_value(), secret.get_secret_value(),
                           token.get_secret_value() if token else None)
-        profile = ctx.setting("PROFILE") or getattr(ctx, "_environ", {}).get("AWS_PROFILE")
+        profile = ctx.setting("PROFILE") or ctx.env("AWS_PROFILE")
         if profile:
-            creds = _profile_credentials(profile, getattr(ctx, "_environ", {}))
+            creds = _profile_credentials(profile, {name: ctx.env(name) or "" for name in _PROFILE_ENV})
             if creds is not None:
                 ctx.secrets_seen.extend(v for v in (creds.access_key, creds.secret_key, creds.token) if v)
                 return creds
@@ -311,45 +310,10 @@ def _pages(call: Callable[[str | None], bytes], parse: Callable[[bytes], tuple[l
 
 
 def stream(ctx: ProviderContext, method: str, url: str, consume: Callable[[httpx.Response], T]) -> T:
-    """Send one request through the engine's client and consume the body as it arrives, under the retry policy.
-
-    The same failures as :meth:`ProviderContext.request` are retried (transport errors including a connection
-    dropped mid-body, 408/429/5xx); each retry restarts ``consume`` on a fresh response. A stand-in until the
-    core offers a public streaming request.
-
-    Raises:
-        CredentialsError: 401/403.
-        ProviderError: another 4xx, or a transient failure that outlasted the retries.
-    """
-    retry = getattr(ctx, "_retry", None)
-
-    def once() -> T:
-        throttle = getattr(ctx, "_throttle", None)
-        if throttle is not None:
-            throttle()
-        ctx.report.requests += 1
-        with ctx.client.stream(method, url) as response:
-            if response.status_code in RETRY_STATUSES:
-                response.read()
-                raise RetryableStatus(response)
-            if response.status_code in (401, 403):
-                raise CredentialsError(
-                    f"HTTP {response.status_code} from {ctx.provider.name}: credentials missing or rejected; "
-                    f"{ctx.provider.credentials_help()}", code=str(response.status_code))
-            if response.status_code >= 400:
-                text = response.read()[:200].decode("utf-8", "replace")
-                raise ProviderError(f"HTTP {response.status_code} from {method} {url}: {text}",
-                                    code=str(response.status_code))
-            return consume(response)
-
-    try:
-        return retry.call(once) if retry is not None else once()
-    except RetryableStatus as exc:
-        raise ProviderError(f"HTTP {exc.response.status_code} from {method} {url} after retries",
-                            code=str(exc.response.status_code), retryable=True) from None
-    except httpx.TransportError as exc:
-        raise ProviderError(f"{type(exc).__name__} on {method} {url} after retries: {exc}",
-                            retryable=True) from None
+    """Consume a body as it arrives (the offer files are hundreds of MB), through the core's restartable stream:
+    a connection dropped mid-file restarts the file under the retry policy (see
+    :meth:`gpuhub.ProviderContext.read_streamed`)."""
+    return ctx.read_streamed(method, url, consume)
 
 
 def _sign(creds: _Creds, region: str, url: str, body: bytes, headers: dict[str, str]) -> dict[str, str]:
@@ -363,6 +327,9 @@ def _sign(creds: _Creds, region: str, url: str, body: bytes, headers: dict[str, 
     request = AWSRequest(method="POST", url=url, data=body, headers=dict(headers))
     SigV4Auth(Credentials(creds.access_key, creds.secret_key, creds.token), "ec2", region).add_auth(request)
     return {k: str(v) for k, v in request.headers.items()}
+
+
+_PROFILE_ENV = ("AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE")
 
 
 def _profile_credentials(profile: str, environ: Mapping[str, str]) -> _Creds | None:

@@ -378,9 +378,7 @@ def _link_params(link: str) -> dict[str, str]:
 
 def _replayed_regions(ctx: ProviderContext) -> list[str]:
     """The regions a replayed recording holds, read from its first-page request URLs (empty when unknown)."""
-    transport = getattr(ctx.client, "_transport", None)
-    manifest = getattr(transport, "manifest", None)
-    exchanges = getattr(manifest, "exchanges", None)
+    exchanges = ctx.recording.exchanges if ctx.recording is not None else None
     if not isinstance(exchanges, list):
         return []
     regions: list[str] = []

@@ -147,8 +147,7 @@ def _report(ctx: ProviderContext, notes: Notes, index: PriceIndex,
             missing: dict[tuple[str, str], tuple[set[str], set[str]]], no_gpu: dict[str, set[str]],
             ssd_left_out: set[str]) -> None:
     for reason, count in notes.skipped.items():
-        for _ in range(count):
-            ctx.skip(reason)
+        ctx.skip(reason, count)
     if notes.unmatched_gpus:
         listed = _listing(f"{m!r} ({n} SKUs)" for m, n in notes.unmatched_gpus.items())
         ctx.warn(f"GPU SKUs whose model maps to no machine family (not guessed, not used): {listed}")
