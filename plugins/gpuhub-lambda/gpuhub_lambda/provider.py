@@ -23,7 +23,6 @@ from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.provider import ProviderKind
 from gpuhub_lambda.parse import (
     ARM_GPUS,
-    LambdaApiError,
     LambdaInstanceType,
     api_error,
     instance_type_entries,
@@ -53,18 +52,6 @@ def sold_regions(instance_type: str) -> tuple[str, ...]:
     """
     table = _region_table()
     return tuple(table["instance_types"].get(instance_type) or table["regions"])
-
-
-class _ErrorCapture:
-    """An httpx response hook that keeps the Lambda error body of a failed answer (the core drops it)."""
-
-    def __init__(self) -> None:
-        self.error: LambdaApiError | None = None
-
-    def __call__(self, response: httpx.Response) -> None:
-        if response.status_code >= 400:
-            response.read()
-            self.error = api_error(response.content) or self.error
 
 
 class LambdaProvider(Provider):
@@ -97,7 +84,7 @@ class LambdaProvider(Provider):
         headers = {"Accept": "application/json"}
         if key is not None:
             headers["Authorization"] = f"Bearer {key.get_secret_value()}"
-        body = self._get(ctx, f"{ctx.base_url()}{INSTANCE_TYPES_PATH}", headers)
+        body = ctx.get_json(f"{ctx.base_url()}{INSTANCE_TYPES_PATH}", headers=headers)
         error = api_error(body)
         if error is not None:
             raise ProviderError(f"Lambda answered with error {error.describe()}", code=error.code)
@@ -114,25 +101,16 @@ class LambdaProvider(Provider):
                 parsed = parse_instance_type(str(key_name), entry)
                 yield from self._offers(ctx, parsed, capacity_known)
 
-    def _get(self, ctx: ProviderContext, url: str, headers: dict[str, str]) -> Any:
-        capture = _ErrorCapture()
-        hooks = ctx.client.event_hooks
-        ctx.client.event_hooks = {"request": list(hooks.get("request", [])),
-                                  "response": [*hooks.get("response", []), capture]}
-        try:
-            return ctx.get_json(url, headers=headers)
-        except CredentialsError as exc:
-            if capture.error is None:
-                raise
-            raise CredentialsError(f"Lambda rejected the API key ({capture.error.describe()}); {KEY_HELP}",
-                                   code=capture.error.code) from exc
-        except ProviderError as exc:
-            if capture.error is None:
-                raise
-            raise ProviderError(f"{exc}; Lambda error {capture.error.describe()}", code=capture.error.code,
-                                retryable=exc.retryable) from exc
-        finally:
-            ctx.client.event_hooks = hooks
+    def error_from_response(self, response: httpx.Response) -> ProviderError | None:
+        """Lambda's ``{"error": {"code", "message", "suggestion"}}`` as the provider failure, naming its code (the
+        core calls this for every error answer, after retries for 429/5xx)."""
+        error = api_error(response.content)
+        if error is None:
+            return None
+        if response.status_code in (401, 403):
+            return CredentialsError(f"Lambda rejected the API key ({error.describe()}); {KEY_HELP}", code=error.code)
+        return ProviderError(f"HTTP {response.status_code} from Lambda: error {error.describe()}", code=error.code,
+                             retryable=response.status_code >= 500 or response.status_code == 429)
 
     def _offers(self, ctx: ProviderContext, item: LambdaInstanceType, capacity_known: bool) -> list[Offer]:
         if item.gpu_count == 0:
