@@ -10,12 +10,12 @@ from __future__ import annotations
 import difflib
 import re
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from gpuhub._data import read_csv
 from gpuhub.model import Gpu
 
-__all__ = ["GpuSpec", "GpuTable", "UnknownGpuError", "load_builtin_specs", "with_aliases"]
+__all__ = ["GpuSpec", "GpuTable", "UnknownGpuError", "load_builtin_specs"]
 
 
 @dataclass(frozen=True)
@@ -315,8 +315,3 @@ def load_builtin_specs() -> list[GpuSpec]:
             source=r["source"], is_gpu=r["vendor"] not in _NON_GPU_VENDORS,
         ))
     return rows
-
-
-def with_aliases(spec: GpuSpec, *aliases: str) -> GpuSpec:
-    """A copy of ``spec`` with more aliases (for plugins registering a known GPU under their own label)."""
-    return replace(spec, aliases=spec.aliases + aliases)

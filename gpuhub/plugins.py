@@ -167,8 +167,7 @@ class Registry:
         except ValueError as exc:  # pluggy: plugin already registered under another name
             self._fail(report, f"could not register: {exc}", "install the plugin once")
             return
-        unknown = [impl for impl in _hookimpl_names(plugin) if not hasattr(self.pm.hook, impl)
-                   or impl not in _spec_names()]
+        unknown = [impl for impl in _hookimpl_names(plugin) if impl not in _spec_names()]
         if unknown:
             self.pm.unregister(plugin)
             self._fail(report, f"implements hooks gpuhub does not have: {', '.join(unknown)}",
@@ -259,7 +258,8 @@ def _constant(obj: object) -> Callable[[], object]:
 
 
 def _spec_names() -> list[str]:
-    return [n for n in ("register_providers", "register_gpu_specs", "register_rankers", "register_commands")]
+    """The hooks gpuhub defines: the functions marked ``@hookspec`` in :mod:`gpuhub.hookspecs`."""
+    return [name for name in dir(hookspecs) if hasattr(getattr(hookspecs, name), "gpuhub_spec")]
 
 
 def _hookimpl_names(plugin: object) -> list[str]:
