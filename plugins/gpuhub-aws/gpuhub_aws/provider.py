@@ -29,6 +29,7 @@ import httpx
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.model import Instance, Offer, Price
 from gpuhub.provider import Credential, Provider, ProviderContext
+from gpuhub_aws.obtain import attach_risk, load_advisor
 from gpuhub_aws.parse import (
     InstanceSpec,
     OfferFileParser,
@@ -123,11 +124,12 @@ class AwsProvider(Provider):
         if with_ec2 and types:
             specs.update(self._describe_instance_types(ctx, creds, regions[0], types))
         instances: dict[str, Instance | None] = {}
+        advisor = load_advisor(ctx) if with_ec2 and types else None  # spot risk (gpuhub_aws.obtain)
         for result in results:
             spot: dict[tuple[str, str], SpotItem] = {}
             if with_ec2 and result.prices:
                 spot = self._spot(ctx, creds, result)
-            yield from self._offers(ctx, result, specs, instances, spot)
+            yield from attach_risk(self._offers(ctx, result, specs, instances, spot), advisor)
 
     def _offers(self, ctx: ProviderContext, result: OfferFileResult, specs: Mapping[str, InstanceSpec],
                 instances: dict[str, Instance | None], spot: Mapping[tuple[str, str], SpotItem]) -> Iterator[Offer]:

@@ -253,6 +253,39 @@ def instance_types_xml(items: list[dict[str, Any]], page: int) -> str:
             "</DescribeInstanceTypesResponse>\n")
 
 
+# --- obtainability (issue 17): separate from the offer exchanges above ----------------------------------------
+ADVISOR_LAST_MODIFIED = "Sat, 28 Jun 2025 00:00:00 GMT"
+"""The date the advisor snapshot last changed (alexei-led/spotinfo commit 5eedf20a, 2025-06-28)."""
+
+
+def advisor_feed(types: set[str]) -> dict[str, Any]:
+    """The Spot Instance Advisor feed cut to the accelerator types of the recording (all regions, both OSes),
+    values unchanged, ``ranges`` and ``global_rate`` whole."""
+    path = SHARED / "obtainability" / "aws" / "spot-advisor-data.full.2025-06.spotinfo.json"
+    feed = json.loads(path.read_text(encoding="utf-8"))
+    advisor = {region: {os_name: {t: row for t, row in sorted(rows.items()) if t in types}
+                        for os_name, rows in sorted(by_os.items())}
+               for region, by_os in sorted(feed["spot_advisor"].items())}
+    return {"global_rate": feed["global_rate"],
+            "instance_types": {t: v for t, v in sorted(feed["instance_types"].items()) if t in types},
+            "ranges": feed["ranges"], "spot_advisor": advisor}
+
+
+def add_obtain_exchanges(out: Path, exchanges: list[dict[str, Any]], types: set[str]) -> str:
+    """Add the obtainability exchanges (spot advisor feed, capacity block offerings); return manifest notes."""
+    from gpuhub_aws.advisor import ADVISOR_URL
+
+    name = "spot-advisor.json"
+    (out / name).write_text(json.dumps(advisor_feed(types), separators=(",", ":")) + "\n", encoding="utf-8")
+    exchanges.append({"request": {"method": "GET", "url": ADVISOR_URL, "body": None},
+                      "response": {"status": 200, "headers": {"content-type": "application/json",
+                                                              "last-modified": ADVISOR_LAST_MODIFIED},
+                                   "body_file": name}})
+    notes = ("Spot Instance Advisor: the June 2025 feed (spotinfo snapshot, last changed 2025-06-28, the "
+             "Last-Modified header) cut to the recording's accelerator types, values unchanged.")
+    return notes
+
+
 def main() -> None:
     rows = load_catalog()
     moto = load_moto()
@@ -319,6 +352,7 @@ def main() -> None:
         exchanges.append({"request": {"method": "POST", "url": f"https://ec2.{region}.amazonaws.com/", "body": body},
                           "response": {"status": 200, "headers": xml_headers, "body_file": name}})
 
+    obtain_notes = add_obtain_exchanges(out, exchanges, all_types)  # issue 17: spot risk, capacity blocks
     manifest = {
         "format": 1, "provider": "aws", "recorded_at": RECORDED_AT, "kind": "reconstructed",
         "source": "SkyPilot AWS catalog v8 (on-demand and per-zone spot prices) and moto 5.2.1 DescribeInstanceTypes "
@@ -331,7 +365,7 @@ def main() -> None:
                   "Attributes the catalog lacks (location, usagetype prefix) follow AWS naming. Spot: one item "
                   "per availability-zone ID with the catalog's SpotPrice, timestamp just before StartTime; zone "
                   "names are omitted because the name-to-ID mapping differs per account. "
-                  f"Regions: all {len(regions)} regions of the catalog."),
+                  f"Regions: all {len(regions)} regions of the catalog. " + obtain_notes),
         "exchanges": exchanges,
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
