@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from decimal import Decimal
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
