@@ -303,7 +303,12 @@ def estimate(
     provider: Annotated[str | None, typer.Option(help="provider name")] = None,
     region: Annotated[list[str] | None, typer.Option(help="region or zone code(s); default: every region")] = None,
     purchase: Annotated[str, typer.Option(help="on_demand, spot, reserved_1y, ...")] = "on_demand",
-    interruption_overhead: Annotated[float, typer.Option(help="spot: extra run time fraction")] = 0.10,
+    interruption_overhead: Annotated[float, typer.Option(
+        help="spot: extra run time fraction when the interruption risk is unknown")] = 0.10,
+    compare: Annotated[bool, typer.Option("--compare", help="every purchase model (on-demand, spot with expected "
+                                          "cost, capacity blocks, reserved), cheapest first, with break-even hours")]
+    = False,
+    checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
@@ -317,9 +322,20 @@ def estimate(
     registry = engine.registry
     try:
         query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
-                            provider=provider, region=region, instance_type=instance_type, purchase=purchase)
+                            provider=provider, region=region, instance_type=instance_type,
+                            purchase=None if compare else purchase, checkpoint_every=checkpoint_every)
         if fetch not in ("auto", "live", "replay"):
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
+        if compare:  # gpuhub.obtain.cli: every purchase model side by side
+            from gpuhub.obtain.cli import compare_rows, print_compare
+
+            every = list(run_query(query.model_copy(update={"limit": None}), engine, fixtures_dir=fixtures,
+                                   fetch=fetch))  # type: ignore[arg-type]
+            if not every:
+                raise QueryError("instance_type", f"no offer of {instance_type!r}")
+            rows = compare_rows(every, hours, checkpoint_every, interruption_overhead)
+            print_compare(rows, hours, output is OutputFormat.json, _out(), err)
+            return
         found = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
         offers = list(found)
         if not offers:

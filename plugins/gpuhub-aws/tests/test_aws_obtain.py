@@ -73,9 +73,9 @@ def test_every_aws_spot_offer_has_a_risk_and_unknown_is_never_zero(engine: Engin
     assert labels[("p5.48xlarge", "us-east-1")] == ">20%"
     assert labels[("p4d.24xlarge", "us-east-1")] == "10-15%"
     assert labels[("g6f.2xlarge", "us-east-1")] == "unknown"  # no g6f row in the June 2025 feed
-    # on-demand offers carry no risk and pass an interruption bound
+    # on-demand offers and capacity blocks carry no risk and pass an interruption bound
     kept = gpuhub.search(instance_type="p5.48xlarge", region="us-east-1", max_interruption=5, engine=engine)
-    assert [o.price.purchase for o in kept] == ["on_demand"]
+    assert sorted(o.price.purchase for o in kept) == ["capacity_block", "on_demand"]
 
 
 def test_the_bundled_buckets_are_the_real_feeds_buckets(engine: Engine) -> None:
