@@ -334,8 +334,8 @@ def estimate(
                                    fetch=fetch))  # type: ignore[arg-type]
             if not every:
                 raise QueryError("instance_type", f"no offer of {instance_type!r}")
-            rows = compare_rows(every, hours, checkpoint_every, interruption_overhead)
-            print_compare(rows, hours, output is OutputFormat.json, _out(), err)
+            compared = compare_rows(every, hours, checkpoint_every, interruption_overhead)
+            print_compare(compared, hours, output is OutputFormat.json, _out(), err)
             return
         found = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
         offers = list(found)

@@ -123,7 +123,7 @@ def compare(offers: Iterable[Offer], hours: float, *, checkpoint_every_h: float 
         if purchase == "on_demand":
             job = estimate(offer, hours)
             options.append(Option(offer, job.cost, job.currency, None,
-                                  [f"{_g(offer.price.amount)} × {float(job.billed_hours):g} h billed"] + job.notes))
+                                  [f"{_g(offer.price.amount)} × {float(job.billed_hours):g} h billed", *job.notes]))
         elif purchase in INTERRUPTIBLE:
             options.append(_spot(offer, hours, checkpoint_every_h, fallback_overhead))
         elif purchase in CAPACITY_PURCHASES:
