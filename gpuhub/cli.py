@@ -6,10 +6,12 @@ Exit codes: 0 success (even when some providers failed: their status is on stder
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import logging
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -137,7 +139,7 @@ def search(
         return
     try:
         result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
-                           timeout=timeout)
+                           timeout=timeout, deadline=_DEADLINE[0] if timeout is not None and _DEADLINE else None)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
@@ -413,8 +415,64 @@ def record(
     typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
 
 
+_DEADLINE: list[float] = []
+"""``search --timeout T``: T seconds from the start of the process (plugin loading included)."""
+
+
+def _argv_timeout(args: list[str]) -> float | None:
+    """The value of ``--timeout`` in the command line, read before the plugins load (None when absent or bad)."""
+    for i, arg in enumerate(args):
+        text = arg.split("=", 1)[1] if arg.startswith("--timeout=") else (
+            args[i + 1] if arg == "--timeout" and i + 1 < len(args) else None)
+        if text is not None:
+            try:
+                value = float(text)
+            except ValueError:
+                return None
+            return value if 0 < value < float("inf") else None
+    return None
+
+
+def _leave(code: object) -> None:
+    """Exit with ``code``. Fetch or plugin threads still running (a provider past its deadline, a plugin that hung
+    at import) are abandoned: flush and end the process at once instead of letting interpreter exit wait."""
+    import threading
+
+    if isinstance(code, str):
+        err.print(code, highlight=False, markup=False)
+        code = 1
+    status = code if isinstance(code, int) else (0 if code is None else 1)
+    if any(t.is_alive() and t.name.startswith("gpuhub-") for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(status)
+    raise SystemExit(status)
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the command's exit code; a search with ``--timeout T`` exits within T s (plus
+    printing) whatever a provider or plugin does."""
+    import time
+
+    started = time.monotonic()
+    timeout = _argv_timeout(sys.argv[1:])
+    if timeout is not None:
+        from gpuhub.plugins import limit_load_time
+
+        _DEADLINE[:] = [started + timeout]
+        limit_load_time(max(0.2, timeout / 2))  # a hanging plugin leaves the other half to the providers
+    try:
+        _main_inner()
+    except SystemExit as exc:
+        _leave(exc.code)
+    except KeyboardInterrupt:  # a real Ctrl-C (a plugin's own KeyboardInterrupt is contained as its failure)
+        err.print("interrupted", highlight=False)
+        _leave(130)
+    _leave(0)
+
+
+def _main_inner() -> None:
     # A provider's failure is already on its status line; the engine's log line would repeat it.
     logging.getLogger("gpuhub.engine").addHandler(logging.NullHandler())
     logging.getLogger("gpuhub.engine").propagate = False

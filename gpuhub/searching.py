@@ -230,10 +230,12 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
 
 
 def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
-              refresh: bool = False, timeout: float | None = None) -> SearchResult:
-    """Run an already validated :class:`Query` (the CLI and :func:`search` both end here)."""
+              refresh: bool = False, timeout: float | None = None, deadline: float | None = None) -> SearchResult:
+    """Run an already validated :class:`Query` (the CLI and :func:`search` both end here); ``deadline`` (a
+    ``time.monotonic()`` value) bounds the wait for providers too."""
     names = list(query.providers) or sorted(engine.registry.providers)
-    collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout)
+    collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout,
+                               deadline=deadline)
     catalog = engine.catalog([offers for offers, _ in collected])
     _check_regions(query, catalog)
     rows, removed, masks = catalog.select_with_masks(query)
