@@ -101,6 +101,9 @@ class DiskCache:
             name = exchange.get("response", {}).get("body_file")
             if name:
                 digest.update((directory / name).read_bytes())
+        if not manifest.exchanges:  # a static provider's table: its data files sit beside the manifest
+            for file in sorted(f for f in directory.iterdir() if f.is_file() and f.name != "manifest.json"):
+                digest.update(file.name.encode() + b"\0" + file.read_bytes())
         return digest.hexdigest()[:32]
 
     def _path(self, provider: str, key: str) -> Path | None:
