@@ -68,7 +68,7 @@ def test_search_exits_within_the_timeout_whatever_a_fetch_does(behaviour: str, t
     assert wall < T + 2 + SLACK_S, (wall, done.stderr[-1500:])
     assert done.returncode == 0, done.stderr[-1500:]
     lines = statuses(done.stderr)
-    assert lines["lambda"].startswith("lambda: ok, 340 offers"), done.stderr
+    assert lines["lambda"].startswith("lambda: ok, "), done.stderr
     assert lines["evil"].startswith("evil: failed"), done.stderr
     assert "timed out after" in lines["evil"] or "over 64 MiB" in lines["evil"], lines["evil"]
 
@@ -88,7 +88,7 @@ def test_plugin_hanging_at_import_is_reported_hung_and_left_out(tmp_path: Path) 
     env.pop("GPUHUB_PLUGIN_TIMEOUT")
     done, wall = run_cli(["search", "--provider", "lambda", "--timeout", f"{T:g}", "--limit", "1"], env)
     assert wall < T + 2 + SLACK_S, (wall, done.stderr[-1500:])
-    assert done.returncode == 0 and statuses(done.stderr)["lambda"].startswith("lambda: ok, 340 offers")
+    assert done.returncode == 0 and statuses(done.stderr)["lambda"].startswith("lambda: ok, ")
 
 
 def test_a_real_ctrl_c_stops_the_search_promptly(tmp_path: Path) -> None:
