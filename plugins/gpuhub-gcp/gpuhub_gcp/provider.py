@@ -189,9 +189,11 @@ def _report(ctx: ProviderContext, notes: Notes, index: PriceIndex,
         ctx.warn(message)
     if index.skus:
         for accelerator, names in sorted(no_gpu.items()):
-            ctx.warn(f"no GPU SKU for {accelerator} in the price list: {_listing(names, 4)} not offered")
+            ctx.partial("machine types without a GPU price SKU (not offered)", len(names),
+                        f"no GPU SKU for {accelerator} in the price list: {_listing(names, 4)} not offered")
     for (label, purchase), (names, regions) in sorted(missing.items()):
-        ctx.warn(f"no {label} SKU for {purchase} in {_listing(regions)}: {_listing(names, 4)} not offered there")
+        ctx.partial(f"machine types without a {label} price SKU in some regions (not offered there)", len(names),
+                    f"no {label} SKU for {purchase} in {_listing(regions)}: {_listing(names, 4)} not offered there")
     if ssd_left_out:
         ctx.warn(f"no Local SSD SKU in the price list: prices of {_listing(ssd_left_out, 4)} exclude the "
                  "bundled local SSD")
