@@ -139,14 +139,11 @@ def offers_from_skus(ctx: ProviderContext, skus: Iterable[Any],
                     offers.append(_offer(ctx, instances, result))
     _report(ctx, notes, index, missing, no_gpu, ssd_left_out)
     for purchase, (names, where) in sorted(unpriced_gpu.items()):
-        ctx.warn(f"no {purchase} GPU price in {_listing(where)} where Google sells {_listing(names, 4)}: "
-                 "not offered there")
+        ctx.partial("machine types sold in a region without a GPU price there (not offered there)", len(names),
+                    f"no {purchase} GPU price in {_listing(where)} where Google sells {_listing(names, 4)}: "
+                    "not offered there")
     if no_zone_facts:
         ctx.warn(f"no zone facts for {_listing(no_zone_facts, 4)}: offered wherever their GPU is priced")
-    unpriced = sum(len(where) for _, where in unpriced_gpu.values()) + sum(len(w) for _, w in missing.values())
-    partial = getattr(ctx, "partial", None)  # core API of issue 13 (status "ok (partial)"); absent in older cores
-    if unpriced and callable(partial):
-        partial("machine types sold in a region without a price there (not offered; see the warnings)", unpriced)
     return offers
 
 
