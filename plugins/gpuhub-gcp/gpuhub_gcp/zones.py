@@ -41,6 +41,10 @@ class ZoneTable:
         """Regions that sell ``machine_type`` (empty when unknown or nowhere)."""
         return frozenset(self.zones.get(machine_type, {}))
 
+    def sells(self, machine_type: str, region: str) -> bool:
+        """False only when the table has facts for ``machine_type`` and ``region`` is not among them."""
+        return not self.covers(machine_type) or region in self.zones[machine_type]
+
     def zones_in(self, machine_type: str, region: str) -> tuple[str, ...]:
         """Zones of ``region`` that sell ``machine_type`` (empty tuple when none)."""
         return self.zones.get(machine_type, {}).get(region, ())

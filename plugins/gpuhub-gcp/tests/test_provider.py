@@ -158,7 +158,7 @@ def test_replay_parses_well_under_a_second() -> None:
     start = time.perf_counter()
     offers, _ = replay()
     assert time.perf_counter() - start < 1.0  # measured about 0.15 s
-    assert len(offers) == 350
+    assert len(offers) == 352  # 350 + DWS flex-start a3-highgpu-8g and a3-edgegpu-8g (gpuhub_gcp.obtain)
 
 
 def test_the_recording_keeps_the_apis_shape_and_no_key() -> None:
@@ -170,7 +170,7 @@ def test_the_recording_keeps_the_apis_shape_and_no_key() -> None:
     assert [bool(p["nextPageToken"]) for p in pages] == [True] * (len(pages) - 1) + [False]
     assert all("key=" not in e["request"]["url"] for e in manifest["exchanges"])
     skus = [s for p in pages for s in p["skus"]]
-    assert len(skus) == 939
+    assert len(skus) == 939 + 4  # + 4 DWS flex-start SKUs (gpuhub_gcp.obtain)
     # Reconstructed SKUs say so: made-up ids, no effectiveTime (the source has no date).
     made = [s for s in skus if s["skuId"].startswith("gpuhub-")]
     assert len(made) == 172 and not any("effectiveTime" in s["pricingInfo"][0] for s in made)
