@@ -106,13 +106,13 @@ class Engine:
         """Decide how to get ``provider``'s data; a string is the reason it is skipped."""
         if mode not in MODES:
             raise QueryError("mode", f"{mode!r} is not a mode; allowed: {', '.join(MODES)}")
-        if provider.static:
+        if provider.static and fixtures_dir is None:
             return _Plan(provider.name, "replay", provider.fixtures_dir(), static=True)
-        if fixtures_dir is not None:
+        if fixtures_dir is not None:  # the user's recordings replace the bundled ones (static tables included)
             for candidate in (fixtures_dir / provider.name, fixtures_dir):
                 if (candidate / "manifest.json").is_file() and (
                         candidate != fixtures_dir or _manifest_provider(candidate) == provider.name):
-                    return _Plan(provider.name, "replay", candidate)
+                    return _Plan(provider.name, "replay", candidate, static=provider.static)
             expected = fixtures_dir / provider.name / "manifest.json"
             problem = _manifest_problem(fixtures_dir)
             return f"no recording for {provider.name} in {fixtures_dir} (expected {expected})" + (
