@@ -93,6 +93,13 @@ def search(
     launchable: Annotated[bool, typer.Option("--launchable", help="only offers quota and capacity allow")] = False,
     checkpoint_every: Annotated[float | None, typer.Option(
         help="hours between checkpoints: spot expected cost (training preset)")] = None,
+    min_compute_capability: Annotated[str | None, typer.Option(
+        help="CUDA compute capability at least, e.g. 8.0 (A100), 9.0 (Hopper)")] = None,
+    feature: Annotated[list[str] | None, typer.Option(
+        help="GPU feature, repeatable: fp8, transformer-engine, tensor-cores, mig")] = None,
+    cuda: Annotated[str | None, typer.Option(help="only GPUs this CUDA release supports, e.g. 12.4")] = None,
+    bare_metal: Annotated[bool, typer.Option("--bare-metal", help="only bare-metal instances")] = False,
+    dedicated: Annotated[bool, typer.Option("--dedicated", help="only instances on a host of their own")] = False,
     workload: Annotated[str | None, typer.Option(help="training, inference, data-science, rendering or "
                                                       "scientific")] = None,
     model: Annotated[str | None, typer.Option(help="model size to fit, e.g. 70b, 7B, 350m")] = None,
@@ -133,7 +140,8 @@ def search(
             precision=precision, mode=model_mode, instance_type=instance_type,
             include_accelerators=include_accelerators, provider_kind=provider_kind, mig_capable=mig, nvlink=nvlink,
             max_interruption=max_interruption, min_placement_score=min_placement_score, launchable=launchable,
-            checkpoint_every=checkpoint_every)
+            checkpoint_every=checkpoint_every, min_compute_capability=min_compute_capability, feature=feature,
+            cuda=cuda, bare_metal=bare_metal, dedicated=dedicated)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
@@ -280,20 +288,42 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
 
 @app.command()
 def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
-    """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, aliases."""
+    """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, CUDA compute capability,
+    FP8, MIG, the CUDA releases that support each GPU and their minimum driver, aliases."""
+    from gpuhub.compat import compat
+
     table_data = get_registry().gpus
-    rows = [{"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
-             "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
-             "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s, "aliases": list(s.aliases)} for s in table_data.specs]
+    rows: list[dict[str, Any]] = []
+    for s in table_data.specs:
+        facts = compat(s.name)
+        cc = facts.compute_capability
+        rows.append({"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
+                     "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
+                     "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s,
+                     "compute_capability": f"{cc[0]}.{cc[1]}" if cc else None,
+                     "tensor_core_generation": facts.tensor_core_generation, "fp8": facts.fp8,
+                     "transformer_engine": facts.transformer_engine, "mig": s.mig_support,
+                     "cuda": facts.cuda_range if cc else None, "min_driver": facts.min_driver,
+                     "aliases": list(s.aliases)})
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
+    if output is OutputFormat.csv:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["name"], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({**r, "aliases": "|".join(r["aliases"])} for r in rows)
+        sys.stdout.write(buffer.getvalue())
+        return
     table = Table(show_edge=False, header_style="bold")
-    for column in ("name", "vendor", "form", "GiB", "BF16 TFLOPS", "FP64 TFLOPS", "aliases"):
+    for column in ("name", "vendor", "form", "GiB", "BF16 TFLOPS", "FP64 TFLOPS", "CC", "FP8", "MIG", "CUDA",
+                   "aliases"):
         table.add_column(column)
+    yes_no = {True: "yes", False: "no", None: "-"}
     for r in rows:
         table.add_row(str(r["name"]), str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
-                      _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), ", ".join(r["aliases"]))  # type: ignore[arg-type]
+                      _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), r["compute_capability"] or "-",
+                      yes_no[r["fp8"]], yes_no[r["mig"]], r["cuda"] or "-", ", ".join(r["aliases"]))
     _out().print(table)
 
 
