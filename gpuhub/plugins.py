@@ -35,7 +35,7 @@ __all__ = ["PluginReport", "Registry", "get_registry", "reset_registry"]
 log = logging.getLogger("gpuhub.plugins")
 ENTRY_POINT_GROUP = "gpuhub"
 _PROVIDER_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
-_HOOKS = ("register_gpu_specs", "register_providers", "register_rankers")
+_HOOKS = ("register_gpu_specs", "register_providers", "register_rankers", "register_regions")
 
 
 @dataclass
@@ -215,6 +215,16 @@ class Registry:
             impl(register=providers.append)
             for provider in providers:
                 self._add_provider(provider, plugin_name, report)
+        elif hook == "register_regions":
+            from gpuhub.regions import RegionFacts, add_region
+
+            regions: list[RegionFacts] = []
+            impl(register=regions.append)
+            for facts in regions:
+                if not isinstance(facts, RegionFacts):
+                    self._fail(report, f"register_regions got {facts!r}", "pass gpuhub.RegionFacts(...) objects")
+                    continue
+                add_region(facts)
         elif hook == "register_rankers":
             rankers: list[Ranker] = []
             impl(register=rankers.append)
@@ -251,6 +261,16 @@ class Registry:
             except Exception as exc:
                 self._fail(report, f"hook register_commands raised {type(exc).__name__}: {exc}",
                            f"report this to the maintainers of {report.distribution or name}")
+
+
+def installed_distributions() -> set[str]:
+    """Names of the installed distributions that provide ``gpuhub`` entry points (normalized: ``gpuhub-aws``)."""
+    names = set()
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        if dist is not None:
+            names.add(re.sub(r"[-_.]+", "-", dist.name).lower())
+    return names
 
 
 def _constant(obj: object) -> Callable[[], object]:
