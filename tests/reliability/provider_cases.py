@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from faultserver import Fault, Match
@@ -396,7 +397,57 @@ AWS = ProviderCase(
 )
 
 
-CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS)
+
+# --- kubernetes (one API server, as through kubectl proxy: the recording's first cluster) ------------------------
+def _k8s_settings() -> str:
+    import importlib.util
+
+    spec = importlib.util.find_spec("gpuhub_kubernetes")
+    if spec is None or not spec.submodule_search_locations:
+        return ""
+    return str(Path(next(iter(spec.submodule_search_locations))) / "recording" / "settings.toml")
+
+
+def _k8s_items(page: Json) -> list[Any]:
+    return list(page.get("items", []))
+
+
+def _k8s_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["items"] = items
+    return out
+
+
+def _k8s_rename(page: Json, url: str) -> Json:
+    for item in page.get("items", []):
+        status, spec = item.get("status") or {}, item.get("spec") or {}
+        if "allocatable" in status:
+            status["allocatables"] = status.pop("allocatable")
+        if "devices" in spec:  # DRA ResourceSlices carry the devices in spec
+            spec["allocatable"] = spec.pop("devices")
+    return page
+
+
+def _k8s_drop(page: Json, url: str) -> Json:
+    for item in page.get("items", []):
+        if item.get("metadata", {}).get("name") == "l40s-1":
+            del item["status"]["allocatable"]
+    return page
+
+
+KUBERNETES = ProviderCase(
+    name="kubernetes",
+    env={"KUBERNETES_TOKEN": "fake-kubernetes-token-5c8e1d2f7a", "GPUHUB_KUBERNETES_CLUSTER_NAME": "gpu-east",
+         "GPUHUB_KUBERNETES_SETTINGS": _k8s_settings()},
+    fault_match="/api/v1/nodes", first_match="/api/v1/nodes",
+    empty_page=b'{"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": []}',
+    empty_lost=lambda o: not o.instance_type.endswith(":dra"),
+    empty_warning="cluster gpu-east: the API server listed no nodes",
+    rename_all=_k8s_rename, renamed_field="allocatable", drop_one=_k8s_drop,
+    drop_one_lost=lambda o: o.instance_type.startswith("l40s-4"), items=_k8s_items, set_items=_k8s_set,
+)
+
+CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES)
 """Every provider row; the matrix, fuzzers and secret scan parametrize over these."""
 
 BY_NAME = {case.name: case for case in CASES}
