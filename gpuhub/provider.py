@@ -337,6 +337,7 @@ class ProviderContext:
             self._throttle()
             self.report.requests += 1
             request = self.client.build_request(method, url, **kwargs)
+            request.extensions["gpuhub_streamed"] = stream  # the engine caps answers read whole, not streams
             for value in request_secrets(request):  # e.g. an API key a provider put in the query itself
                 remember_secret(value)
             response = self.client.send(request, stream=stream)

@@ -265,8 +265,9 @@ def _gcp_rename(page: Json, url: str) -> Json:
     return page
 
 
-GCP_DROPPED_SKU = "423E-52FE-FD42"
-"""Nvidia H100 80GB GPU running in Madrid, OnDemand (europe-southwest1), on page 2 of the recording."""
+GCP_DROPPED_SKU = "8023-3EB7-95C6"
+"""Nvidia H100 80GB GPU running in Belgium, OnDemand (europe-west1, where A3 High and Mega are sold), on page 2
+of the recording."""
 
 
 def _gcp_drop(page: Json, url: str) -> Json:
@@ -292,8 +293,8 @@ GCP = ProviderCase(
     fault_match="pageToken=gpuhub-page-2", first_match=lambda t: "/skus?" in t and "pageToken" not in t,
     empty_page=b'{"skus": [], "nextPageToken": ""}',
     rename_all=_gcp_rename, renamed_field="pricingInfo", drop_one=_gcp_drop,
-    drop_one_lost=lambda o: (o.region.code == "europe-southwest1" and o.price.purchase == "on_demand"
-                             and o.instance.gpu is not None and o.instance.gpu.name == "H100"),
+    drop_one_lost=lambda o: (o.region.code == "europe-west1" and o.price.purchase == "on_demand"
+                             and o.instance_type.startswith(("a3-highgpu-", "a3-edgegpu-"))),
     items=_gcp_items, set_items=_gcp_set, loop=_gcp_loop, loop_match="pageToken=gpuhub-page-4",
     words={"pagination_loop": ("pagination loop",),
            "page_cap": ("page cap of 200 SKU pages hit with a next page token: the list is incomplete",)},
