@@ -465,7 +465,7 @@ def _provenance(status: ProviderStatus, source: Source, manifest: Manifest | Non
 def _describe(exc: BaseException) -> str:
     """The status reason for a failure, with every credential value read in this process blanked (a provider bug
     may echo one). Only known values: the pattern rules of :func:`redact` would also eat prose like "token: the"."""
-    from gpuhub.recording import REDACTED, known_secrets
+    from gpuhub.recording import REDACTED, known_secret_forms
 
     if isinstance(exc, CredentialsError):
         text = f"credentials: {exc}"
@@ -473,7 +473,7 @@ def _describe(exc: BaseException) -> str:
         text = str(exc) if exc.code is None or exc.code in str(exc) else f"{exc} (code {exc.code})"
     else:
         text = f"{type(exc).__name__}: {exc}"
-    for secret in sorted(known_secrets(), key=len, reverse=True):
+    for secret in known_secret_forms():
         text = text.replace(secret, REDACTED)
     return text
 
