@@ -113,6 +113,7 @@ class Catalog:
         # Provider kind per row, through the provider column's codes (one lookup per provider, not per offer).
         kind_of = [(kinds or {}).get(p) for p in self.provider.values]
         self.kind = _Categorical([kind_of[c] if c >= 0 else None for c in self.provider.codes.tolist()])
+        self._gpus = gpus
         mig_names = [s.name for s in gpus.specs if s.mig_support] if gpus is not None else []
         self.instance_type = _Categorical(instance_type)
         self.gpu = _Categorical(gpu)
@@ -169,6 +170,29 @@ class Catalog:
         result: FloatArray = 2 * km * ROUTE_FACTOR / FIBRE_KM_PER_MS + FIXED_MS
         return result
 
+    def _compat_filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
+        """Masks from the GPU's compatibility facts (:mod:`gpuhub.compat`), one lookup per GPU name."""
+        from gpuhub.compat import compat, cuda_supports
+
+        mig = {s.name for s in self._gpus.specs if s.mig_support} if self._gpus is not None else set()
+        out: list[tuple[str, Callable[[], BoolArray]]] = []
+        if q.min_compute_capability:
+            floor = q.min_compute_capability
+            names = [n for n in self.gpu.values if (cc := compat(n).compute_capability) and cc >= floor]
+            out.append(("min_compute_capability", lambda: self.gpu.mask(names)))
+        if q.features:
+            have = [n for n in self.gpu.values if all(compat(n).has(f, n in mig) for f in q.features)]
+            out.append(("feature", lambda: self.gpu.mask(have)))
+        if q.cuda:
+            release = q.cuda
+            supported = [n for n in self.gpu.values if cuda_supports(n, release)]
+            out.append(("cuda", lambda: self.gpu.mask(supported)))
+        return out
+
+    def _instance_flag(self, test: Callable[[Any], bool]) -> BoolArray:
+        """A per-offer mask from an instance fact (built only when a filter asks for it)."""
+        return np.fromiter((test(o.instance) for o in self.offers), dtype=np.bool_, count=len(self.offers))
+
     def filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
         """The active filters in order, each named after the search argument that set it."""
         out: list[tuple[str, Callable[[], BoolArray]]] = []
@@ -188,6 +212,13 @@ class Catalog:
             out.append(("mig_capable", lambda: self.mig))
         if q.nvlink:
             out.append(("nvlink", lambda: self.fast_interconnect & (self.gpu_count > 1)))
+        if q.min_compute_capability or q.features or q.cuda:
+            out.extend(self._compat_filters(q))
+        if q.bare_metal:
+            out.append(("bare_metal", lambda: self._instance_flag(lambda i: i.bare_metal is True)))
+        if q.dedicated:
+            out.append(("dedicated", lambda: self._instance_flag(
+                lambda i: i.tenancy == "dedicated" or i.bare_metal is True)))
         if not q.include_accelerators and self.non_gpu.any():
             out.append(("include_accelerators", lambda: ~self.non_gpu))
         if q.min_gpus is not None:

@@ -6,10 +6,12 @@ Exit codes: 0 success (even when some providers failed: their status is on stder
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import logging
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -91,6 +93,13 @@ def search(
     launchable: Annotated[bool, typer.Option("--launchable", help="only offers quota and capacity allow")] = False,
     checkpoint_every: Annotated[float | None, typer.Option(
         help="hours between checkpoints: spot expected cost (training preset)")] = None,
+    min_compute_capability: Annotated[str | None, typer.Option(
+        help="CUDA compute capability at least, e.g. 8.0 (A100), 9.0 (Hopper)")] = None,
+    feature: Annotated[list[str] | None, typer.Option(
+        help="GPU feature, repeatable: fp8, transformer-engine, tensor-cores, mig")] = None,
+    cuda: Annotated[str | None, typer.Option(help="only GPUs this CUDA release supports, e.g. 12.4")] = None,
+    bare_metal: Annotated[bool, typer.Option("--bare-metal", help="only bare-metal instances")] = False,
+    dedicated: Annotated[bool, typer.Option("--dedicated", help="only instances on a host of their own")] = False,
     workload: Annotated[str | None, typer.Option(help="training, inference, data-science, rendering or "
                                                       "scientific")] = None,
     model: Annotated[str | None, typer.Option(help="model size to fit, e.g. 70b, 7B, 350m")] = None,
@@ -131,13 +140,14 @@ def search(
             precision=precision, mode=model_mode, instance_type=instance_type,
             include_accelerators=include_accelerators, provider_kind=provider_kind, mig_capable=mig, nvlink=nvlink,
             max_interruption=max_interruption, min_placement_score=min_placement_score, launchable=launchable,
-            checkpoint_every=checkpoint_every)
+            checkpoint_every=checkpoint_every, min_compute_capability=min_compute_capability, feature=feature,
+            cuda=cuda, bare_metal=bare_metal, dedicated=dedicated)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
     try:
         result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
-                           timeout=timeout)
+                           timeout=timeout, deadline=_DEADLINE[0] if timeout is not None and _DEADLINE else None)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
@@ -278,20 +288,42 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
 
 @app.command()
 def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
-    """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, aliases."""
+    """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, CUDA compute capability,
+    FP8, MIG, the CUDA releases that support each GPU and their minimum driver, aliases."""
+    from gpuhub.compat import compat
+
     table_data = get_registry().gpus
-    rows = [{"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
-             "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
-             "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s, "aliases": list(s.aliases)} for s in table_data.specs]
+    rows: list[dict[str, Any]] = []
+    for s in table_data.specs:
+        facts = compat(s.name)
+        cc = facts.compute_capability
+        rows.append({"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
+                     "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
+                     "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s,
+                     "compute_capability": f"{cc[0]}.{cc[1]}" if cc else None,
+                     "tensor_core_generation": facts.tensor_core_generation, "fp8": facts.fp8,
+                     "transformer_engine": facts.transformer_engine, "mig": s.mig_support,
+                     "cuda": facts.cuda_range if cc else None, "min_driver": facts.min_driver,
+                     "aliases": list(s.aliases)})
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
+    if output is OutputFormat.csv:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["name"], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({**r, "aliases": "|".join(r["aliases"])} for r in rows)
+        sys.stdout.write(buffer.getvalue())
+        return
     table = Table(show_edge=False, header_style="bold")
-    for column in ("name", "vendor", "form", "GiB", "BF16 TFLOPS", "FP64 TFLOPS", "aliases"):
+    for column in ("name", "vendor", "form", "GiB", "BF16 TFLOPS", "FP64 TFLOPS", "CC", "FP8", "MIG", "CUDA",
+                   "aliases"):
         table.add_column(column)
+    yes_no = {True: "yes", False: "no", None: "-"}
     for r in rows:
         table.add_row(str(r["name"]), str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
-                      _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), ", ".join(r["aliases"]))  # type: ignore[arg-type]
+                      _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), r["compute_capability"] or "-",
+                      yes_no[r["fp8"]], yes_no[r["mig"]], r["cuda"] or "-", ", ".join(r["aliases"]))
     _out().print(table)
 
 
@@ -417,8 +449,64 @@ def record(
     typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
 
 
+_DEADLINE: list[float] = []
+"""``search --timeout T``: T seconds from the start of the process (plugin loading included)."""
+
+
+def _argv_timeout(args: list[str]) -> float | None:
+    """The value of ``--timeout`` in the command line, read before the plugins load (None when absent or bad)."""
+    for i, arg in enumerate(args):
+        text = arg.split("=", 1)[1] if arg.startswith("--timeout=") else (
+            args[i + 1] if arg == "--timeout" and i + 1 < len(args) else None)
+        if text is not None:
+            try:
+                value = float(text)
+            except ValueError:
+                return None
+            return value if 0 < value < float("inf") else None
+    return None
+
+
+def _leave(code: object) -> None:
+    """Exit with ``code``. Fetch or plugin threads still running (a provider past its deadline, a plugin that hung
+    at import) are abandoned: flush and end the process at once instead of letting interpreter exit wait."""
+    import threading
+
+    if isinstance(code, str):
+        err.print(code, highlight=False, markup=False)
+        code = 1
+    status = code if isinstance(code, int) else (0 if code is None else 1)
+    if any(t.is_alive() and t.name.startswith("gpuhub-") for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(status)
+    raise SystemExit(status)
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the command's exit code; a search with ``--timeout T`` exits within T s (plus
+    printing) whatever a provider or plugin does."""
+    import time
+
+    started = time.monotonic()
+    timeout = _argv_timeout(sys.argv[1:])
+    if timeout is not None:
+        from gpuhub.plugins import limit_load_time
+
+        _DEADLINE[:] = [started + timeout]
+        limit_load_time(max(0.2, timeout / 2))  # a hanging plugin leaves the other half to the providers
+    try:
+        _main_inner()
+    except SystemExit as exc:
+        _leave(exc.code)
+    except KeyboardInterrupt:  # a real Ctrl-C (a plugin's own KeyboardInterrupt is contained as its failure)
+        err.print("interrupted", highlight=False)
+        _leave(130)
+    _leave(0)
+
+
+def _main_inner() -> None:
     # A provider's failure is already on its status line; the engine's log line would repeat it.
     logging.getLogger("gpuhub.engine").addHandler(logging.NullHandler())
     logging.getLogger("gpuhub.engine").propagate = False

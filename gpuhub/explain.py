@@ -73,6 +73,9 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         from gpuhub.obtain.cost import risk_note
 
         parts.append(risk_note(risk, query.checkpoint_every_h, ranker.name == "training"))
+    precision_note = _precision_note(offer, query, ranker)
+    if precision_note:
+        parts.append(precision_note)
     fit = query.fit()
     split = None
     if fit is not None and offer.instance.gpu_memory_gib:
@@ -98,6 +101,21 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         "model_split": split,
         **{k: (round(v, 8) if v is not None else None) for k, v in figures.items()},
     }
+
+
+def _precision_note(offer: Offer, query: Query, ranker: Ranker) -> str | None:
+    """A warning when the model's precision needs a GPU feature this offer's GPU lacks (FP8 before Ada/Hopper)."""
+    if query.precision != "fp8" or offer.instance.gpu is None:
+        return None
+    from gpuhub.compat import compat
+
+    facts = compat(offer.instance.gpu.name)
+    if facts.fp8:
+        return None
+    cc = facts.compute_capability
+    why = f"compute capability {cc[0]}.{cc[1]}; FP8 needs 8.9 or newer" if cc else "no FP8 support known"
+    effect = "training runs at BF16 speed and memory" if ranker.name == "training" else "runs at BF16 or slower"
+    return f"warning: {offer.instance.gpu.name} has no FP8 ({why}): {effect}"
 
 
 def removed_notes(catalog: Catalog, masks: list[tuple[str, npt.NDArray[np.bool_]]], ranker: Ranker,

@@ -77,6 +77,17 @@ class Query(BaseModel):
     """Only offers that quota and capacity allow (unknown: kept, and the status says which check was missing)."""
     checkpoint_every_h: float = 1.0
     """Hours between checkpoints, for the expected cost of interruptible capacity (training preset)."""
+    # Framework compatibility and control level (gpuhub.compat): unknown never passes.
+    min_compute_capability: tuple[int, int] | None = None
+    """Only CUDA GPUs of at least this compute capability, e.g. (8, 0)."""
+    features: tuple[str, ...] = ()
+    """Only GPUs with every one of these (``fp8``, ``transformer-engine``, ``tensor-cores``, ``mig``)."""
+    cuda: tuple[int, int] | None = None
+    """Only GPUs this CUDA release can build for, e.g. (12, 4)."""
+    bare_metal: bool = False
+    """Only instances the provider says are bare metal (no hypervisor)."""
+    dedicated: bool = False
+    """Only instances on a host of their own (dedicated tenancy, bare metal included)."""
 
     def fit(self) -> ModelFit | None:
         """The model-fit figures when a model was given."""
@@ -165,7 +176,8 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
                 mode: str | None = None, instance_type: Any = None, include_accelerators: bool = False,
                 provider_kind: Any = None, mig_capable: bool = False, nvlink: bool = False,
                 max_interruption: Any = None, min_placement_score: Any = None, launchable: bool = False,
-                checkpoint_every: Any = None) -> Query:
+                checkpoint_every: Any = None, min_compute_capability: Any = None, feature: Any = None,
+                cuda: Any = None, bare_metal: bool = False, dedicated: bool = False) -> Query:
     """Validate user arguments into a :class:`Query`.
 
     Raises:
@@ -236,6 +248,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         raise QueryError("limit", f"must be a whole number of at least 1, got {limit!r}")
     countries = tuple(_country(c) for c in _tuple("country", country))
     obtain = _obtain_arguments(max_interruption, min_placement_score, launchable, checkpoint_every)
+    control = _control_arguments(min_compute_capability, feature, cuda, bare_metal, dedicated)
     # Sorted tuples: equal queries written in another order are equal (and hash alike) for caching.
     return Query(
         gpu=tuple(sorted(set(names) - {n for n, _ in forms})), gpu_forms=tuple(sorted(set(forms))),
@@ -257,7 +270,32 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         max_carbon_g_per_kwh=_number("max_carbon", max_carbon),
         model_parameters=fit.parameters if fit else None, precision=fit.precision if fit else "bf16",
         model_mode=fit.mode if fit else "inference", model_vram_gib=fit.total_gib if fit else None, **obtain,
+        **control,
     )
+
+
+def _control_arguments(min_compute_capability: Any, feature: Any, cuda: Any, bare_metal: Any,
+                       dedicated: Any) -> dict[str, Any]:
+    """Compatibility and control-level arguments as :class:`Query` fields (see :mod:`gpuhub.compat`)."""
+    from gpuhub.compat import FEATURES, parse_version
+
+    versions: dict[str, tuple[int, int] | None] = {}
+    for name, value, example in (("min_compute_capability", min_compute_capability, "8.0"),
+                                 ("cuda", cuda, "12.4")):
+        if value is None:
+            versions[name] = None
+            continue
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)) or not str(value).strip():
+            raise QueryError(name, f"expected a version such as {example}, got {value!r}")
+        try:
+            versions[name] = parse_version(str(value))
+        except ValueError:
+            raise QueryError(name, f"expected a version such as {example}, got {value!r}") from None
+    if feature is not None and not _tuple("feature", feature):
+        raise QueryError("feature", f"is empty; allowed values: {', '.join(FEATURES)}")
+    features = _choose("feature", _tuple("feature", feature), FEATURES)
+    return {"min_compute_capability": versions["min_compute_capability"], "cuda": versions["cuda"],
+            "features": tuple(sorted(features)), "bare_metal": bool(bare_metal), "dedicated": bool(dedicated)}
 
 
 def _obtain_arguments(max_interruption: Any, min_placement_score: Any, launchable: Any,

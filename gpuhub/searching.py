@@ -155,6 +155,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            mig_capable: bool = False, nvlink: bool = False,
            max_interruption: float | None = None, min_placement_score: int | None = None,
            launchable: bool = False, checkpoint_every: float | None = None,
+           min_compute_capability: str | float | None = None, feature: str | Sequence[str] | None = None,
+           cuda: str | float | None = None, bare_metal: bool = False, dedicated: bool = False,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
            refresh: bool = False, timeout: float | None = None, engine: Engine | None = None) -> SearchResult:
     """Find GPU offers across every installed provider, filtered and ranked for a workload.
@@ -194,6 +196,11 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
             of at least this (needs credentials). launchable: drop offers that quota or capacity rule out.
             checkpoint_every: hours between checkpoints, for the training preset's expected spot cost
             (:mod:`gpuhub.obtain.cost`; default 1).
+        min_compute_capability: CUDA GPUs of at least this compute capability (``"9.0"``: Hopper and newer).
+            feature: GPUs with every named feature: ``fp8``, ``transformer-engine``, ``tensor-cores``, ``mig``.
+            cuda: GPUs this CUDA release can build for (``"12.4"``; facts in :mod:`gpuhub.compat`).
+        bare_metal: only instances the provider says are bare metal. dedicated: only instances on a host of their
+            own (dedicated tenancy or bare metal). Unknown control level never passes either.
         fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
         fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
         refresh: ignore the in-memory cache. timeout: seconds to wait for providers.
@@ -217,7 +224,9 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
                         instance_type=instance_type, include_accelerators=include_accelerators,
                         provider_kind=provider_kind, mig_capable=mig_capable, nvlink=nvlink,
                         max_interruption=max_interruption, min_placement_score=min_placement_score,
-                        launchable=launchable, checkpoint_every=checkpoint_every)
+                        launchable=launchable, checkpoint_every=checkpoint_every,
+                        min_compute_capability=min_compute_capability, feature=feature, cuda=cuda,
+                        bare_metal=bare_metal, dedicated=dedicated)
     if fixtures_dir is not None and not isinstance(fixtures_dir, (str, os.PathLike)):
         raise QueryError("fixtures_dir", f"expected a directory path, got {fixtures_dir!r}")
     if fetch not in ("auto", "live", "replay"):
@@ -230,10 +239,12 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
 
 
 def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
-              refresh: bool = False, timeout: float | None = None) -> SearchResult:
-    """Run an already validated :class:`Query` (the CLI and :func:`search` both end here)."""
+              refresh: bool = False, timeout: float | None = None, deadline: float | None = None) -> SearchResult:
+    """Run an already validated :class:`Query` (the CLI and :func:`search` both end here); ``deadline`` (a
+    ``time.monotonic()`` value) bounds the wait for providers too."""
     names = list(query.providers) or sorted(engine.registry.providers)
-    collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout)
+    collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout,
+                               deadline=deadline)
     catalog = engine.catalog([offers for offers, _ in collected])
     _check_regions(query, catalog)
     rows, removed, masks = catalog.select_with_masks(query)
