@@ -50,7 +50,7 @@ def limit_load_time(seconds: float) -> None:
     _LOAD_LIMIT[:] = [seconds]
 
 
-_HOOKS = ("register_gpu_specs", "register_providers", "register_rankers")
+_HOOKS = ("register_gpu_specs", "register_providers", "register_rankers", "register_regions")
 
 
 @dataclass
@@ -289,6 +289,16 @@ class Registry:
             self._plugin_code(lambda: impl(register=providers.append), hook)
             for provider in providers:
                 self._add_provider(provider, plugin_name, report)
+        elif hook == "register_regions":
+            from gpuhub.regions import RegionFacts, add_region
+
+            regions: list[RegionFacts] = []
+            self._plugin_code(lambda: impl(register=regions.append), hook)
+            for facts in regions:
+                if not isinstance(facts, RegionFacts):
+                    self._fail(report, f"register_regions got {facts!r}", "pass gpuhub.RegionFacts(...) objects")
+                    continue
+                add_region(facts)
         elif hook == "register_rankers":
             rankers: list[Ranker] = []
             self._plugin_code(lambda: impl(register=rankers.append), hook)
@@ -353,6 +363,16 @@ class Registry:
             except Exception as exc:
                 self._fail(report, f"hook register_commands raised {type(exc).__name__}: {exc}",
                            f"report this to the maintainers of {report.distribution or name}")
+
+
+def installed_distributions() -> set[str]:
+    """Names of the installed distributions that provide ``gpuhub`` entry points (normalized: ``gpuhub-aws``)."""
+    names = set()
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        if dist is not None:
+            names.add(re.sub(r"[-_.]+", "-", dist.name).lower())
+    return names
 
 
 class _PluginFault(Exception):
