@@ -71,6 +71,9 @@ class Provider:
     base_url: ClassVar[str] = ""
     credentials: ClassVar[tuple[Credential, ...]] = ()
     static: ClassVar[bool] = False
+    example_recording: ClassVar[bool] = False
+    """True when the bundled recording is an example (an internal cloud's demo clusters), not real offers: a search
+    that does not name the provider leaves it out unless live access is configured."""
     min_request_interval_s: ClassVar[float] = 0.0
     timeout_s: ClassVar[float | None] = None
     """How long a full live fetch may take (seconds) when longer than the engine's search timeout (AWS's offer

@@ -276,6 +276,8 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     """Run an already validated :class:`Query` (the CLI and :func:`search` both end here); ``deadline`` (a
     ``time.monotonic()`` value) bounds the wait for providers too."""
     names = list(query.providers) or sorted(engine.registry.providers)
+    examples = _examples_left_out(engine, names, query, fetch, fixtures_dir)
+    names = [n for n in names if n not in examples]
     collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout,
                                deadline=deadline)
     catalog = engine.catalog([offers for offers, _ in collected])
@@ -319,12 +321,33 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
                 before &= mask
         dropped = (int(np.count_nonzero(before & (catalog.available == -1))),
                    int(np.count_nonzero(before & (catalog.available == 0))))
-    return SearchResult([catalog.offers[int(r)] for r in ranked[:shown]], [status for _, status in collected], query,
+    statuses = sorted([status for _, status in collected] + [_example_status(engine, n) for n in examples],
+                      key=lambda s: s.provider)
+    return SearchResult([catalog.offers[int(r)] for r in ranked[:shown]], statuses, query,
                         considered=len(catalog), matched=len(rows), removed_by=removed,
                         scores=[None if math.isnan(s) else float(s) for s in scores[:shown]], removed_notes=notes,
                         groups=groups, more_regions=more[:shown] if more is not None else None,
                         choices=len(more) if more is not None else None,
                         no_availability=_no_availability(catalog), availability_dropped=dropped, _explain=explain)
+
+
+def _examples_left_out(engine: Engine, names: list[str], query: Query, fetch: str,
+                       fixtures_dir: Path | None) -> list[str]:
+    """Providers whose bundled recording is only an example (:attr:`Provider.example_recording`) and that have no
+    live access configured: a search that does not name them leaves them out, so demo clusters never pose as
+    offers to rent."""
+    if query.providers or fetch != "auto" or fixtures_dir is not None:
+        return []
+    providers = engine.registry.providers
+    return [n for n in names if providers[n].example_recording
+            and not providers[n].credentials_configured(engine.environ)]
+
+
+def _example_status(engine: Engine, name: str) -> ProviderStatus:
+    variables = sorted({v for c in engine.registry.providers[name].credentials for v in c.env})
+    return ProviderStatus(name, "skipped", reason=(
+        f"its bundled data is an example, not offers to rent: --provider {name} shows it; for live data set "
+        f"{' or '.join(variables) or 'its settings'}"))
 
 
 def _cheapest(catalog: Catalog, rows: npt.NDArray[np.int32]) -> int | None:

@@ -73,6 +73,7 @@ class KubernetesProvider(Provider):
     """
 
     name: ClassVar[str] = "kubernetes"
+    example_recording: ClassVar[bool] = True
     display_name: ClassVar[str] = "Kubernetes clusters"
     kind: ClassVar[ProviderKind] = "internal"
     base_url: ClassVar[str] = ""

@@ -212,3 +212,14 @@ def test_cli_search_provider_kubernetes(tmp_path: Path) -> None:
     assert rows[("gpu-east", "dgx-h100:1gpu")]["available_count"] == 6
     assert rows[("lab-eu", "a100-40-x2:mig-1g.5gb")]["gpu_memory_gib"] == 4.75
     assert rows[("gpu-east", "hgx-a100-2:mig-1g.10gb")]["price_per_hour"] == 0.2
+
+
+def test_example_clusters_never_pose_as_offers_in_a_general_search(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GPUHUB_CACHE_DIR": str(tmp_path / "cache"),
+           "GPUHUB_STORE": str(tmp_path / "store")}
+    out = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "--gpu", "H100", "--min-gpus", "8",
+                          "--format", "json", "--limit", "50"], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert not any(r["provider"] == "kubernetes" for r in json.loads(out.stdout))
+    assert "kubernetes: skipped: its bundled data is an example" in out.stderr
+    assert "KUBECONFIG" in out.stderr
