@@ -366,6 +366,11 @@ def record(
     typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
 
 
+from gpuhub import cli_history  # noqa: E402  (light: typer only; history, diff, watch, catalog)
+
+cli_history.register(app)
+
+
 def main() -> None:
     """Console-script entry point."""
     # A provider's failure is already on its status line; the engine's log line would repeat it.
