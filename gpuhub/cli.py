@@ -99,7 +99,9 @@ def search(
     limit: Annotated[int | None, typer.Option(help="at most this many offers")] = 20,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
-    refresh: Annotated[bool, typer.Option(help="ignore cached data")] = False,
+    refresh: Annotated[bool, typer.Option(help="fetch again, ignoring stored and cached data")] = False,
+    max_age: Annotated[str | None, typer.Option(help="how old stored live data may be: 600, 15min, 2h (default 1 h, "
+                                                     "spot 10 min)")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
 ) -> None:
@@ -112,6 +114,14 @@ def search(
         _fail_usage(f"--fixtures: {fixtures} is not a directory")
     if timeout is not None and not (0 < timeout < float("inf")):
         _fail_usage(f"--timeout: must be a positive number of seconds, got {timeout:g}")
+    max_age_s = None
+    if max_age is not None:
+        from gpuhub.cli_store import parse_duration
+
+        try:
+            max_age_s = parse_duration(max_age)
+        except ValueError as exc:
+            _fail_usage(f"--max-age: {exc}")
     try:
         query = build_query(
             gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers), gpu=gpu,
@@ -127,7 +137,7 @@ def search(
         return
     try:
         result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
-                           timeout=timeout)
+                           timeout=timeout, max_age=max_age_s)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
@@ -363,6 +373,11 @@ def record(
     if status.state != "ok":
         raise typer.Exit(1)
     typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
+
+
+from gpuhub.cli_store import store_app  # noqa: E402  (light: typer only)
+
+app.add_typer(store_app, name="store")
 
 
 def main() -> None:
