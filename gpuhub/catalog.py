@@ -201,6 +201,14 @@ class Catalog:
         self.mig: BoolArray = self.gpu.mask(mig_names)
         non_gpu_names = [n for n in self.gpu.values if gpus is not None and not gpus.is_gpu(n)]
         self.non_gpu: BoolArray = self.gpu.mask(non_gpu_names)
+        # Obtainability (gpuhub.obtain): NaN where unknown; launchable -1 unknown, 0 no, 1 yes. Read once per
+        # distinct stored ``obtain`` value, then gathered by each row's extra-fields code.
+        obtain = _gather([np.asarray([_obtain_part(e.get("obtain")) for e in c.tables["extras"]] + [_NO_OBTAIN],
+                                     dtype=np.float64).reshape(-1, 3) for c in stored],
+                         [np.where(c.columns["extra"] < 0, len(c.tables["extras"]), c.columns["extra"])
+                          for c in stored], 3).reshape(n, 3)
+        self.interruption_max_pct, self.placement_score = obtain[:, 0], obtain[:, 1]
+        self.launchable = obtain[:, 2].astype(np.int8)
 
     def __len__(self) -> int:
         return len(self.offers)
@@ -265,6 +273,14 @@ class Catalog:
             out.append(("max_rtt", lambda: self.rtt_ms(place) <= (q.max_rtt_ms or 0)))
         if q.max_carbon_g_per_kwh is not None:
             out.append(("max_carbon", lambda: self.carbon_intensity <= (q.max_carbon_g_per_kwh or 0)))
+        if q.max_interruption_pct is not None:
+            out.append(("max_interruption",
+                        lambda: ~self.interruptible | (self.interruption_max_pct <= (q.max_interruption_pct or 0))))
+        if q.min_placement_score is not None:
+            out.append(("min_placement_score",
+                        lambda: ~self.interruptible | (self.placement_score >= (q.min_placement_score or 0))))
+        if q.launchable:
+            out.append(("launchable", lambda: self.launchable != 0))
         if q.max_price_per_hour is not None:
             # Compared as floats: a published price has at most 17 significant digits, so equality survives.
             limit = float(q.max_price_per_hour)
@@ -431,3 +447,22 @@ class _Offers(Sequence[Offer]):
             offer = original[row] if original is not None else self._parts[part].offer(row)
             self._built[index] = offer
         return offer
+
+
+_NO_OBTAIN = (math.nan, math.nan, -1)
+
+
+def _obtain_part(data: Any) -> tuple[float, float, int]:
+    """Interruption upper bound (percent), placement score and launchability (-1 unknown, 0 no, 1 yes) of one
+    stored ``obtain`` value (see :mod:`gpuhub.obtain`)."""
+    if data is None:
+        return _NO_OBTAIN
+    from gpuhub.obtain.model import Obtainability
+
+    obtain = Obtainability.model_validate(data)
+    risk = obtain.risk
+    high = risk.max_pct if risk is not None and risk.max_pct is not None else math.nan
+    score = math.nan if obtain.placement_score is None else float(obtain.placement_score)
+    quota, capacity = obtain.quota_instances, obtain.capacity
+    ok = -1 if quota is None and capacity is None else int((quota is None or quota > 0) and capacity is not False)
+    return (float(high), score, ok)

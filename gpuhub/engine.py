@@ -378,13 +378,20 @@ class Engine:
             skipped_records=report.skipped_total, skipped_reasons=dict(report.skipped.most_common(20)),
             unknown_gpus=dict(report.unknown_gpus), warnings=list(report.warnings),
             fetched_at=dt.datetime.now(dt.timezone.utc), elapsed_s=time.monotonic() - started,
+            partial_reasons=dict(report.partial),
         )
+        _provenance(status, source, manifest)
         if manifest is not None and manifest.kind == "reconstructed":
             status.warnings.append(f"recording reconstructed from published prices ({manifest.source})"[:300])
         if plan.static:
             when = manifest.recorded_at.isoformat() if manifest and manifest.recorded_at else "unknown date"
             status.reason = f"static price table, verified {when}"
-        previous = self._previous_good(store, plan, key)
+        previous, previous_partial = self._previous_good(store, plan, key)
+        if status.partial and plan.mode != "replay" and previous and not previous_partial:
+            # A partial answer (the provider said part of its catalog is missing) never replaces a complete one.
+            self._remember_attempt(store, plan, key, source, manifest, status)
+            return self._fallback(plan, "the provider delivered part of its catalog ("
+                                        + "; ".join(sorted(status.partial_reasons))[:200] + ")")
         if not offers and previous:
             self._remember_attempt(store, plan, key, source, manifest, status)
             return self._fallback(plan, f"the provider answered with no offers where it had {previous} before")
@@ -415,20 +422,21 @@ class Engine:
             self._last_good[plan.key] = entry
         return entry
 
-    def _previous_good(self, store: Store | None, plan: _Plan, key: str | None) -> int:
-        """Offers in the last complete answer under this plan (this process's, else the store's), 0 if none."""
+    def _previous_good(self, store: Store | None, plan: _Plan, key: str | None) -> tuple[int, bool]:
+        """Offers in the last good answer under this plan (this process's, else the store's; 0 if none), and
+        whether that answer was itself partial."""
         kept = self._last_good.get(plan.key)
         if kept is not None and kept.offers:
-            return len(kept.offers)
+            return len(kept.offers), kept.status.partial
         if store is None or key is None:
-            return 0
+            return 0, False
         from gpuhub.store import StoreError
 
         try:
             snap = store.latest_good(plan.provider, key=key)
         except StoreError:
-            return 0
-        return snap.offers if snap is not None else 0
+            return 0, False
+        return (snap.offers, bool(snap.status.get("partial_reasons"))) if snap is not None else (0, False)
 
     @staticmethod
     def _remember_attempt(store: Store | None, plan: _Plan, key: str | None, source: Source,
@@ -449,7 +457,8 @@ class Engine:
         bundled = plan.recording == provider.fixtures_dir()
         label = provider.name if bundled or plan.recording is None else plan.recording.name
         return Source(mode="static" if plan.static else "replay", recording=label,
-                      recorded_at=manifest.recorded_at, kind=manifest.kind)
+                      recorded_at=manifest.recorded_at, kind=manifest.kind, data_date=manifest.data_date,
+                      data_date_known=manifest.data_date_known)
 
     def _collect_offers(self, provider: Provider, ctx: ProviderContext) -> OfferColumns:
         # Offers go straight into columns: a provider yielding a million offers never has them all alive at once.
@@ -478,7 +487,8 @@ class Engine:
                                            f"{previous.fetched_at.isoformat(timespec='seconds')} ({_age(age)} old)",
             mode=prev.mode, source=prev.source, offers=len(previous.offers), skipped_records=prev.skipped_records,
             skipped_reasons=prev.skipped_reasons, unknown_gpus=prev.unknown_gpus, warnings=prev.warnings,
-            fetched_at=previous.fetched_at, elapsed_s=prev.elapsed_s)
+            fetched_at=previous.fetched_at, elapsed_s=prev.elapsed_s, source_kind=prev.source_kind,
+            data_date=prev.data_date, data_date_note=prev.data_date_note, partial_reasons=prev.partial_reasons)
         return _Entry(previous.offers, status, previous.fetched_at)
 
     def _stored_fallback(self, plan: _Plan) -> _Entry | None:
@@ -519,6 +529,14 @@ class Engine:
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _provenance(status: ProviderStatus, source: Source, manifest: Manifest | None) -> None:
+    """Fill a status's source kind and the date of its data (from the recording's manifest when replayed)."""
+    status.source_kind = source.source_kind
+    status.data_date = source.date_of_data
+    if manifest is not None and manifest.data_date_note:
+        status.data_date_note = manifest.data_date_note
 
 
 def _describe(exc: BaseException) -> str:
@@ -576,21 +594,12 @@ def _age(seconds: float) -> str:
     return f"{s // 86400} d {s % 86400 // 3600} h"
 
 
-def _source_kind(plan: _Plan, manifest: Manifest | None) -> str:
-    if plan.static:
-        return "static"
-    if plan.mode in ("live", "record"):
-        return "live"
-    return "reconstructed" if manifest is not None and manifest.kind == "reconstructed" else "captured"
-
-
 def _meta(plan: _Plan, key: str, source: Source, manifest: Manifest | None, status: ProviderStatus, complete: bool,
           purchases: tuple[str, ...]) -> SnapshotMeta:
     from gpuhub.store import SnapshotMeta
 
-    date = manifest.recorded_at if manifest is not None and plan.mode == "replay" else source.recorded_at
     return SnapshotMeta(provider=plan.provider, fetched_at=status.fetched_at or dt.datetime.now(dt.timezone.utc),
-                        data_date=date, source_kind=_source_kind(plan, manifest),
+                        data_date=source.date_of_data, source_kind=source.source_kind,
                         source=source.model_dump(mode="json"), key=key, complete=complete, status=status.to_dict(),
                         purchases=purchases)
 
@@ -602,7 +611,9 @@ def _stored_status(snap: Snapshot, state: Literal["ok", "stale"], elapsed_s: flo
         snap.provider, state, reason=saved.get("reason"), mode=saved.get("mode"), source=saved.get("source"),
         offers=snap.offers, skipped_records=int(saved.get("skipped_records") or 0),
         skipped_reasons=dict(saved.get("skipped_reasons") or {}), unknown_gpus=dict(saved.get("unknown_gpus") or {}),
-        warnings=list(saved.get("warnings") or []), fetched_at=snap.fetched_at, elapsed_s=elapsed_s)
+        warnings=list(saved.get("warnings") or []), fetched_at=snap.fetched_at, elapsed_s=elapsed_s,
+        source_kind=saved.get("source_kind") or snap.source_kind, data_date=snap.data_date,
+        data_date_note=saved.get("data_date_note"), partial_reasons=dict(saved.get("partial_reasons") or {}))
 
 
 def _checked(store: Store, snap: Snapshot) -> OfferColumns:

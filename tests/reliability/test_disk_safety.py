@@ -17,6 +17,7 @@ from harness import LoopbackOnly, live_engine, live_env, offer_keys, serving
 from provider_cases import BY_NAME
 
 import gpuhub.recording
+import gpuhub.safeio
 from gpuhub import Registry
 from gpuhub.diskcache import DiskCache
 from gpuhub.store import SnapshotMeta, StoreError, open_store
@@ -91,7 +92,7 @@ def test_failed_write_leaves_the_old_snapshot(rel_registry: Registry, tmp_path: 
     def interrupted(fd: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(gpuhub.recording.os, "fsync", interrupted)
+    monkeypatch.setattr(gpuhub.safeio.os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
         gpuhub.recording.atomic_write(path, b"half a file")
     assert path.read_bytes() == b"old"
