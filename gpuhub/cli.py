@@ -374,7 +374,8 @@ def estimate(
         spread = price_spread(offers, instance_type, purchase, provider)
         on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
         jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
-                             on_demand=on_demand.get((o.provider, o.region.code))) for o in spread.offers]
+                             on_demand=on_demand.get((o.provider, o.region.code)),
+                             checkpoint_every_h=checkpoint_every) for o in spread.offers]
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return

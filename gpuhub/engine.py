@@ -248,7 +248,8 @@ class Engine:
                 try:
                     self._store = open_store(environ=self.environ)
                 except StoreError as exc:
-                    log.warning("%s; searching without the store", exc)
+                    logging.getLogger("gpuhub.store").warning("offer store not usable, searching without it: %s",
+                                                              exc)
                     self._store = None
             return self._store  # type: ignore[return-value]
 

@@ -23,6 +23,7 @@ import logging
 import os
 import re
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -83,8 +84,10 @@ class SqliteStore:
         self._lock = threading.RLock()
         try:
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if not self.path.exists():
-                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+            if not self.path.exists() and not self.path.is_symlink():
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+            if not stat.S_ISREG(os.lstat(self.path).st_mode):  # a symlink, FIFO or device is never opened
+                raise OSError(f"{self.path} is not a regular file")
             self._db = self._connect()
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the offer store at {self.path}: {exc}") from None
