@@ -9,6 +9,7 @@ killed mid-transaction leaves the previous snapshot readable and no growing debr
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -57,7 +58,7 @@ class FakeApi:
         api = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 page = int(parse_qs(urlsplit(self.path).query).get("page", ["1"])[0])
                 with api._lock:
                     api.requests.append(f"page={page}")
@@ -77,10 +78,8 @@ class FakeApi:
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -64,14 +64,24 @@ def registry_fingerprint(registry: Registry) -> str:
 
 
 def recording_digest(manifest: Manifest) -> str:
-    """SHA-256 over the manifest and every response body file of a recording."""
+    """SHA-256 over the manifest and every response body file of a recording (a static table: every data file
+    beside its manifest), each read through :mod:`gpuhub.safeio` (regular files inside the recording, size-limited).
+
+    Raises:
+        OSError: a file cannot be read or is not a regular file inside the recording.
+    """
+    from gpuhub import safeio
+
     digest = hashlib.sha256()
     directory = manifest.directory or Path(".")
-    digest.update((directory / "manifest.json").read_bytes())
+    digest.update(safeio.read_bytes(Path("manifest.json"), root=directory))
     for exchange in manifest.exchanges:
         name = exchange.get("response", {}).get("body_file")
         if name:
-            digest.update(b"\0" + str(name).encode() + b"\0" + (directory / name).read_bytes())
+            digest.update(b"\0" + str(name).encode() + b"\0" + safeio.read_bytes(Path(str(name)), root=directory))
+    if not manifest.exchanges:  # a static provider's table: its data files sit beside the manifest
+        for file in sorted(f for f in directory.iterdir() if f.is_file() and f.name != "manifest.json"):
+            digest.update(b"\0" + file.name.encode() + b"\0" + safeio.read_bytes(Path(file.name), root=directory))
     return digest.hexdigest()
 
 
