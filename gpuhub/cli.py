@@ -84,6 +84,13 @@ def search(
     nvlink: Annotated[bool, typer.Option("--nvlink", help="only multi-GPU instances linked by NVLink/NVSwitch")]
     = False,
     available: Annotated[bool, typer.Option("--available", help="only offers launchable now")] = False,
+    max_interruption: Annotated[float | None, typer.Option(
+        help="spot: highest interruption bucket, percent (bucket upper bound from the source; unknown never passes)")]
+    = None,
+    min_placement_score: Annotated[int | None, typer.Option(help="spot: lowest AWS placement score, 1-10")] = None,
+    launchable: Annotated[bool, typer.Option("--launchable", help="only offers quota and capacity allow")] = False,
+    checkpoint_every: Annotated[float | None, typer.Option(
+        help="hours between checkpoints: spot expected cost (training preset)")] = None,
     workload: Annotated[str | None, typer.Option(help="training, inference, data-science, rendering or "
                                                       "scientific")] = None,
     model: Annotated[str | None, typer.Option(help="model size to fit, e.g. 70b, 7B, 350m")] = None,
@@ -99,9 +106,12 @@ def search(
     limit: Annotated[int | None, typer.Option(help="at most this many offers")] = 20,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
-    refresh: Annotated[bool, typer.Option(help="ignore cached data")] = False,
+    refresh: Annotated[bool, typer.Option(help="fetch again, ignoring stored and cached data")] = False,
+    max_age: Annotated[str | None, typer.Option(help="how old stored live data may be: 600, 15min, 2h (default 1 h, "
+                                                     "spot 10 min)")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="print each provider's warnings")] = False,
 ) -> None:
     """Search GPU offers across every installed provider."""
     engine = default_engine()
@@ -112,6 +122,14 @@ def search(
         _fail_usage(f"--fixtures: {fixtures} is not a directory")
     if timeout is not None and not (0 < timeout < float("inf")):
         _fail_usage(f"--timeout: must be a positive number of seconds, got {timeout:g}")
+    max_age_s = None
+    if max_age is not None:
+        from gpuhub.cli_store import parse_duration
+
+        try:
+            max_age_s = parse_duration(max_age)
+        except ValueError as exc:
+            _fail_usage(f"--max-age: {exc}")
     try:
         query = build_query(
             gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers), gpu=gpu,
@@ -121,13 +139,15 @@ def search(
             exclude_fractional=exclude_fractional, available_only=available, sort=sort, limit=limit,
             workload=workload, near=near, max_rtt=max_rtt, max_carbon=max_carbon, model=model,
             precision=precision, mode=model_mode, instance_type=instance_type,
-            include_accelerators=include_accelerators, provider_kind=provider_kind, mig_capable=mig, nvlink=nvlink)
+            include_accelerators=include_accelerators, provider_kind=provider_kind, mig_capable=mig, nvlink=nvlink,
+            max_interruption=max_interruption, min_placement_score=min_placement_score, launchable=launchable,
+            checkpoint_every=checkpoint_every)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
     try:
         result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
-                           timeout=timeout)
+                           timeout=timeout, max_age=max_age_s)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
@@ -139,9 +159,7 @@ def search(
         for i, offer in enumerate(result.offers):
             err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
                       f"{result.details(i)['explanation']}", highlight=False)
-    for status in result.statuses:
-        colour = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}[status.state]
-        err.print(f"[{colour}]{status.line()}[/{colour}]", highlight=False)
+    _print_statuses(result, verbose)
     if not result.offers or (explain and (query.limit is None or len(result.offers) < query.limit)):
         said = tuple(f"{s.provider} {s.state}:" for s in result.statuses)  # the status lines above say these
         for line in result.explain():
@@ -149,6 +167,20 @@ def search(
                 err.print(f"  {line}", highlight=False)
     if all(s.state in ("failed", "skipped") for s in result.statuses):
         raise typer.Exit(1)
+
+
+def _print_statuses(result: SearchResult, verbose: bool) -> None:
+    """One line per provider (source kind, data date and age, warning count); with ``verbose`` its warnings."""
+    for status in result.statuses:
+        colour = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}[status.state]
+        if status.state == "ok" and status.partial:
+            colour = "yellow"
+        err.print(f"[{colour}]{status.line()}[/{colour}]", highlight=False, markup=True)
+        if verbose:
+            for warning in status.warnings:
+                err.print(f"  warning: {warning}", highlight=False, markup=False)
+    if not verbose and any(s.warnings for s in result.statuses):
+        err.print("(gpuhub search -v prints the warnings)", highlight=False, markup=False)
 
 
 def _print_result(result: SearchResult, output: OutputFormat) -> None:
@@ -169,7 +201,7 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
     for column, justify in (("provider", "left"), ("instance type", "left"), ("region", "left"), ("GPU", "left"),
                             ("GPUs", "right"), ("VRAM/GPU GiB", "right"), ("vCPUs", "right"), ("RAM GiB", "right"),
                             ("purchase", "left"), ("per hour", "right"), ("per GPU-hour", "right"),
-                            ("avail", "left"), ("source", "left")):
+                            ("avail", "left"), ("interruption", "left"), ("source", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     if scored:
         table.add_column(f"score ({records[0]['score_unit'] if records else ''})", justify="right")
@@ -181,11 +213,19 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
         table.add_row(
             r["provider"], r["instance_type"], region, gpu, _num(r["gpu_count"]), _num(r["gpu_memory_gib"]),
             _num(r["vcpus"]), _num(r["memory_gib"]), r["purchase"], f"{_price(r['price_per_hour'])} {r['currency']}",
-            _price(r["price_per_gpu_hour"]), {True: "yes", False: "no", None: "?"}[r["available"]], r["source"],
+            _price(r["price_per_gpu_hour"]), {True: "yes", False: "no", None: "?"}[r["available"]],
+            _risk(r), r["source"],
             *([f"{r['score']:.4g}" if r.get("score") is not None else "-"] if scored else []))
     _out().print(table)
     if result.matched > len(result.offers):
         err.print(f"showing {len(result.offers)} of {result.matched} matching offers (--limit)", highlight=False)
+
+
+def _risk(r: dict[str, Any]) -> str:
+    """The interruption column: bucket and its source@date for spot offers; '-' where nothing applies."""
+    if r.get("interruption") is None:
+        return "-"
+    return f"{r['interruption']} ({r['risk_source']})"
 
 
 def _num(value: Any) -> str:
@@ -287,7 +327,12 @@ def estimate(
     provider: Annotated[str | None, typer.Option(help="provider name")] = None,
     region: Annotated[list[str] | None, typer.Option(help="region or zone code(s); default: every region")] = None,
     purchase: Annotated[str, typer.Option(help="on_demand, spot, reserved_1y, ...")] = "on_demand",
-    interruption_overhead: Annotated[float, typer.Option(help="spot: extra run time fraction")] = 0.10,
+    interruption_overhead: Annotated[float, typer.Option(
+        help="spot: extra run time fraction when the interruption risk is unknown")] = 0.10,
+    compare: Annotated[bool, typer.Option("--compare", help="every purchase model (on-demand, spot with expected "
+                                          "cost, capacity blocks, reserved), cheapest first, with break-even hours")]
+    = False,
+    checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
@@ -301,9 +346,20 @@ def estimate(
     registry = engine.registry
     try:
         query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
-                            provider=provider, region=region, instance_type=instance_type, purchase=purchase)
+                            provider=provider, region=region, instance_type=instance_type,
+                            purchase=None if compare else purchase, checkpoint_every=checkpoint_every)
         if fetch not in ("auto", "live", "replay"):
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
+        if compare:  # gpuhub.obtain.cli: every purchase model side by side
+            from gpuhub.obtain.cli import compare_rows, print_compare
+
+            every = list(run_query(query.model_copy(update={"limit": None}), engine, fixtures_dir=fixtures,
+                                   fetch=fetch))  # type: ignore[arg-type]
+            if not every:
+                raise QueryError("instance_type", f"no offer of {instance_type!r}")
+            compared = compare_rows(every, hours, checkpoint_every, interruption_overhead)
+            print_compare(compared, hours, output is OutputFormat.json, _out(), err)
+            return
         found = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
         offers = list(found)
         if not offers:
@@ -318,7 +374,8 @@ def estimate(
         spread = price_spread(offers, instance_type, purchase, provider)
         on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
         jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
-                             on_demand=on_demand.get((o.provider, o.region.code))) for o in spread.offers]
+                             on_demand=on_demand.get((o.provider, o.region.code)),
+                             checkpoint_every_h=checkpoint_every) for o in spread.offers]
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
@@ -359,12 +416,20 @@ def record(
     if provider not in engine.registry.providers:
         _fail_usage(f"PROVIDER: {provider!r} is not installed; allowed values: "
                     f"{', '.join(sorted(engine.registry.providers))}")
+    if engine.registry.providers[provider].static:
+        from gpuhub.cli_record import record_static
+
+        raise typer.Exit(record_static(engine, provider, out, err))
     [(offers, status)] = engine.collect([provider], mode="record", record_dir=out, refresh=True)
     err.print(status.line(), highlight=False)
     if status.state != "ok":
         raise typer.Exit(1)
     typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
 
+
+from gpuhub.cli_store import store_app  # noqa: E402  (light: typer only)
+
+app.add_typer(store_app, name="store")
 
 from gpuhub import cli_history  # noqa: E402  (light: typer only; history, diff, watch, catalog)
 

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
+from gpuhub.obtain.model import CAPACITY_PURCHASES, EMPTY_RECORD, Obtainability
+
 __all__ = [
     "Currency",
     "Gpu",
@@ -68,6 +70,8 @@ def known_purchase_models() -> list[str]:
 # Accepted names mapped to one shared (interned) string each: validation is a dict lookup, and a million offers
 # parsed from JSON do not each keep their own copy of "on_demand".
 _ACCEPTED: dict[str, str] = {p.value: p.value for p in PurchaseModel}
+for _name in CAPACITY_PURCHASES:  # reservable capacity (gpuhub.obtain): capacity_block, flex_start, calendar
+    register_purchase_model(_name)
 
 
 def _check_purchase(value: object) -> str:
@@ -147,6 +151,9 @@ class Instance(_Frozen):
     cpu_arch: str = Field(default="x86_64", description="x86_64 or arm64")
     bare_metal: bool | None = None
     note: str | None = Field(default=None, description="anything a user must know, e.g. a non-GPU accelerator")
+    slice_memory_gib: float | None = Field(
+        default=None, gt=0, description="VRAM of a fractional GPU in GiB when the provider states it (a MIG "
+                                        "profile's memory); else a slice gets the card's memory × its share")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -155,7 +162,9 @@ class Instance(_Frozen):
         if self.gpu is None or self.gpu.memory_gib is None:
             return None
         card = float(self.gpu.memory_gib)
-        return card * self.gpu_count if 0 < self.gpu_count < 1 else card
+        if 0 < self.gpu_count < 1:
+            return self.slice_memory_gib if self.slice_memory_gib is not None else card * self.gpu_count
+        return card
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -163,6 +172,8 @@ class Instance(_Frozen):
         """Total VRAM of the instance in GiB (per-GPU memory × GPU count)."""
         if self.gpu is None or self.gpu.memory_gib is None:
             return None
+        if 0 < self.gpu_count < 1:
+            return self.gpu_memory_gib
         return float(self.gpu.memory_gib) * self.gpu_count
 
 
@@ -182,6 +193,8 @@ class Price(_Frozen):
     payment_option: str | None = Field(default=None, description="e.g. 'No Upfront', 'All Upfront'")
     billing_increment_s: int | None = Field(default=None, gt=0, description="billing granularity in seconds")
     minimum_charge_s: int | None = Field(default=None, ge=0, description="minimum billed time in seconds")
+    basis: str | None = Field(default=None, description="what the amount is when it is not this region's own "
+                              "price, e.g. 'CoreWeave list price for North America'")
 
     @field_validator("currency", mode="before")
     @classmethod
@@ -209,13 +222,35 @@ class Source(_Frozen):
     recording: str | None = Field(default=None, description="recording directory name or label, when replayed")
     recorded_at: dt.date | None = Field(default=None, description="date the data was captured or verified")
     kind: str | None = Field(default=None, description="live-capture or reconstructed (from published prices)")
+    data_date: dt.date | None = Field(default=None, description="date of the prices themselves (a reconstructed "
+                                      "recording is built later than the facts it holds); None when unknown")
+    data_date_known: bool = Field(default=True, description="False when the data's own date is not known")
 
-    def label(self) -> str:
-        """Short human label, e.g. ``replay:lambda@2026-09-20``."""
+    @property
+    def source_kind(self) -> str:
+        """``live``, ``captured`` (a live capture replayed), ``reconstructed`` (rebuilt from published prices) or
+        ``static`` (a provider's shipped price table)."""
         if self.mode == "live":
             return "live"
-        when = f"@{self.recorded_at.isoformat()}" if self.recorded_at else ""
-        return f"{self.mode}:{self.recording or '?'}{when}"
+        if self.mode == "static":
+            return "static"
+        return {"live-capture": "captured", "reconstructed": "reconstructed"}.get(self.kind or "", "captured")
+
+    @property
+    def date_of_data(self) -> dt.date | None:
+        """The date of the prices: ``data_date``, else (older recordings that do not say) ``recorded_at``."""
+        if not self.data_date_known:
+            return None
+        return self.data_date or self.recorded_at
+
+    def label(self) -> str:
+        """Short human label with the date of the data, e.g. ``replay:lambda@2026-09-20`` (``@undated`` when the
+        data's own date is unknown)."""
+        if self.mode == "live":
+            return "live"
+        when = self.date_of_data
+        stamp = f"@{when.isoformat()}" if when else ("@undated" if not self.data_date_known else "")
+        return f"{self.mode}:{self.recording or '?'}{stamp}"
 
 
 class Offer(_Frozen):
@@ -225,7 +260,12 @@ class Offer(_Frozen):
     region: Region
     price: Price
     available: bool | None = Field(default=None, description="True/False when the provider says, else None")
+    available_count: int | None = Field(
+        default=None, ge=0, description="how many of this offer can be started now (free nodes, GPUs or MIG "
+                                        "slices), when the provider counts them; None when unknown")
     source: Source
+    obtain: Obtainability | None = Field(default=None, description="interruption risk, reservation window, "
+                                         "quota and capacity, where a source says (see gpuhub.obtain)")
 
     # Flat read-only views, so callers and filters need not walk the nesting.
     @property
@@ -300,8 +340,14 @@ class Offer(_Frozen):
             "term_hours": price.term_hours,
             "payment_option": price.payment_option,
             "available": self.available,
+            "available_count": self.available_count,
             "source": self.source.label(),
+            "source_kind": self.source.source_kind,
+            "data_date": d.isoformat() if (d := self.source.date_of_data) else None,
+            "form_factor": gpu.form_factor if gpu else None,
+            "price_basis": price.basis,
             "note": inst.note,
+            **(self.obtain.record() if self.obtain is not None else EMPTY_RECORD),
         }
 
 

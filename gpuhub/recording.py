@@ -3,6 +3,7 @@
 A recording is a directory holding ``manifest.json`` and one file per response body::
 
     {"format": 1, "provider": "lambda", "recorded_at": "2026-09-20", "kind": "reconstructed",
+     "data_date": "2024-09-16", "data_date_note": "optional: the date of the prices themselves, or null",
      "source": "where the facts come from", "notes": "...",
      "exchanges": [{"request": {"method": "GET", "url": "https://host/path?a=1", "body": null},
                     "response": {"status": 200, "headers": {"content-type": "application/json"},
@@ -17,9 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,12 +27,17 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
+from gpuhub import safeio
 from gpuhub.errors import ReplayMissError
 
 __all__ = ["SECRET_NAMES", "Manifest", "RecordingTransport", "ReplayTransport", "known_secrets", "load_manifest",
            "redact", "remember_secret", "request_secrets", "scrub_url"]
 
 FORMAT_VERSION = 1
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+"""A ``manifest.json`` larger than this (bytes) is refused."""
+MAX_BODY_BYTES = 256 * 1024 * 1024
+"""A recorded body file larger than this (bytes) is refused."""
 # Header, query-parameter and form-field names whose values are credentials (compared case-insensitively).
 SECRET_NAMES = frozenset({
     "authorization", "proxy-authorization", "x-api-key", "api-key", "apikey", "api_key", "key", "token",
@@ -132,13 +136,24 @@ class Manifest:
     notes: str = ""
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     directory: Path | None = None
+    data_date: dt.date | None = None
+    """The date of the prices themselves (optional ``data_date`` in the file; a reconstructed recording is built
+    later than the facts it holds). When the file has no ``data_date`` key it is ``recorded_at``."""
+    data_date_known: bool = True
+    """False when the file says ``"data_date": null`` (the facts' date is not known; ``data_date_note`` says why)."""
+    data_date_note: str = ""
+    """Where ``data_date`` comes from, or why it is unknown (optional ``data_date_note``)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "format": FORMAT_VERSION, "provider": self.provider,
             "recorded_at": self.recorded_at.isoformat() if self.recorded_at else None,
-            "kind": self.kind, "source": self.source, "notes": self.notes, "exchanges": self.exchanges,
         }
+        if (self.data_date not in (None, self.recorded_at)) or not self.data_date_known or self.data_date_note:
+            data["data_date"] = self.data_date.isoformat() if self.data_date and self.data_date_known else None
+            data["data_date_note"] = self.data_date_note
+        data.update({"kind": self.kind, "source": self.source, "notes": self.notes, "exchanges": self.exchanges})
+        return data
 
 
 def load_manifest(directory: Path) -> Manifest:
@@ -149,18 +164,29 @@ def load_manifest(directory: Path) -> Manifest:
         ValueError: the manifest is not valid JSON of the documented shape.
     """
     path = directory / "manifest.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+    try:  # a regular file, size- and nesting-limited: a JSON bomb is a clear error, never a RecursionError
+        data = safeio.read_json(Path("manifest.json"), root=directory, limit=MAX_MANIFEST_BYTES)
+    except safeio.JsonLimitError as exc:
+        raise ValueError(f"{path} is not a usable manifest: {exc}") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path} is not valid JSON: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("exchanges"), list):
         raise ValueError(f"{path} must be an object with an 'exchanges' list (see README, 'Fixture format')")
+    for i, exchange in enumerate(data["exchanges"]):
+        if not (isinstance(exchange, dict) and isinstance(exchange.get("request", {}), dict)
+                and isinstance(exchange.get("response"), dict)):
+            raise ValueError(f"{path}: exchange {i} must be an object with 'request' and 'response' objects")
     when = data.get("recorded_at")
+    recorded_at = dt.date.fromisoformat(when) if when else None
+    data_date, known = recorded_at, recorded_at is not None
+    if "data_date" in data:
+        raw = data["data_date"]
+        data_date, known = (dt.date.fromisoformat(str(raw)), True) if raw else (None, False)
     return Manifest(
-        provider=str(data.get("provider", directory.name)),
-        recorded_at=dt.date.fromisoformat(when) if when else None,
+        provider=str(data.get("provider", directory.name)), recorded_at=recorded_at,
         kind=str(data.get("kind", "unknown")), source=str(data.get("source", "")), notes=str(data.get("notes", "")),
-        exchanges=data["exchanges"], directory=directory,
+        exchanges=data["exchanges"], directory=directory, data_date=data_date, data_date_known=known,
+        data_date_note=str(data.get("data_date_note") or ""),
     )
 
 
@@ -197,12 +223,24 @@ class ReplayTransport(httpx.BaseTransport):
             self._served[key] = n + 1
             spec = responses[min(n, len(responses) - 1)]
         if "body_file" in spec:
-            content = (self._directory / spec["body_file"]).read_bytes()
+            content = self._body(spec["body_file"])
         else:
             body = spec.get("body", "")
             content = (body if isinstance(body, str) else json.dumps(body)).encode()
         return httpx.Response(int(spec.get("status", 200)), headers=spec.get("headers") or {}, content=content,
                               request=request)
+
+
+    def _body(self, name: object) -> bytes:
+        """A recorded body file: a regular file inside the recording, under the size limit (never ``../``, an
+        absolute path, a device or a FIFO)."""
+        try:
+            if not isinstance(name, str):
+                raise safeio.UnsafeFileError(f"{name!r} is not a file name")
+            return safeio.read_bytes(Path(name), root=self._directory, limit=MAX_BODY_BYTES)
+        except OSError as exc:
+            raise ReplayMissError(f"recording {self._directory}: body_file {name!r} cannot be served: {exc}"
+                                  ) from None
 
 
 class RecordingTransport(httpx.BaseTransport):
@@ -245,7 +283,7 @@ class RecordingTransport(httpx.BaseTransport):
                             "body": self._scrub_body(request.content)},
                 "response": {"status": response.status_code,
                              "headers": {k: v for k, v in response.headers.items()
-                                         if k.lower() == "content-type" or k.lower() == "retry-after"},
+                                         if k.lower() in ("content-type", "retry-after", "last-modified")},
                              "body_file": body_file},
             })
         return httpx.Response(response.status_code, headers=response.headers, content=content, request=request)
@@ -289,16 +327,6 @@ class RecordingTransport(httpx.BaseTransport):
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write via a temporary file and rename, readable by the user only, so a crash leaves the old file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write via a temporary file and rename, readable by the user only, so a crash leaves the old file
+    (:func:`gpuhub.safeio.atomic_write`)."""
+    safeio.atomic_write(path, data)

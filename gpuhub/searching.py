@@ -153,8 +153,11 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            limit: int | None = None, instance_type: str | Sequence[str] | None = None,
            include_accelerators: bool = False, provider_kind: str | Sequence[str] | None = None,
            mig_capable: bool = False, nvlink: bool = False,
+           max_interruption: float | None = None, min_placement_score: int | None = None,
+           launchable: bool = False, checkpoint_every: float | None = None,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
-           refresh: bool = False, timeout: float | None = None, engine: Engine | None = None) -> SearchResult:
+           refresh: bool = False, timeout: float | None = None, engine: Engine | None = None,
+           max_age: float | None = None) -> SearchResult:
     """Find GPU offers across every installed provider, filtered and ranked for a workload.
 
     Args:
@@ -186,9 +189,17 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         provider_kind: ``hyperscaler`` (AWS, Azure, GCP), ``specialist`` (Lambda, CoreWeave), ``internal``, ``other``.
         mig_capable: only GPUs that support MIG partitioning (GPU table). nvlink: only multi-GPU instances whose
             GPUs are linked by NVLink/NVSwitch (SXM boards).
+        max_interruption: spot/low priority offers whose interruption bucket's upper bound (from the source's own
+            table: AWS's 5-10 % bucket ends at 11) is at most this percentage; unknown risk never passes; offers
+            that are not interruptible pass. min_placement_score: spot offers with an AWS placement score (1-10)
+            of at least this (needs credentials). launchable: drop offers that quota or capacity rule out.
+            checkpoint_every: hours between checkpoints, for the training preset's expected spot cost
+            (:mod:`gpuhub.obtain.cost`; default 1).
         fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
         fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
-        refresh: ignore the in-memory cache. timeout: seconds to wait for providers.
+        refresh: fetch again, ignoring stored and cached data. timeout: seconds to wait for providers.
+        max_age: how old stored live data may be, seconds (default: ``GPUHUB_FRESH_ON_DEMAND_S``, 3600, or for
+            spot and low-priority prices ``GPUHUB_FRESH_SPOT_S``, 600).
         engine: an :class:`~gpuhub.engine.Engine` to use instead of the process-wide one.
 
     Returns:
@@ -207,7 +218,9 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
                         available_only=available_only, sort=sort, limit=limit, workload=workload, near=near,
                         max_rtt=max_rtt, max_carbon=max_carbon, model=model, precision=precision, mode=mode,
                         instance_type=instance_type, include_accelerators=include_accelerators,
-                        provider_kind=provider_kind, mig_capable=mig_capable, nvlink=nvlink)
+                        provider_kind=provider_kind, mig_capable=mig_capable, nvlink=nvlink,
+                        max_interruption=max_interruption, min_placement_score=min_placement_score,
+                        launchable=launchable, checkpoint_every=checkpoint_every)
     if fixtures_dir is not None and not isinstance(fixtures_dir, (str, os.PathLike)):
         raise QueryError("fixtures_dir", f"expected a directory path, got {fixtures_dir!r}")
     if fetch not in ("auto", "live", "replay"):
@@ -215,15 +228,19 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not math.isfinite(timeout) or timeout <= 0):
         raise QueryError("timeout", f"must be a positive number of seconds, got {timeout!r}")
+    if max_age is not None and (isinstance(max_age, bool) or not isinstance(max_age, (int, float))
+                                or not math.isfinite(max_age) or max_age < 0):
+        raise QueryError("max_age", f"must be a number of seconds, 0 or more, got {max_age!r}")
     return run_query(query, eng, fixtures_dir=Path(fixtures_dir) if fixtures_dir else None, fetch=fetch,
-                     refresh=refresh, timeout=timeout)
+                     refresh=refresh, timeout=timeout, max_age=max_age)
 
 
 def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
-              refresh: bool = False, timeout: float | None = None) -> SearchResult:
+              refresh: bool = False, timeout: float | None = None, max_age: float | None = None) -> SearchResult:
     """Run an already validated :class:`Query` (the CLI and :func:`search` both end here)."""
     names = list(query.providers) or sorted(engine.registry.providers)
-    collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout)
+    collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout,
+                               max_age_s=max_age, purchases=query.purchase or None)
     catalog = engine.catalog([offers for offers, _ in collected])
     _check_regions(query, catalog)
     rows, removed, masks = catalog.select_with_masks(query)

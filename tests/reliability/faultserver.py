@@ -327,6 +327,12 @@ class FaultServer:
         with self._lock:
             return sum(1 for s in self.log if matches(match, s.target))
 
+    def distinct(self, match: Match = None) -> int:
+        """How many different request targets matched ``match`` (a retried request counts once: under load a
+        slow answer may be retried, so plain counts are bounds, distinct pages are the outcome)."""
+        with self._lock:
+            return len({s.target for s in self.log if matches(match, s.target)})
+
     def times(self, match: Match = None) -> list[float]:
         """Monotonic arrival times of the matching requests."""
         with self._lock:
@@ -349,6 +355,9 @@ class FaultServer:
             answers = self._answers.get(key)
             if not answers:
                 route = self._routes.get((method.upper(), path or "/"), set())
+                if len(route) > 1:  # several operations on one path (EC2 Query API): the same Action only
+                    action = dict(parse_qsl(key[3])).get("Action")
+                    route = {k for k in route if action and dict(parse_qsl(k[3])).get("Action") == action}
                 if len(route) != 1:
                     return None
                 [key] = route

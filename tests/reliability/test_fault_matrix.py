@@ -27,7 +27,7 @@ from faultserver import Fault, FaultServer, http_date
 from harness import (
     ATTEMPTS,
     MATRIX_RETRY,
-    REQUEST_TIMEOUT_S,
+    SEARCH_TIMEOUT_S,
     STALL_S,
     Baseline,
     LoopbackOnly,
@@ -166,7 +166,9 @@ def run_cell(provider: str, spec: FaultSpec, rel_registry: Registry, live_baseli
             results, elapsed = _search(engine, names)
             offers, status = results[provider]
             assert status.mode == "live", status.to_dict()
-            assert elapsed < ATTEMPTS * (REQUEST_TIMEOUT_S + MATRIX_RETRY.max_wait_s) + 5.0, elapsed
+            # bounded by the search deadline (a 200-page walk on a loaded 2-core machine takes seconds; the
+            # outcome words below say it was the fault, not the deadline, that ended it)
+            assert elapsed < SEARCH_TIMEOUT_S + 5.0, elapsed
             for other, (other_offers, other_status) in results.items():
                 if other == provider:
                     continue
@@ -227,13 +229,18 @@ def _check_first(case: ProviderCase, spec: FaultSpec, base: Baseline, server: Fa
         assert offers == (), "a broken walk must publish nothing"
         assert status.offers == 0
         if spec.where == "loop":
-            assert server.count(match) == case.loop_requests, [s.target for s in server.log]
+            assert server.distinct(match) == case.loop_requests, [s.target for s in server.log]
         if spec.where == "forever":  # the cap is reached, then the walk stops with an error
-            assert server.count(match) == case.page_cap, server.count(match)
+            # Outcome: exactly the cap's number of different pages; a page retried under load counts once.
+            assert server.distinct(match) == case.page_cap, server.distinct(match)
+            assert case.page_cap <= server.count(match) <= case.page_cap * ATTEMPTS, server.count(match)
         if hits is not None and match is not None:
             assert server.count(match) == hits, [s.target for s in server.log]
             if spec.where == "fault":  # the walk stops at the failing request
-                assert server.count() == base.before(match) + hits, [s.target for s in server.log]
+                # bounds: a request before the fault may be retried once more under load, never skipped
+                before = base.before(match)
+                assert before + hits <= server.count() <= before * ATTEMPTS + hits, [s.target for s in server.log]
+                assert {s.target for s in server.log} == set(base.targets[:before + 1]), [s.target for s in server.log]
         if spec.id.startswith("429"):
             at = server.times(match)
             gaps = [b - a for a, b in itertools.pairwise(at)]
