@@ -121,6 +121,8 @@ def main() -> int:
     for hour in range(args.hours):
         if hour:
             catalog.step()
+        if hour >= args.hours - 2:
+            catalog._compact()  # the two kept snapshots as a provider would send them (no stale amount strings)
         columns = catalog.columns()
         t = time.perf_counter()
         log.record(snapshot(hour + 1, T0 + dt.timedelta(hours=hour), columns), columns)

@@ -306,6 +306,7 @@ def catalog_publish(
                                                                      "checked and allowed (repeatable)")] = None,
     refresh: Annotated[bool, typer.Option(help="refresh every provider into the store first (--no-refresh: "
                                                "publish what is stored)")] = True,
+    fetch: Annotated[str, typer.Option(help="how the refresh fetches: auto, live or replay")] = "auto",
 ) -> None:
     """Publish the newest good snapshot of every provider (manifest with checksums + data files); integrity checks
     run first and a failed check publishes nothing (exit 1)."""
@@ -320,6 +321,8 @@ def catalog_publish(
     except Exception as exc:
         _err(f"--max-loss: {exc}")
         return
+    if fetch not in ("auto", "live", "replay"):
+        _err(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
     if refresh:
         from gpuhub.searching import default_engine
 
@@ -328,7 +331,7 @@ def catalog_publish(
         unknown = [n for n in names if n not in engine.registry.providers]
         if unknown:
             _err(f"--provider: unknown {', '.join(unknown)}; allowed: {', '.join(sorted(engine.registry.providers))}")
-        for _, status in engine.collect(names):
+        for _, status in engine.collect(names, mode=fetch):  # type: ignore[arg-type]
             print(status.line(), file=sys.stderr)
     store = _store()
     try:

@@ -161,17 +161,22 @@ def test_a_fresh_process_with_only_the_catalog_url_gives_the_publishers_answer(
 
     s3 = boto3.client("s3", endpoint_url=s3_endpoint, region_name="us-east-1")
     s3.create_bucket(Bucket="published")
+    # a public bucket: anyone may read, only the team's job writes (readers send unsigned requests)
+    s3.put_bucket_policy(Bucket="published", Policy=json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::published/*"}]}))
     base = {k: v for k, v in os.environ.items() if not k.startswith(("GPUHUB_", "AWS_", "LAMBDA_", "AZURE_",
                                                                       "GOOGLE_"))}
     s3_env = {"GPUHUB_S3_ENDPOINT_URL": s3_endpoint, "AWS_ACCESS_KEY_ID": "testing",
               "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
     publisher = {**base, **s3_env, "GPUHUB_STORE": str(tmp_path / "team-store"),
                  "GPUHUB_CACHE_DIR": str(tmp_path / "publisher-cache")}
-    published = _gpuhub(["catalog", "publish", "s3://published/gpuhub", "--allow-unknown-gpu", "*"], publisher)
+    # The bucket key would switch the aws provider to live (no internet here): the publisher replays.
+    published = _gpuhub(["catalog", "publish", "s3://published/gpuhub", "--allow-unknown-gpu", "*", "--fetch",
+                         "replay"], publisher)
     assert published.returncode == 0, published.stderr
     assert json.loads(published.stdout)["version"] == 1
     query = ["search", "--gpu", "H100", "--limit", "8", "--format", "json"]
-    expected = _gpuhub(query, publisher)
+    expected = _gpuhub([*query, "--fetch", "replay"], publisher)
     assert expected.returncode == 0, expected.stderr
     # the reader: no store of its own, no provider credentials, only the catalog's address (and the S3 endpoint)
     reader = {**base, "GPUHUB_CATALOG_URL": "s3://published/gpuhub", "GPUHUB_S3_ENDPOINT_URL": s3_endpoint,
@@ -185,7 +190,7 @@ def test_a_fresh_process_with_only_the_catalog_url_gives_the_publishers_answer(
     shutil.copytree(Path(__file__).resolve().parents[2] / "plugins/gpuhub-lambda/gpuhub_lambda/recording", recording)
     body = recording / "instance-types.json"
     body.write_text(body.read_text().replace('"price_cents_per_hour": 2392', '"price_cents_per_hour": 2150'))
-    assert _gpuhub(["search", "--provider", "lambda", "--fixtures", str(tmp_path / "fixtures")],
+    assert _gpuhub(["search", "--provider", "lambda", "--fixtures", str(tmp_path / "fixtures"), "--fetch", "replay"],
                    publisher).returncode == 0
     second = _gpuhub(["catalog", "publish", "s3://published/gpuhub", "--no-refresh", "--allow-unknown-gpu", "*"],
                      publisher)
