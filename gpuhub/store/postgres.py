@@ -229,6 +229,13 @@ class PostgresStore:
         except ColumnsError as exc:
             raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider}: {exc}") from None
 
+    def discard(self, snapshot: Snapshot) -> None:
+        """Forget a snapshot whose content is damaged, with its content and every snapshot sharing it."""
+        self._run("write to", "DELETE FROM gpuhub_snapshot WHERE id = %s OR (content_hash IS NOT NULL AND "
+                              "content_hash = %s)", (snapshot.id, snapshot.content_hash))
+        if snapshot.content_hash is not None:
+            self._run("write to", "DELETE FROM gpuhub_content WHERE hash = %s", (snapshot.content_hash,))
+
     # --- coordination -------------------------------------------------------------------------------------
     @contextlib.contextmanager
     def claim(self, provider: str, timeout_s: float) -> Iterator[bool]:
