@@ -5,8 +5,8 @@ identity of :mod:`gpuhub.history.keys`), only the points where its price changed
 went away (``amount`` NULL). A year of hourly refreshes in which 1 % of the offers change costs one small row per
 change, not a snapshot per hour.
 
-Backends: SQLite (``history.sqlite`` beside the local store's ``store.sqlite``) and PostgreSQL (tables ``hist_*``
-in the team store's database). Folding a snapshot is one transaction, serialized per store (SQLite ``BEGIN
+Backends: the local store's SQLite database (``store.sqlite``, tables ``hist_*``, through a connection of the log's
+own) and PostgreSQL (tables ``hist_*`` in the team store's database). Folding a snapshot is one transaction, serialized per store (SQLite ``BEGIN
 IMMEDIATE``) or per provider (a PostgreSQL advisory lock), and idempotent: a snapshot folded twice, by one process
 or by two writers at once, adds its points once. Schema changes are numbered migrations (``hist_version``).
 """
@@ -359,12 +359,12 @@ def open_history(store: Store) -> HistoryLog:
             if opener is not None:
                 history: HistoryLog = opener()
             else:
-                directory = Path(getattr(store, "directory", store.location))
-                db = sqlite3.connect(directory / "history.sqlite", timeout=60.0, check_same_thread=False,
-                                     isolation_level=None)
+                # The local store's own database file (tables hist_*), through a connection of the log's own.
+                path = Path(getattr(store, "path", None) or Path(store.location) / "store.sqlite")
+                db = sqlite3.connect(path, timeout=60.0, check_same_thread=False, isolation_level=None)
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
-                history = HistoryLog(db, "sqlite", str(directory / "history.sqlite"))
+                history = HistoryLog(db, "sqlite", str(path))
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the price history of {store.location}: {exc}") from None
         store._gpuhub_history = history  # type: ignore[attr-defined]
