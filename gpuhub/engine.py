@@ -6,8 +6,9 @@
   the newest good snapshot that is fresh enough instead of fetching (replays: until the recording or the parsing
   code changes; live: ``GPUHUB_FRESH_ON_DEMAND_S`` / ``GPUHUB_FRESH_SPOT_S``). In the process, parsed offers are
   also kept per (provider, mode, recording) in a cachetools TTL cache.
-- A failed refresh, an empty answer, or a live answer much smaller than the last complete one (an incomplete walk)
-  never replaces good data: the last good snapshot is served, marked ``stale`` with its age.
+- A failed refresh, an empty answer, or a live answer the provider marked partial (``ctx.partial``: an interrupted
+  walk, empty pages half-way) never replaces good data: the last good snapshot is served, marked ``stale`` with
+  its age.
 - A provider that does not answer within the timeout is reported as such; its fetch goes on in the background and
   fills the cache for the next search, and the other providers' offers are returned on time.
 """
@@ -98,7 +99,8 @@ class Engine:
         fresh_on_demand_s, fresh_spot_s: how long stored live data stays fresh, seconds (default from
             ``GPUHUB_FRESH_ON_DEMAND_S`` / ``GPUHUB_FRESH_SPOT_S``, else 3600 / 600).
         min_fraction: a live answer with fewer offers than this fraction of the last complete one is taken as an
-            incomplete walk and does not replace it.
+            incomplete walk and does not replace it (default 0: off, since one empty region among others is data,
+            known fault C12; providers say an incomplete walk with ``ctx.partial`` or an error).
     """
 
     def __init__(self, registry: Registry, *, ttl_s: float = 900.0, timeout_s: float = 60.0,
@@ -106,7 +108,7 @@ class Engine:
                  environ: Mapping[str, str] | None = None, transport: httpx.BaseTransport | None = None,
                  max_workers: int = 16, disk: DiskCache | None = None, store: Store | object | None = _UNSET,
                  fresh_on_demand_s: float | None = None, fresh_spot_s: float | None = None,
-                 min_fraction: float = 0.5) -> None:
+                 min_fraction: float = 0.0) -> None:
         self.registry = registry
         self.ttl_s = ttl_s
         self.timeout_s = timeout_s
