@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["parse_duration", "store_app"]
 
 store_app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                        rich_markup_mode=None,
                         help="The offer store: snapshots of every provider fetch (GPUHUB_STORE).")
 _UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
 

@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
 from operator import attrgetter
 from typing import Any, overload
 
@@ -155,13 +156,13 @@ class OfferColumns(Sequence[Offer]):
         Raises:
             ColumnsError: the first problem found.
         """
-        for code in range(len(self.tables["instances"])):
-            if self.instance(code).provider != provider:
-                raise ColumnsError(f"an instance of provider {self.instance(code).provider!r}, not {provider!r}")
-        for code in range(len(self.tables["regions"])):
-            self.region(code)
-        for code in range(len(self.tables["sources"])):
-            self.source(code)
+        # One validation call per table is several times faster than a model_validate call per row.
+        self._instances = list(_validate(_adapter("instances"), self.tables["instances"]))
+        self._regions = list(_validate(_adapter("regions"), self.tables["regions"]))
+        self._sources = list(_validate(_adapter("sources"), self.tables["sources"]))
+        for instance in self._instances:
+            if instance is not None and instance.provider != provider:
+                raise ColumnsError(f"an instance of provider {instance.provider!r}, not {provider!r}")
         for terms in self.tables["terms"]:
             if not isinstance(terms, dict):
                 raise ColumnsError("price terms are not objects")
@@ -245,11 +246,20 @@ def _read_npy(data: bytes, dtype: str) -> npt.NDArray[Any]:
     return array_
 
 
-def _validate(model: type[Any], data: Any) -> Any:
+def _validate(model: Any, data: Any) -> Any:
     try:
+        if isinstance(model, pydantic.TypeAdapter):
+            return model.validate_python(data)
         return model.model_validate(data)
     except (pydantic.ValidationError, TypeError) as exc:
-        raise ColumnsError(f"stored {model.__name__} does not validate: {str(exc)[:200]}") from None
+        raise ColumnsError(f"stored {getattr(model, '__name__', 'table')} does not validate: {str(exc)[:200]}") \
+            from None
+
+
+@lru_cache(maxsize=4)
+def _adapter(table: str) -> pydantic.TypeAdapter[Any]:
+    model = {"instances": Instance, "regions": Region, "sources": Source}[table]
+    return pydantic.TypeAdapter(list[model])  # type: ignore[valid-type]
 
 
 class ColumnBuilder:

@@ -67,9 +67,9 @@ def test_unusable_store_is_a_miss_with_one_warning(what: str, tmp_path: Path) ->
                 env={"GPUHUB_STORE": str(store)}, timeout=60)
     assert done.returncode == 0, done.stderr
     statuses = _statuses(done.stderr)
-    assert statuses["lambda"].startswith("lambda: ok, 340 offers"), done.stderr
+    assert statuses["lambda"].startswith("lambda: ok, "), done.stderr
     assert statuses["coreweave"].startswith("coreweave: ok, "), done.stderr
-    assert done.stderr.count("not usable") == 1, done.stderr
+    assert done.stderr.count("not usable") == 1 and "could not write" not in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     prices = {r["instance_type"]: r["price_per_hour"] for r in json.loads(done.stdout) if r["provider"] == "lambda"}
     assert prices  # the offers are there
@@ -95,9 +95,9 @@ def test_permission_denied_store_dir_is_a_miss_with_one_warning() -> None:
                     env={"GPUHUB_CACHE_DIR": str(top), "HOME": str(top)}, cwd=str(top), **as_nobody)
         assert done.returncode == 0, done.stderr
         statuses = _statuses(done.stderr)
-        assert statuses["lambda"].startswith("lambda: ok, 340 offers"), done.stderr
+        assert statuses["lambda"].startswith("lambda: ok, "), done.stderr
         assert statuses["coreweave"].startswith("coreweave: ok, "), done.stderr
-        assert done.stderr.count("not usable") == 1, done.stderr
+        assert done.stderr.count("not usable") == 1 and "Permission denied" in done.stderr, done.stderr
     finally:
         (top / "store").chmod(0o700)
         shutil.rmtree(top)
