@@ -6,9 +6,10 @@ went away (``amount`` NULL). A year of hourly refreshes in which 1 % of the offe
 change, not a snapshot per hour.
 
 Backends: the local store's SQLite database (``store.sqlite``, tables ``hist_*``, through a connection of the log's
-own) and PostgreSQL (tables ``hist_*`` in the team store's database). Folding a snapshot is one transaction, serialized per store (SQLite ``BEGIN
-IMMEDIATE``) or per provider (a PostgreSQL advisory lock), and idempotent: a snapshot folded twice, by one process
-or by two writers at once, adds its points once. Schema changes are numbered migrations (``hist_version``).
+own) and PostgreSQL (tables ``hist_*`` in the team store's database). Folding a snapshot is one transaction,
+serialized per store (SQLite ``BEGIN IMMEDIATE``) or per provider (a PostgreSQL advisory lock), and idempotent: a
+snapshot folded twice, by one process or by two writers at once, adds its points once. Schema changes are numbered
+migrations (``hist_version``).
 """
 
 from __future__ import annotations
