@@ -43,6 +43,8 @@ class SearchResult:
     """The ranker's score of each offer (lower is better; None: could not be scored)."""
     removed_notes: list[str] = field(default_factory=list)
     """For each filter: the best offer it alone removed, and by how much it missed (``explain()`` shows them)."""
+    launch_notes: list[str] = field(default_factory=list)
+    """With ``launchable``: per provider, which quota and capacity checks were made and why others were not."""
     _explain: Callable[[int], dict[str, Any]] | None = field(default=None, repr=False)
     _details: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
 
@@ -101,6 +103,7 @@ class SearchResult:
     def to_dict(self) -> dict[str, Any]:
         """Offers, provider statuses and the filter report, JSON-ready."""
         return {"offers": self.to_dicts(), "providers": [s.to_dict() for s in self.statuses],
+                **({"launch_checks": list(self.launch_notes)} if self.launch_notes else {}),
                 "considered": self.considered, "matched": self.matched, "removed_by": dict(self.removed_by)}
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -252,7 +255,12 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
 
     short = shown == 0 or (query.limit is not None and shown < query.limit)
     notes = removed_notes(catalog, masks, ranker, query) if short else []
+    launch: list[str] = []
+    if query.launchable:  # gpuhub.obtain.launch: which checks could not be made, and why
+        from gpuhub.obtain.launch import launch_notes
+
+        launch = launch_notes(catalog.offers[int(r)] for r in rows)
     return SearchResult([catalog.offers[int(r)] for r in ranked[:shown]], [status for _, status in collected], query,
                         considered=len(catalog), matched=len(rows), removed_by=removed,
                         scores=[None if math.isnan(s) else float(s) for s in scores[:shown]], removed_notes=notes,
-                        _explain=explain)
+                        launch_notes=launch, _explain=explain)
