@@ -46,6 +46,7 @@ from gpuhub_aws.parse import (
     parse_spot_history,
     spec_from_api,
 )
+from gpuhub_aws.placement import placement_scores, with_scores
 from gpuhub_aws.quotas import QUOTA_TARGET, Quotas, list_quotas_body, parse_quotas, quota_error, with_quotas
 
 __all__ = ["DEFAULT_REGIONS", "AwsProvider", "describe_instance_types_params", "spot_history_params", "stream"]
@@ -130,11 +131,14 @@ class AwsProvider(Provider):
         global_regions = with_ec2 and types and any(not r.startswith("cn-") for r in regions)
         advisor = load_advisor(ctx) if global_regions else None  # spot risk (gpuhub_aws.obtain); no China rows
         quotas = self._quotas(ctx, creds, [r.region for r in results if r.prices])  # gpuhub_aws.quotas
+        scores = placement_scores(ctx, types, list(regions), partial(self._ec2, ctx, creds, regions[0])) \
+            if creds is not None and ctx.setting("PLACEMENT_SCORES") == "1" and types else {}  # .placement
         for result in results:
             spot: dict[tuple[str, str], SpotItem] = {}
             if with_ec2 and result.prices:
                 spot = self._spot(ctx, creds, result)
-            yield from with_quotas(attach_risk(self._offers(ctx, result, specs, instances, spot), advisor), quotas)
+            yield from with_scores(with_quotas(attach_risk(self._offers(ctx, result, specs, instances, spot),
+                                                           advisor), quotas), scores)
             if with_ec2 and result.prices and not result.region.startswith("cn-"):  # Capacity Blocks for ML
                 yield from capacity_block_offers(ctx, result.region, sorted(result.prices), instances,
                                                  partial(self._ec2, ctx, creds, result.region))

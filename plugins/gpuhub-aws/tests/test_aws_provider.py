@@ -18,6 +18,7 @@ from gpuhub_aws.parse import is_accelerated, parse_offer_file
 from gpuhub_aws.provider import DEFAULT_REGIONS, AwsProvider
 from gpuhub_aws.synthetic import offer_document, on_demand_terms, product
 
+import gpuhub
 from gpuhub.model import Offer
 from gpuhub.plugins import Registry
 from gpuhub.provider import ProviderStatus
@@ -325,3 +326,32 @@ def test_regions_are_ec2_region_codes_and_zones_are_zone_ids() -> None:
             assert re.fullmatch(re.escape(offer.region.code) + r"[a-z]", offer.region.zone or ""), offer.region
         else:
             assert offer.region.zone is None
+
+
+def test_spot_placement_scores_score_spot_offers_per_zone_when_asked_for() -> None:
+    # the awscli documentation's example answer (SingleAvailabilityZone): use1-az1 scores 8
+    inner = _small_cloud({None: _spot_page([("p5.48xlarge", "use1-az1", "14.582000"),
+                                            ("p5.48xlarge", "use1-az3", "14.246000")])})
+
+    def handler(request: httpx.Request, n: int) -> httpx.Response:
+        if request.method == "POST" and _form(request).get("Action") == "GetSpotPlacementScores":
+            body = (f'<GetSpotPlacementScoresResponse xmlns="{NS}"><spotPlacementScoreSet><item>'
+                    "<region>us-east-1</region><availabilityZoneId>use1-az1</availabilityZoneId><score>8</score>"
+                    "</item></spotPlacementScoreSet></GetSpotPlacementScoresResponse>")
+            return httpx.Response(200, content=body.encode())
+        return inner(request, n)
+
+    transport = CountingTransport(handler)
+    engine = make_engine(Registry(), transport=transport,
+                         environ={**ONE_REGION, "GPUHUB_AWS_PLACEMENT_SCORES": "1"})
+    try:
+        found = gpuhub.search(instance_type="p5.48xlarge", purchase="spot", min_placement_score=7, engine=engine,
+                              fetch="live")
+    finally:
+        engine.shutdown()
+    assert [(o.region.zone, o.obtain.placement_score if o.obtain else None) for o in found] == [("use1-az1", 8)]
+    assert found.removed_by["min_placement_score"] == 1  # use1-az3 has no score: unknown never passes
+    asked = [_form(r) for r in transport.requests if r.method == "POST"
+             and _form(r).get("Action") == "GetSpotPlacementScores"]
+    assert {a["InstanceTypes.1"] for a in asked} == {"p5.48xlarge", "g6.xlarge"}
+    assert all(a["SingleAvailabilityZone"] == "true" and a["RegionNames.1"] == "us-east-1" for a in asked)
