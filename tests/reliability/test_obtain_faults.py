@@ -53,7 +53,9 @@ def test_advisor_fault_keeps_every_offer_and_marks_spot_risk_unknown(
     case = case_or_skip(rel_registry, "aws")
     base = live_baseline(rel_registry, live_baselines, case)
     with serving(rel_registry, case) as server:
-        engine = live_engine(rel_registry, live_env(rel_registry, case, server), transport)
+        # generous timeouts (a loaded machine must not time out the clean part of the walk), except for the stall
+        engine = live_engine(rel_registry, live_env(rel_registry, case, server), transport,
+                             **({} if fault_id == "stall" else {"request_timeout_s": 5.0, "timeout_s": 120.0}))
         try:
             server.inject(fault, match=ADVISOR, times=times)
             offers, status = run_provider(engine, "aws", mode="live", refresh=True)
@@ -96,7 +98,7 @@ def test_quota_and_capacity_block_faults_never_fail_the_provider(
     with serving(rel_registry, case) as server:
         env = live_env(rel_registry, case, server)
         env.pop("GPUHUB_AWS_QUOTAS")  # quotas on: recorded for us-east-1 and me-south-1 only
-        engine = live_engine(rel_registry, env, transport)
+        engine = live_engine(rel_registry, env, transport, request_timeout_s=5.0, timeout_s=120.0)
         try:
             clean, clean_status = run_provider(engine, "aws", mode="live", refresh=True)
             server.inject(fault, match=match)
