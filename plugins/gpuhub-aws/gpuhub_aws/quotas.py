@@ -30,6 +30,7 @@ __all__ = ["QUOTA_TARGET", "Quotas", "instance_class", "list_quotas_body", "pars
 QUOTA_TARGET = "ServiceQuotasV20190624.ListServiceQuotas"
 NO_LIVE_CAPACITY = ("capacity: EC2 publishes no live capacity for on-demand or spot (a capacity block offering is "
                     "one)")
+_EMPTY = Obtainability()
 _ON_DEMAND_RX = re.compile(r"^Running On-Demand (?P<classes>.+?) instances$")
 _SPOT_RX = re.compile(r"^All (?P<classes>.+?) Spot Instance Requests$")
 _CLASS_RX = re.compile(r"^(?P<letters>[a-z]+)\d")
@@ -101,14 +102,16 @@ def parse_quotas(region: str, pages: Iterable[object], skip: Callable[[str], Non
 
 def with_quotas(offers: Iterable[Offer], quotas: Mapping[str, Quotas | str]) -> Iterator[Offer]:
     """Each on-demand and spot offer with ``obtain.quota_instances`` (or a check saying why it is unknown)."""
-    cache: dict[tuple[int, int | None, str], Obtainability] = {}
+    # Keyed by the base object's id, with the base kept in the value and checked: an id is only unique while its
+    # object lives (a freed temporary's id is reused, and would hand one offer another's risk).
+    cache: dict[tuple[int, int | None, str], tuple[Obtainability, Obtainability]] = {}
     for offer in offers:
         found = quotas.get(offer.region.code)
         purchase = offer.price.purchase
         if found is None or purchase not in ("on_demand", "spot"):
             yield offer
             continue
-        base = offer.obtain or Obtainability()
+        base = offer.obtain or _EMPTY
         check: str | None
         if isinstance(found, str):
             n, check = None, found
@@ -118,10 +121,13 @@ def with_quotas(offers: Iterable[Offer], quotas: Mapping[str, Quotas | str]) -> 
             check = None if allowed else (f"quota: no {purchase} vCPU quota for the "
                                           f"{instance_class(offer.instance_type)} class in {found.region}")
         key = (id(base), n, check or "")
-        obtain = cache.get(key)
-        if obtain is None:
+        cached = cache.get(key)
+        if cached is not None and cached[0] is base:
+            obtain = cached[1]
+        else:
             checks = base.checks + ((check,) if check else ()) + (NO_LIVE_CAPACITY,)
-            obtain = cache[key] = base.model_copy(update={"quota_instances": n, "checks": checks})
+            obtain = base.model_copy(update={"quota_instances": n, "checks": checks})
+            cache[key] = (base, obtain)
         yield offer.model_copy(update={"obtain": obtain})
 
 
