@@ -223,17 +223,9 @@ def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
 @app.command()
 def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
     """List providers: kind, plugin, and whether a search would go live or replay a recording."""
-    engine = default_engine()
-    registry = engine.registry
-    rows = []
-    for name, provider in sorted(registry.providers.items()):
-        plan = engine.plan(provider)
-        how = plan if isinstance(plan, str) else (
-            "static price table" if plan.static else plan.mode + (f" {plan.recording}" if plan.recording else ""))
-        rows.append({"provider": name, "kind": provider.kind, "plugin": registry.provider_plugin[name],
-                     "credentials": "configured" if provider.credentials_configured(engine.environ) else
-                     ("none needed" if not provider.credentials else "not set"),
-                     "data": how, "configure": provider.credentials_help()})
+    from gpuhub.reports import provider_rows
+
+    rows = provider_rows(default_engine())
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
@@ -248,10 +240,9 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
 @app.command()
 def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
     """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, aliases."""
-    table_data = get_registry().gpus
-    rows = [{"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
-             "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
-             "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s, "aliases": list(s.aliases)} for s in table_data.specs]
+    from gpuhub.reports import gpu_rows
+
+    rows = gpu_rows(get_registry().gpus)
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
@@ -260,7 +251,7 @@ def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Outpu
         table.add_column(column)
     for r in rows:
         table.add_row(str(r["name"]), str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
-                      _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), ", ".join(r["aliases"]))  # type: ignore[arg-type]
+                      _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), ", ".join(r["aliases"]))
     _out().print(table)
 
 
@@ -292,44 +283,18 @@ def estimate(
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
     """Job cost of an instance type in each region (cheapest first), with the regional price spread."""
-    from gpuhub.errors import QueryError
-    from gpuhub.estimate import estimate as estimate_job
-    from gpuhub.estimate import price_spread
+    from gpuhub.reports import estimate_report
 
-    engine = default_engine()
-    registry = engine.registry
     try:
-        query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
-                            provider=provider, region=region, instance_type=instance_type, purchase=purchase)
-        if fetch not in ("auto", "live", "replay"):
-            raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
-        found = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
-        offers = list(found)
-        if not offers:
-            where = f" in {', '.join(region)}" if region else ""
-            raise QueryError("instance_type", f"no {purchase} offer of {instance_type!r}{where}"
-                             + (f" from {provider}" if provider else ""))
-        if purchase != "on_demand":  # the on-demand offers give a reserved term's break-even
-            both = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
-                               rankers=list(registry.rankers), provider=provider, region=region,
-                               instance_type=instance_type, purchase=[purchase, "on_demand"])
-            offers = list(run_query(both, engine, fixtures_dir=fixtures, fetch=fetch))  # type: ignore[arg-type]
-        spread = price_spread(offers, instance_type, purchase, provider)
-        on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
-        jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
-                             on_demand=on_demand.get((o.provider, o.region.code))) for o in spread.offers]
+        report, spread = estimate_report(default_engine(), instance_type, hours, provider=provider, region=region,
+                                         purchase=purchase, interruption_overhead=interruption_overhead,
+                                         fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
-    rows = [{"provider": j.offer.provider, "instance_type": j.offer.instance_type, "region": j.offer.region.code,
-             "zone": j.offer.region.zone, "purchase": j.offer.price.purchase,
-             "price_per_hour": float(j.offer.price.amount), "billed_hours": float(j.billed_hours),
-             "cost": float(j.cost_rounded()), "currency": j.currency,
-             "break_even_hours": float(j.break_even_hours) if j.break_even_hours is not None else None,
-             "notes": j.notes} for j in jobs]
+    rows = report["jobs"]
     if output is OutputFormat.json:
-        sys.stdout.write(json.dumps({"jobs": rows, "spread": float(spread.spread),
-                                     "spread_fraction": round(spread.spread_fraction, 6)}, indent=2) + "\n")
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return
     table = Table(show_edge=False, header_style="bold")
     for column in ("provider", "region", "purchase", "per hour", "billed h", "job cost", "notes"):
@@ -337,7 +302,7 @@ def estimate(
     for r in rows:
         region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
         table.add_row(str(r["provider"]), region_text, str(r["purchase"]), _price(r["price_per_hour"]),
-                      _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))  # type: ignore[arg-type]
+                      _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))
     _out().print(table)
     def place(o: Offer) -> str:
         return o.region.code + (f"/{o.region.zone}" if o.region.zone else "")
@@ -363,6 +328,30 @@ def record(
     if status.state != "ok":
         raise typer.Exit(1)
     typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on (no login: keep loopback unless told)")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
+    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+) -> None:
+    """Serve the web page and the JSON API (/api/, same answers as the CLI's JSON); needs gpuhub[web]."""
+    if fetch not in ("auto", "live", "replay"):
+        _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
+    from gpuhub.web import LOOPBACK
+    from gpuhub.web import serve as run_server
+
+    if host not in LOOPBACK:
+        err.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who reaches it can use it (no login)",
+                  highlight=False)
+    err.print(f"gpuhub serving on http://{host}:{port}/ (API at /api/, Ctrl-C stops)", highlight=False)
+    try:
+        run_server(host, port, fixtures_dir=fixtures, fetch=fetch)
+    except ModuleNotFoundError as exc:
+        _fail_usage(str(exc))
 
 
 def main() -> None:
