@@ -215,7 +215,8 @@ def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
     for column in ("plugin", "distribution", "version", "status", "providers", "error / fix"):
         table.add_column(column)
     for r in reports:
-        problem = (r.error or "") + (f"\nfix: {r.fix}" if r.fix else "")
+        problem = "\n".join([*([r.error] if r.error else []), *([f"fix: {r.fix}"] if r.fix else []),
+                             *(f"warning: {w}" for w in r.warnings)])
         table.add_row(r.name, r.distribution or "-", r.version or "-", r.status, ", ".join(r.providers), problem)
     _out().print(table)
 

@@ -278,8 +278,9 @@ class Engine:
         # The code that parsed the offers is part of the key too (an edited plugin or core re-parses even when
         # nobody bumped a version): size and mtime of every file in both packages.
         code = code_fingerprint(type(provider).__module__) + code_fingerprint("gpuhub")
+        # GPU identities depend on the GPU table and aliases (which plugins are installed): part of the key.
         return DiskCache.key(provider.name, manifest, (__version__, plugin, version, type(provider).__qualname__,
-                                                       code))
+                                                       code, self.registry.gpus.fingerprint()))
 
     def _from_disk(self, provider: Provider, plan: _Plan, manifest: Manifest, started: float) -> _Entry | None:
         """The offers parsed from this exact recording by an earlier process, if the disk cache has them."""

@@ -143,6 +143,13 @@ class GpuTable:
     _aliases: dict[str, str] = field(default_factory=dict)
     _pinned: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    # Provider spellings registered by one plugin (its scope) apply to that plugin's providers only.
+    _scoped: dict[str, dict[str, str]] = field(default_factory=dict)
+    _provider_scope: dict[str, str] = field(default_factory=dict)
+    _owners: dict[str, dict[str, str]] = field(default_factory=dict)  # normalized spelling -> {owner: name}
+    _global_owners: dict[str, dict[str, str]] = field(default_factory=dict)
+    conflicts: list[str] = field(default_factory=list)
+    """Alias conflicts: one spelling mapped to different GPUs by two plugins (each message names both)."""
 
     def add(self, spec: GpuSpec) -> None:
         """Add a spec row (a new canonical name, or another form factor of a known one) and its aliases."""
@@ -152,18 +159,82 @@ class GpuTable:
             for alias in spec.aliases:
                 self._aliases.setdefault(_normalize(alias), spec.name)
 
-    def add_alias(self, alias: str, name: str) -> None:
+    def add_alias(self, alias: str, name: str, *, scope: str | None = None, owner: str | None = None) -> None:
         """Map a provider spelling to a canonical name that is already in the table (a pinned alias: a memory
-        figure reported beside the spelling never turns it into another variant).
+        figure reported beside the spelling never turns it into another variant; a memory figure written in the
+        spelling itself still wins).
+
+        Args:
+            alias: the provider's spelling, e.g. ``"nvidia-tesla-a100"``.
+            name: a canonical name of the table.
+            scope: the plugin that registered it: the alias then applies only to that plugin's providers (see
+                :meth:`bind_provider`) and to names users type; None makes it global (every provider's spelling).
+                Two plugins mapping one spelling to different GPUs is recorded in :attr:`conflicts`; a global
+                spelling in conflict is dropped (never resolved by load order).
+            owner: who registered it, for conflict messages (default: ``scope``, else ``"global"``).
 
         Raises:
             UnknownGpuError: ``name`` is not a canonical name in the table.
         """
         if name not in self.names():
             raise UnknownGpuError(name, self._close(name), self.names())
+        key = _normalize(alias)
+        owner = owner or scope or "global"
         with self._lock:
-            self._aliases[_normalize(alias)] = name
-            self._pinned.add(_normalize(alias))
+            owners = self._owners.setdefault(key, {})
+            clash = {o: n for o, n in owners.items() if n != name and o != owner}
+            owners[owner] = name
+            if scope is None:
+                self._global_owners.setdefault(key, {})[owner] = name
+            if clash:
+                other, other_name = next(iter(clash.items()))
+                self.conflicts.append(f"GPU alias {alias!r}: plugin {owner!r} maps it to {name}, plugin {other!r} "
+                                      f"to {other_name}; each plugin's providers keep their own, users must type "
+                                      "a canonical name")
+            if scope is None:
+                if len(set(self._global_owners[key].values())) > 1:
+                    self._aliases.pop(key, None)
+                    self._pinned.discard(key)
+                    return
+                self._aliases[key] = name
+                self._pinned.add(key)
+            else:
+                self._scoped.setdefault(scope, {})[key] = name
+
+    def bind_provider(self, provider: str, scope: str) -> None:
+        """Let ``provider``'s GPU spellings use the aliases registered under ``scope`` (its plugin's name)."""
+        with self._lock:
+            self._provider_scope[provider] = scope
+
+    def fingerprint(self) -> str:
+        """A short hash of every spec row and alias (with its scope): equal tables resolve every spelling alike.
+
+        Caches of parsed offers must key on it (a plugin enabled or disabled can change GPU identities).
+        """
+        import hashlib
+
+        with self._lock:
+            text = repr((self.specs, sorted(self._aliases.items()), sorted(self._pinned),
+                         sorted((s, sorted(m.items())) for s, m in self._scoped.items()),
+                         sorted(self._provider_scope.items())))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def _alias_for(self, text: str, provider: str | None) -> tuple[str | None, bool]:
+        """The canonical name an alias gives ``text`` for ``provider`` (its plugin's aliases, then global ones),
+        and whether that alias is pinned."""
+        scope = self._provider_scope.get(provider) if provider else None
+        if scope is not None:
+            own = self._scoped.get(scope, {}).get(text)
+            if own is not None:
+                return own, True
+        return self._aliases.get(text), text in self._pinned
+
+    def _user_alias(self, text: str) -> str | None:
+        """An alias for a name a user typed: global, else one plugin's (when the plugins that know it agree)."""
+        if text in self._aliases:
+            return self._aliases[text]
+        names = {m[text] for m in self._scoped.values() if text in m}
+        return names.pop() if len(names) == 1 else None
 
     def names(self) -> list[str]:
         """Canonical names, in table order, each once."""
@@ -180,31 +251,34 @@ class GpuTable:
             rows = [s for s in rows if s.form_factor == form_factor] or rows
         return rows[0] if rows else None
 
-    def resolve(self, raw: str, memory_gib: float | None = None) -> GpuSpec | None:
+    def resolve(self, raw: str, memory_gib: float | None = None, provider: str | None = None) -> GpuSpec | None:
         """Map any provider spelling to a spec row, or None when it is not a GPU the table knows.
 
         Args:
             raw: the provider's GPU name or description, e.g. ``"Tesla V100-SXM2-16GB"``, ``"H100_NVLINK_80GB"``,
                 ``"nvidia-a100-80gb"``, ``"A100 (80 GB SXM4)"``.
             memory_gib: memory per GPU the provider reported, used to tell variants apart (A100 40 vs 80 GiB)
-                when the spelling itself has no size. A size written in the spelling wins.
+                when the spelling itself has no size. A size written in the spelling wins over everything.
+            provider: the provider whose spelling this is: its own plugin's aliases apply, no other plugin's.
         """
         text = _normalize(raw)
         if not text:
             return None
         form = _form_hint(text) or _form_hint(raw.lower())
-        alias = self._aliases.get(text)
+        mem_match = _MEMORY_RX.search(text)
+        written = float(mem_match.group(1)) if mem_match else None
+        alias, pinned = self._alias_for(text, provider)
         if alias is not None:
             spec = self.spec(alias, form)
-            # An alias wins unless the reported memory says it is another variant (A100 reported with 80 GiB).
-            if spec is not None and (memory_gib is None or text in self._pinned
-                                     or abs(memory_gib - spec.memory_gib) <= 0.15 * spec.memory_gib):
+            # An alias wins unless a memory figure says it is another variant: one written in the spelling
+            # always does; a reported one does unless the provider's own plugin pinned the spelling.
+            if spec is not None and (written is None or _near(written, spec.memory_gib)) and (
+                    memory_gib is None or pinned or _near(memory_gib, spec.memory_gib)):
                 return spec
         key = next((k for k, rx in _COMPILED if rx.search(text)), None)
         if key is None:
             return None
-        mem_match = _MEMORY_RX.search(text)
-        mem = float(mem_match.group(1)) if mem_match else memory_gib
+        mem = written if written is not None else memory_gib
         name = key
         if re.search(r"\bnvl\b", text) and key == "H100":
             name = "H100-NVL"
@@ -214,13 +288,14 @@ class GpuTable:
             return None
         return self.spec(name, form)
 
-    def to_gpu(self, raw: str, memory_gib: float | None = None) -> Gpu:
+    def to_gpu(self, raw: str, memory_gib: float | None = None, provider: str | None = None) -> Gpu:
         """A :class:`Gpu` for a provider spelling: canonical when known, else ``known=False`` with the raw name.
 
         ``memory_gib`` (per GPU) fills in the memory of an unknown GPU; a known GPU always carries the table's
-        marketed memory (AWS reports an L4 as 22888 MiB; it is sold, and carried here, as 24 GiB).
+        marketed memory (AWS reports an L4 as 22888 MiB; it is sold, and carried here, as 24 GiB). ``provider``
+        as in :meth:`resolve`.
         """
-        spec = self.resolve(raw, memory_gib)
+        spec = self.resolve(raw, memory_gib, provider)
         if spec is not None:
             gpu = spec.to_gpu(raw_name=raw)
             if (_form_hint(_normalize(raw)) or _form_hint(raw.lower())) is None \
@@ -257,7 +332,7 @@ class GpuTable:
         text = _normalize(user_name)
         # Only an explicit SXM or PCIe asks for one form; NVLink/Mega in a provider's label are not a request.
         form = "SXM" if re.search(r"\bsxm\d?\b", text) else "PCIe" if re.search(r"\bpcie\b", text) else None
-        alias = self._aliases.get(text)
+        alias = self._user_alias(text)
         if alias is not None:
             return alias, form if form in self.form_factors(alias) else None
         unknown = UnknownGpuError(user_name, self._close(user_name), self.names())
@@ -287,6 +362,11 @@ class GpuTable:
         by_lower = {n.lower(): n for n in names}
         hits = difflib.get_close_matches(name.lower(), list(by_lower), n=3, cutoff=0.5)
         return [by_lower[h] for h in hits]
+
+
+def _near(memory_gib: float, marketed_gib: float) -> bool:
+    """True when a reported memory figure is the marketed size, give or take 15 % (MiB rounding, reserved)."""
+    return abs(memory_gib - marketed_gib) <= 0.15 * marketed_gib
 
 
 def _variant(key: str, mem: float) -> str | None:

@@ -33,7 +33,11 @@ def register_providers(register: Callable[[Provider], None]) -> None:
 
 @hookspec
 def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str, str], None]) -> None:
-    """Add GPU rows with ``register(GpuSpec(...))`` and provider spellings with ``alias(spelling, canonical)``."""
+    """Add GPU rows with ``register(GpuSpec(...))`` and provider spellings with ``alias(spelling, canonical)``.
+
+    An alias applies to this plugin's own providers (and to names users type); ``alias(..., global_alias=True)``
+    makes it apply to every provider's spelling. A memory size written in a spelling always wins over an alias.
+    """
 
 
 @hookspec

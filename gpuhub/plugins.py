@@ -49,10 +49,13 @@ class PluginReport:
     error: str | None = None
     fix: str | None = None
     providers: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """Problems that do not stop the plugin, e.g. a GPU alias another plugin maps to a different GPU."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "distribution": self.distribution, "version": self.version,
-                "status": self.status, "error": self.error, "fix": self.fix, "providers": self.providers}
+                "status": self.status, "error": self.error, "fix": self.fix, "providers": self.providers,
+                "warnings": list(self.warnings)}
 
 
 @dataclass
@@ -204,12 +207,22 @@ class Registry:
     def _call(self, hook: str, impl: Callable[..., Any], plugin_name: str, report: PluginReport) -> None:
         if hook == "register_gpu_specs":
             specs: list[GpuSpec] = []
-            aliases: list[tuple[str, str]] = []
-            impl(register=specs.append, alias=lambda spelling, canonical: aliases.append((spelling, canonical)))
+            aliases: list[tuple[str, str, bool]] = []
+
+            def alias(spelling: str, canonical: str, *, global_alias: bool = False) -> None:
+                aliases.append((spelling, canonical, global_alias))
+
+            impl(register=specs.append, alias=alias)
             for spec in specs:
                 self.gpus.add(spec)
-            for spelling, canonical in aliases:
-                self.gpus.add_alias(spelling, canonical)
+            seen = len(self.gpus.conflicts)
+            for spelling, canonical, is_global in aliases:
+                # A plugin's spellings are its own providers' unless it says they are global (the core's are).
+                scope = None if is_global or plugin_name == "builtin" else plugin_name
+                self.gpus.add_alias(spelling, canonical, scope=scope, owner=plugin_name)
+            for conflict in self.gpus.conflicts[seen:]:
+                report.warnings.append(conflict)
+                log.warning("plugin %s: %s", plugin_name, conflict)
         elif hook == "register_providers":
             providers: list[Provider] = []
             impl(register=providers.append)
@@ -238,6 +251,7 @@ class Registry:
             return
         self.providers[name] = provider
         self.provider_plugin[name] = plugin_name
+        self.gpus.bind_provider(name, plugin_name)
         report.providers.append(name)
 
     def register_commands(self, cli: Any) -> None:

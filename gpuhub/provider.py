@@ -353,8 +353,9 @@ class ProviderContext:
 
     # --- normalization helpers ----------------------------------------------------------------------------
     def gpu(self, raw: str, memory_gib: float | None = None) -> Gpu:
-        """Resolve a provider GPU spelling through the GPU table; unknown names are kept and counted."""
-        gpu = self.gpus.to_gpu(raw, memory_gib)
+        """Resolve a provider GPU spelling through the GPU table (the global aliases and this provider's plugin's
+        own, never another plugin's); unknown names are kept and counted."""
+        gpu = self.gpus.to_gpu(raw, memory_gib, provider=self.provider.name)
         if not gpu.known:
             self.report.unknown_gpus[raw] += 1
         return gpu

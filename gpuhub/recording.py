@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
-import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +26,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
+from gpuhub import safeio
 from gpuhub.errors import ReplayMissError
 
 __all__ = ["SECRET_NAMES", "Manifest", "RecordingTransport", "ReplayTransport", "known_secrets", "load_manifest",
@@ -289,16 +288,6 @@ class RecordingTransport(httpx.BaseTransport):
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write via a temporary file and rename, readable by the user only, so a crash leaves the old file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write via a temporary file and rename, readable by the user only, so a crash leaves the old file
+    (:func:`gpuhub.safeio.atomic_write`)."""
+    safeio.atomic_write(path, data)

@@ -85,8 +85,11 @@ def test_plugins_extend_the_table_through_the_hook() -> None:
 
     registry = Registry(entry_points=[], extra_plugins=[("xcorp", Plugin())])
     assert registry.gpus.lookup("xcorp-accel-1") == "X1"
-    # A plugin's alias is pinned: a memory figure reported beside it does not make it another variant.
-    assert registry.gpus.resolve("HGX-H100-internal", memory_gib=94).name == "H100"  # type: ignore[union-attr]
+    # A plugin's alias is pinned for its own providers: a memory figure reported beside it does not make it
+    # another variant there; another provider's identical spelling is read on its own merits (94 GiB: H100 NVL).
+    registry.gpus.bind_provider("xcloud", "xcorp")
+    assert registry.gpus.resolve("HGX-H100-internal", memory_gib=94, provider="xcloud").name == "H100"  # type: ignore[union-attr]
+    assert registry.gpus.resolve("HGX-H100-internal", memory_gib=94).name == "H100-NVL"  # type: ignore[union-attr]
     assert registry.gpus.resolve("HGX-H100-internal").name == "H100"  # type: ignore[union-attr]
     assert registry.gpus.spec("X1").memory_gib == 64  # type: ignore[union-attr]
 

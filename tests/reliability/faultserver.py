@@ -327,6 +327,12 @@ class FaultServer:
         with self._lock:
             return sum(1 for s in self.log if matches(match, s.target))
 
+    def distinct(self, match: Match = None) -> int:
+        """How many different request targets matched ``match`` (a retried request counts once: under load a
+        slow answer may be retried, so plain counts are bounds, distinct pages are the outcome)."""
+        with self._lock:
+            return len({s.target for s in self.log if matches(match, s.target)})
+
     def times(self, match: Match = None) -> list[float]:
         """Monotonic arrival times of the matching requests."""
         with self._lock:

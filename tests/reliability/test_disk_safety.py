@@ -64,7 +64,7 @@ def test_crash_mid_write_leaves_the_old_file(rel_registry: Registry, tmp_path: P
     def crash(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(gpuhub.recording.os, "replace", crash)
+    monkeypatch.setattr(gpuhub.safeio.os, "replace", crash)
     caplog.set_level(logging.WARNING)
     DiskCache(tmp_path / "parsed").save(PROVIDER, key, list(offers[:1]), {"warnings": ["smaller"]})
     assert path.read_bytes() == before, "a failed write replaced the cache file"
@@ -77,7 +77,7 @@ def test_crash_mid_write_leaves_the_old_file(rel_registry: Registry, tmp_path: P
     def interrupted(fd: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(gpuhub.recording.os, "fsync", interrupted)
+    monkeypatch.setattr(gpuhub.safeio.os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
         gpuhub.recording.atomic_write(path, b"half a file")
     assert path.read_bytes() == before

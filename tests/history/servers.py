@@ -1,0 +1,143 @@
+"""Throwaway servers for the history/store tests, all on 127.0.0.1: PostgreSQL (Debian's package, a fresh
+``initdb`` in a temporary directory on a free port), S3 (moto's server mode) and a plain HTTP file server.
+
+Each server is stopped by the fixture that started it. When a server cannot start here the tests that need it are
+skipped with the reason; with ``CI=true`` they fail instead, because CI must exercise them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import http.server
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def unavailable(reason: str) -> None:
+    """Skip (developer machine) or fail (CI) because a server the test needs cannot start."""
+    if in_ci():
+        pytest.fail(f"CI must run this test, but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _pg_bin(name: str) -> str | None:
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"),
+                        key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    return candidates[-1] if candidates else shutil.which(name)
+
+
+@dataclass
+class PgServer:
+    """A running throwaway PostgreSQL cluster; ``url(db)`` is a libpq URL for database ``db``."""
+
+    port: int
+    directory: Path
+    pg_ctl: str
+    user: str | None
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://gpuhub@127.0.0.1:{self.port}/{database}"
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(list(args), capture_output=True, text=True, timeout=120, check=False,
+                              user=self.user, cwd=self.directory)
+
+    def stop(self) -> None:
+        self._run(self.pg_ctl, "-D", str(self.directory / "data"), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def start_postgres() -> PgServer:
+    """initdb into a fresh temporary directory and start it on 127.0.0.1:<free port>.
+
+    As root (CI), the cluster runs as the ``postgres`` user (PostgreSQL refuses to run as root).
+
+    Raises:
+        RuntimeError: no PostgreSQL server binaries, or the server did not start (with its log).
+    """
+    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) are not installed: "
+                           "apt-get install -y postgresql")
+    user: str | None = None
+    directory = Path(tempfile.mkdtemp(prefix="gpuhub-pg-"))
+    if os.geteuid() == 0:
+        try:
+            entry = pwd.getpwnam("postgres")
+        except KeyError:
+            raise RuntimeError("running as root and there is no 'postgres' user to run the server as") from None
+        user = "postgres"
+        os.chown(directory, entry.pw_uid, entry.pw_gid)
+    server = PgServer(free_port(), directory, pg_ctl, user)
+    done = server._run(initdb, "-D", str(directory / "data"), "-U", "gpuhub", "--auth=trust", "-E", "UTF8",
+                       "--no-sync", "--no-instructions")
+    if done.returncode != 0:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise RuntimeError(f"initdb failed: {(done.stderr or done.stdout)[-800:]}")
+    options = f"-h 127.0.0.1 -p {server.port} -k {directory} -F -c max_connections=60"
+    done = server._run(pg_ctl, "-D", str(directory / "data"), "-o", options, "-l", str(directory / "log"),
+                       "-w", "-t", "60", "start")
+    if done.returncode != 0:
+        log = (directory / "log").read_text(errors="replace")[-800:] if (directory / "log").exists() else ""
+        shutil.rmtree(directory, ignore_errors=True)
+        raise RuntimeError(f"pg_ctl start failed: {(done.stderr or done.stdout)[-400:]} {log}")
+    return server
+
+
+@contextlib.contextmanager
+def moto_s3() -> Iterator[str]:
+    """moto's S3 server on 127.0.0.1:<free port>; yields its endpoint URL."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def http_directory(root: Path) -> Iterator[str]:
+    """A plain HTTP server for the files under ``root`` on 127.0.0.1:<free port>; yields its base URL."""
+    handler = type("Handler", (_QuietHandler,), {})
+
+    def factory(*args: object, **kwargs: object) -> http.server.SimpleHTTPRequestHandler:
+        return handler(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), factory)  # type: ignore[arg-type]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
