@@ -152,6 +152,8 @@ class Catalog:
         self.mig: BoolArray = self.gpu.mask(mig_names)
         non_gpu_names = [n for n in self.gpu.values if gpus is not None and not gpus.is_gpu(n)]
         self.non_gpu: BoolArray = self.gpu.mask(non_gpu_names)
+        # Obtainability (gpuhub.obtain): NaN where unknown; launchable -1 unknown, 0 no, 1 yes.
+        self.interruption_max_pct, self.placement_score, self.launchable = _obtain_columns(self.offers)
 
     def __len__(self) -> int:
         return len(self.offers)
@@ -216,6 +218,14 @@ class Catalog:
             out.append(("max_rtt", lambda: self.rtt_ms(place) <= (q.max_rtt_ms or 0)))
         if q.max_carbon_g_per_kwh is not None:
             out.append(("max_carbon", lambda: self.carbon_intensity <= (q.max_carbon_g_per_kwh or 0)))
+        if q.max_interruption_pct is not None:
+            out.append(("max_interruption",
+                        lambda: ~self.interruptible | (self.interruption_max_pct <= (q.max_interruption_pct or 0))))
+        if q.min_placement_score is not None:
+            out.append(("min_placement_score",
+                        lambda: ~self.interruptible | (self.placement_score >= (q.min_placement_score or 0))))
+        if q.launchable:
+            out.append(("launchable", lambda: self.launchable != 0))
         if q.max_price_per_hour is not None:
             # Compared as floats: a published price has at most 17 significant digits, so equality survives.
             limit = float(q.max_price_per_hour)
@@ -342,3 +352,28 @@ def _row(o: Offer, inst_part: dict[int, tuple[Any, ...]], region_part: dict[int,
             _float(region.latitude), _float(region.longitude), _float(region.carbon_gco2e_per_kwh))
     return (*ip[:8], float(price.amount), price.currency, price.purchase, *rp[:4], ip[8],
             -1 if o.available is None else int(o.available), *rp[4:], ip[9])
+
+
+def _obtain_columns(offers: Sequence[Offer]) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int8]]:
+    """Interruption upper bound (percent), placement score and launchability of every offer; offers share
+    ``obtain`` objects, so each is read once."""
+    seen: dict[int, tuple[float, float, int]] = {}
+    none = (math.nan, math.nan, -1)
+    rows = []
+    for offer in offers:
+        obtain = offer.obtain
+        if obtain is None:
+            rows.append(none)
+            continue
+        row = seen.get(id(obtain))
+        if row is None:
+            risk = obtain.risk
+            high = risk.max_pct if risk is not None and risk.max_pct is not None else math.nan
+            score = math.nan if obtain.placement_score is None else float(obtain.placement_score)
+            quota, capacity = obtain.quota_instances, obtain.capacity
+            ok = -1 if quota is None and capacity is None else \
+                int((quota is None or quota > 0) and capacity is not False)
+            row = seen[id(obtain)] = (high, score, ok)
+        rows.append(row)
+    table = np.asarray(rows, dtype=np.float64).reshape(len(offers), 3)
+    return table[:, 0], table[:, 1], table[:, 2].astype(np.int8)

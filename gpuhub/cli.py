@@ -84,6 +84,13 @@ def search(
     nvlink: Annotated[bool, typer.Option("--nvlink", help="only multi-GPU instances linked by NVLink/NVSwitch")]
     = False,
     available: Annotated[bool, typer.Option("--available", help="only offers launchable now")] = False,
+    max_interruption: Annotated[float | None, typer.Option(
+        help="spot: highest interruption bucket, percent (bucket upper bound from the source; unknown never passes)")]
+    = None,
+    min_placement_score: Annotated[int | None, typer.Option(help="spot: lowest AWS placement score, 1-10")] = None,
+    launchable: Annotated[bool, typer.Option("--launchable", help="only offers quota and capacity allow")] = False,
+    checkpoint_every: Annotated[float | None, typer.Option(
+        help="hours between checkpoints: spot expected cost (training preset)")] = None,
     workload: Annotated[str | None, typer.Option(help="training, inference, data-science, rendering or "
                                                       "scientific")] = None,
     model: Annotated[str | None, typer.Option(help="model size to fit, e.g. 70b, 7B, 350m")] = None,
@@ -121,7 +128,9 @@ def search(
             exclude_fractional=exclude_fractional, available_only=available, sort=sort, limit=limit,
             workload=workload, near=near, max_rtt=max_rtt, max_carbon=max_carbon, model=model,
             precision=precision, mode=model_mode, instance_type=instance_type,
-            include_accelerators=include_accelerators, provider_kind=provider_kind, mig_capable=mig, nvlink=nvlink)
+            include_accelerators=include_accelerators, provider_kind=provider_kind, mig_capable=mig, nvlink=nvlink,
+            max_interruption=max_interruption, min_placement_score=min_placement_score, launchable=launchable,
+            checkpoint_every=checkpoint_every)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
@@ -169,7 +178,7 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
     for column, justify in (("provider", "left"), ("instance type", "left"), ("region", "left"), ("GPU", "left"),
                             ("GPUs", "right"), ("VRAM/GPU GiB", "right"), ("vCPUs", "right"), ("RAM GiB", "right"),
                             ("purchase", "left"), ("per hour", "right"), ("per GPU-hour", "right"),
-                            ("avail", "left"), ("source", "left")):
+                            ("avail", "left"), ("interruption", "left"), ("source", "left")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     if scored:
         table.add_column(f"score ({records[0]['score_unit'] if records else ''})", justify="right")
@@ -181,11 +190,19 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
         table.add_row(
             r["provider"], r["instance_type"], region, gpu, _num(r["gpu_count"]), _num(r["gpu_memory_gib"]),
             _num(r["vcpus"]), _num(r["memory_gib"]), r["purchase"], f"{_price(r['price_per_hour'])} {r['currency']}",
-            _price(r["price_per_gpu_hour"]), {True: "yes", False: "no", None: "?"}[r["available"]], r["source"],
+            _price(r["price_per_gpu_hour"]), {True: "yes", False: "no", None: "?"}[r["available"]],
+            _risk(r), r["source"],
             *([f"{r['score']:.4g}" if r.get("score") is not None else "-"] if scored else []))
     _out().print(table)
     if result.matched > len(result.offers):
         err.print(f"showing {len(result.offers)} of {result.matched} matching offers (--limit)", highlight=False)
+
+
+def _risk(r: dict[str, Any]) -> str:
+    """The interruption column: bucket and its source@date for spot offers; '-' where nothing applies."""
+    if r.get("interruption") is None:
+        return "-"
+    return f"{r['interruption']} ({r['risk_source']})"
 
 
 def _num(value: Any) -> str:
@@ -278,7 +295,12 @@ def estimate(
     provider: Annotated[str | None, typer.Option(help="provider name")] = None,
     region: Annotated[list[str] | None, typer.Option(help="region or zone code(s); default: every region")] = None,
     purchase: Annotated[str, typer.Option(help="on_demand, spot, reserved_1y, ...")] = "on_demand",
-    interruption_overhead: Annotated[float, typer.Option(help="spot: extra run time fraction")] = 0.10,
+    interruption_overhead: Annotated[float, typer.Option(
+        help="spot: extra run time fraction when the interruption risk is unknown")] = 0.10,
+    compare: Annotated[bool, typer.Option("--compare", help="every purchase model (on-demand, spot with expected "
+                                          "cost, capacity blocks, reserved), cheapest first, with break-even hours")]
+    = False,
+    checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
@@ -286,10 +308,28 @@ def estimate(
     """Job cost of an instance type in each region (cheapest first), with the regional price spread."""
     from gpuhub.reports import estimate_report
 
+    engine = default_engine()
+    registry = engine.registry
     try:
-        report, spread = estimate_report(default_engine(), instance_type, hours, provider=provider, region=region,
+        if fetch not in ("auto", "live", "replay"):
+            raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
+        if compare:  # gpuhub.obtain.cli: every purchase model side by side
+            from gpuhub.obtain.cli import compare_rows, print_compare
+
+            query = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
+                                rankers=list(registry.rankers), provider=provider, region=region,
+                                instance_type=instance_type, checkpoint_every=checkpoint_every)
+            every = list(run_query(query.model_copy(update={"limit": None}), engine, fixtures_dir=fixtures,
+                                   fetch=fetch))  # type: ignore[arg-type]
+            if not every:
+                raise QueryError("instance_type", f"no offer of {instance_type!r}")
+            compared = compare_rows(every, hours, checkpoint_every, interruption_overhead)
+            print_compare(compared, hours, output is OutputFormat.json, _out(), err)
+            return
+        report, spread = estimate_report(engine, instance_type, hours, provider=provider, region=region,
                                          purchase=purchase, interruption_overhead=interruption_overhead,
-                                         fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
+                                         checkpoint_every=checkpoint_every, fixtures_dir=fixtures,
+                                         fetch=fetch)  # type: ignore[arg-type]
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return

@@ -23,6 +23,7 @@ import pydantic
 from typing_extensions import TypedDict  # pydantic validates typing.TypedDict only from Python 3.12
 
 from gpuhub.model import Instance, Offer, Price, Region, Source
+from gpuhub.obtain.model import Obtainability
 from gpuhub.recording import Manifest, atomic_write
 
 __all__ = ["DiskCache", "code_fingerprint"]
@@ -64,6 +65,11 @@ def _adapters() -> tuple[pydantic.TypeAdapter[list[Instance]], pydantic.TypeAdap
                          pydantic.TypeAdapter[list[Price]]]:
     # One validation call per list is several times faster than a model_validate call per item.
     return (pydantic.TypeAdapter(list[Instance]), pydantic.TypeAdapter(list[Region]), pydantic.TypeAdapter(list[Price]))
+
+
+@lru_cache(maxsize=1)
+def _obtain_adapter() -> pydantic.TypeAdapter[list[Obtainability]]:
+    return pydantic.TypeAdapter(list[Obtainability])
 
 
 class DiskCache:
@@ -115,11 +121,13 @@ class DiskCache:
             regions = _adapters()[1].validate_python(data["regions"])
             prices = _adapters()[2].validate_python(data["prices"])
             offers = []
-            for inst, region, price, available in data["offers"]:
+            obtains = _obtain_adapter().validate_python(data.get("obtains", []))
+            for inst, region, price, available, *more in data["offers"]:
                 if available not in (True, False, None):
                     raise ValueError("bad availability")
+                obtain = obtains[more[0]] if more and more[0] is not None else None
                 offers.append(Offer(instance=instances[inst], region=regions[region], price=prices[price],
-                                    available=available, source=source))
+                                    available=available, source=source, obtain=obtain))
             if any(o.instance.provider != provider for o in offers):
                 raise ValueError("offer of another provider")
             return offers, dict(_report_adapter().validate_python(data["report"]))
@@ -133,8 +141,8 @@ class DiskCache:
         path = self._path(provider, key)
         if path is None:
             return
-        tables: dict[str, dict[int, int]] = {"instances": {}, "regions": {}, "prices": {}}
-        lists: dict[str, list[dict[str, Any]]] = {"instances": [], "regions": [], "prices": []}
+        tables: dict[str, dict[int, int]] = {"instances": {}, "regions": {}, "prices": {}, "obtains": {}}
+        lists: dict[str, list[dict[str, Any]]] = {"instances": [], "regions": [], "prices": [], "obtains": []}
 
         def index(kind: str, model: pydantic.BaseModel) -> int:
             seen = tables[kind]
@@ -145,8 +153,8 @@ class DiskCache:
                 lists[kind].append(model.model_dump(mode="json", exclude=computed))
             return seen[ident]
 
-        rows = [[index("instances", o.instance), index("regions", o.region), index("prices", o.price), o.available]
-                for o in offers]
+        rows = [[index("instances", o.instance), index("regions", o.region), index("prices", o.price), o.available,
+                 *([index("obtains", o.obtain)] if o.obtain is not None else [])] for o in offers]
         data = {"format": FORMAT, "provider": provider, "key": key, "report": dict(report), **lists, "offers": rows}
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
+from gpuhub.obtain.model import CAPACITY_PURCHASES, EMPTY_RECORD, Obtainability
+
 __all__ = [
     "Currency",
     "Gpu",
@@ -68,6 +70,8 @@ def known_purchase_models() -> list[str]:
 # Accepted names mapped to one shared (interned) string each: validation is a dict lookup, and a million offers
 # parsed from JSON do not each keep their own copy of "on_demand".
 _ACCEPTED: dict[str, str] = {p.value: p.value for p in PurchaseModel}
+for _name in CAPACITY_PURCHASES:  # reservable capacity (gpuhub.obtain): capacity_block, flex_start, calendar
+    register_purchase_model(_name)
 
 
 def _check_purchase(value: object) -> str:
@@ -226,6 +230,8 @@ class Offer(_Frozen):
     price: Price
     available: bool | None = Field(default=None, description="True/False when the provider says, else None")
     source: Source
+    obtain: Obtainability | None = Field(default=None, description="interruption risk, reservation window, "
+                                         "quota and capacity, where a source says (see gpuhub.obtain)")
 
     # Flat read-only views, so callers and filters need not walk the nesting.
     @property
@@ -302,6 +308,7 @@ class Offer(_Frozen):
             "available": self.available,
             "source": self.source.label(),
             "note": inst.note,
+            **(self.obtain.record() if self.obtain is not None else EMPTY_RECORD),
         }
 
 

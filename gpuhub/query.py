@@ -68,6 +68,15 @@ class Query(BaseModel):
     """Total VRAM the model needs (from :func:`gpuhub.modelfit.model_fit`), GiB."""
     sort: str = "price"
     limit: int | None = None
+    # Obtainability (gpuhub.obtain): unknown risk or score never passes a bound on it.
+    max_interruption_pct: float | None = None
+    """Spot/low priority only: the interruption bucket's upper bound (source's own table), percent, at most this."""
+    min_placement_score: int | None = None
+    """Spot only: the AWS spot placement score (1-10) at least this."""
+    launchable: bool = False
+    """Only offers that quota and capacity allow (unknown: kept, and the status says which check was missing)."""
+    checkpoint_every_h: float = 1.0
+    """Hours between checkpoints, for the expected cost of interruptible capacity (training preset)."""
 
     def fit(self) -> ModelFit | None:
         """The model-fit figures when a model was given."""
@@ -154,7 +163,9 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
                 sort: str | None = None, limit: Any = None, workload: str | None = None, near: Any = None,
                 max_rtt: Any = None, max_carbon: Any = None, model: Any = None, precision: str | None = None,
                 mode: str | None = None, instance_type: Any = None, include_accelerators: bool = False,
-                provider_kind: Any = None, mig_capable: bool = False, nvlink: bool = False) -> Query:
+                provider_kind: Any = None, mig_capable: bool = False, nvlink: bool = False,
+                max_interruption: Any = None, min_placement_score: Any = None, launchable: bool = False,
+                checkpoint_every: Any = None) -> Query:
     """Validate user arguments into a :class:`Query`.
 
     Raises:
@@ -224,6 +235,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     if limit_n is not None and limit_n < 1:
         raise QueryError("limit", f"must be a whole number of at least 1, got {limit!r}")
     countries = tuple(_country(c) for c in _tuple("country", country))
+    obtain = _obtain_arguments(max_interruption, min_placement_score, launchable, checkpoint_every)
     # Sorted tuples: equal queries written in another order are equal (and hash alike) for caching.
     return Query(
         gpu=tuple(sorted(set(names) - {n for n, _ in forms})), gpu_forms=tuple(sorted(set(forms))),
@@ -244,5 +256,24 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         near=(place.label, place.latitude, place.longitude) if place else None, max_rtt_ms=rtt,
         max_carbon_g_per_kwh=_number("max_carbon", max_carbon),
         model_parameters=fit.parameters if fit else None, precision=fit.precision if fit else "bf16",
-        model_mode=fit.mode if fit else "inference", model_vram_gib=fit.total_gib if fit else None,
+        model_mode=fit.mode if fit else "inference", model_vram_gib=fit.total_gib if fit else None, **obtain,
     )
+
+
+def _obtain_arguments(max_interruption: Any, min_placement_score: Any, launchable: Any,
+                      checkpoint_every: Any) -> dict[str, Any]:
+    """The obtainability arguments as :class:`Query` fields (see :mod:`gpuhub.obtain`)."""
+    pct = _number("max_interruption", max_interruption)
+    if pct is not None and pct > 100:
+        raise QueryError("max_interruption", f"is a percentage from 0 to 100, got {max_interruption!r}")
+    try:
+        score = _number("min_placement_score", min_placement_score, integer=True)
+    except QueryError:
+        score = -1.0
+    if score is not None and not 1 <= score <= 10:
+        raise QueryError("min_placement_score", f"must be a whole number from 1 to 10, got {min_placement_score!r}")
+    every = _number("checkpoint_every", checkpoint_every)
+    if every is not None and every <= 0:
+        raise QueryError("checkpoint_every", f"must be a positive number of hours, got {checkpoint_every!r}")
+    return {"max_interruption_pct": pct, "min_placement_score": int(score) if score is not None else None,
+            "launchable": bool(launchable), "checkpoint_every_h": every if every is not None else 1.0}

@@ -42,7 +42,8 @@ def provider_rows(engine: Engine) -> list[dict[str, Any]]:
 
 def estimate_report(engine: Engine, instance_type: str, hours: float, *, provider: str | None = None,
                     region: Sequence[str] | None = None, purchase: str = "on_demand",
-                    interruption_overhead: float = 0.10, fixtures_dir: Path | None = None,
+                    interruption_overhead: float = 0.10, checkpoint_every: float = 1.0,
+                    fixtures_dir: Path | None = None,
                     fetch: RequestedMode = "auto") -> tuple[dict[str, Any], PriceSpread]:
     """Job cost of ``instance_type`` for ``hours`` hours in each region (cheapest first) and the price spread.
 
@@ -58,7 +59,8 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
 
     registry = engine.registry
     query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
-                        provider=provider, region=region, instance_type=instance_type, purchase=purchase)
+                        provider=provider, region=region, instance_type=instance_type, purchase=purchase,
+                        checkpoint_every=checkpoint_every)
     if fetch not in ("auto", "live", "replay"):
         raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
     offers = list(run_query(query, engine, fixtures_dir=fixtures_dir, fetch=fetch))

@@ -153,6 +153,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            limit: int | None = None, instance_type: str | Sequence[str] | None = None,
            include_accelerators: bool = False, provider_kind: str | Sequence[str] | None = None,
            mig_capable: bool = False, nvlink: bool = False,
+           max_interruption: float | None = None, min_placement_score: int | None = None,
+           launchable: bool = False, checkpoint_every: float | None = None,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
            refresh: bool = False, timeout: float | None = None, engine: Engine | None = None) -> SearchResult:
     """Find GPU offers across every installed provider, filtered and ranked for a workload.
@@ -186,6 +188,12 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         provider_kind: ``hyperscaler`` (AWS, Azure, GCP), ``specialist`` (Lambda, CoreWeave), ``internal``, ``other``.
         mig_capable: only GPUs that support MIG partitioning (GPU table). nvlink: only multi-GPU instances whose
             GPUs are linked by NVLink/NVSwitch (SXM boards).
+        max_interruption: spot/low priority offers whose interruption bucket's upper bound (from the source's own
+            table: AWS's 5-10 % bucket ends at 11) is at most this percentage; unknown risk never passes; offers
+            that are not interruptible pass. min_placement_score: spot offers with an AWS placement score (1-10)
+            of at least this (needs credentials). launchable: drop offers that quota or capacity rule out.
+            checkpoint_every: hours between checkpoints, for the training preset's expected spot cost
+            (:mod:`gpuhub.obtain.cost`; default 1).
         fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
         fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
         refresh: ignore the in-memory cache. timeout: seconds to wait for providers.
@@ -207,7 +215,9 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
                         available_only=available_only, sort=sort, limit=limit, workload=workload, near=near,
                         max_rtt=max_rtt, max_carbon=max_carbon, model=model, precision=precision, mode=mode,
                         instance_type=instance_type, include_accelerators=include_accelerators,
-                        provider_kind=provider_kind, mig_capable=mig_capable, nvlink=nvlink)
+                        provider_kind=provider_kind, mig_capable=mig_capable, nvlink=nvlink,
+                        max_interruption=max_interruption, min_placement_score=min_placement_score,
+                        launchable=launchable, checkpoint_every=checkpoint_every)
     if fixtures_dir is not None and not isinstance(fixtures_dir, (str, os.PathLike)):
         raise QueryError("fixtures_dir", f"expected a directory path, got {fixtures_dir!r}")
     if fetch not in ("auto", "live", "replay"):

@@ -52,7 +52,8 @@ ESTIMATE = {name: Param(name, kind, help, default, name) for name, kind, help, d
     ("hours", "number", "run time the job needs, hours", None), ("provider", "text", "provider name", None),
     ("region", "list", "region or zone code(s); default: every region", None),
     ("purchase", "text", "on_demand, spot, reserved_1y, ...", "on_demand"),
-    ("interruption_overhead", "number", "spot: extra run time fraction", 0.10))}
+    ("interruption_overhead", "number", "spot: extra run time fraction", 0.10),
+    ("checkpoint_every", "number", "hours between checkpoints: spot expected cost", 1.0))}
 
 
 def offer_key(offer: Offer) -> str:
@@ -298,7 +299,10 @@ class Web:
             report, _ = estimate_report(self.engine, kwargs["instance_type"], hours,
                                         provider=kwargs.get("provider"), region=kwargs.get("region"),
                                         purchase=kwargs.get("purchase", "on_demand"),
-                                        interruption_overhead=overhead, fixtures_dir=self.fixtures_dir,
+                                        interruption_overhead=overhead,
+                                        checkpoint_every=_number("checkpoint_every",
+                                                                 kwargs.get("checkpoint_every", 1.0)),
+                                        fixtures_dir=self.fixtures_dir,
                                         fetch=self.fetch)
         except QueryError as exc:
             return _error(exc.argument, exc.detail)

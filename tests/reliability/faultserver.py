@@ -355,6 +355,9 @@ class FaultServer:
             answers = self._answers.get(key)
             if not answers:
                 route = self._routes.get((method.upper(), path or "/"), set())
+                if len(route) > 1:  # several operations on one path (EC2 Query API): the same Action only
+                    action = dict(parse_qsl(key[3])).get("Action")
+                    route = {k for k in route if action and dict(parse_qsl(k[3])).get("Action") == action}
                 if len(route) != 1:
                     return None
                 [key] = route

@@ -29,6 +29,8 @@ import httpx
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.model import Instance, Offer, Price
 from gpuhub.provider import Credential, Provider, ProviderContext
+from gpuhub_aws.capacity_blocks import capacity_block_offers
+from gpuhub_aws.obtain import attach_risk, load_advisor
 from gpuhub_aws.parse import (
     InstanceSpec,
     OfferFileParser,
@@ -123,11 +125,16 @@ class AwsProvider(Provider):
         if with_ec2 and types:
             specs.update(self._describe_instance_types(ctx, creds, regions[0], types))
         instances: dict[str, Instance | None] = {}
+        global_regions = with_ec2 and types and any(not r.startswith("cn-") for r in regions)
+        advisor = load_advisor(ctx) if global_regions else None  # spot risk (gpuhub_aws.obtain); no China rows
         for result in results:
             spot: dict[tuple[str, str], SpotItem] = {}
             if with_ec2 and result.prices:
                 spot = self._spot(ctx, creds, result)
-            yield from self._offers(ctx, result, specs, instances, spot)
+            yield from attach_risk(self._offers(ctx, result, specs, instances, spot), advisor)
+            if with_ec2 and result.prices and not result.region.startswith("cn-"):  # Capacity Blocks for ML
+                yield from capacity_block_offers(ctx, result.region, sorted(result.prices), instances,
+                                                 lambda params, r=result.region: self._ec2(ctx, creds, r, params))
 
     def _offers(self, ctx: ProviderContext, result: OfferFileResult, specs: Mapping[str, InstanceSpec],
                 instances: dict[str, Instance | None], spot: Mapping[tuple[str, str], SpotItem]) -> Iterator[Offer]:

@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import ast
 import csv
+import datetime as dt
 import hashlib
 import json
 import sys
 from collections import defaultdict
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -253,6 +255,111 @@ def instance_types_xml(items: list[dict[str, Any]], page: int) -> str:
             "</DescribeInstanceTypesResponse>\n")
 
 
+# --- obtainability (issue 17): separate from the offer exchanges above ----------------------------------------
+ADVISOR_LAST_MODIFIED = "Sat, 28 Jun 2025 00:00:00 GMT"
+"""The date the advisor snapshot last changed (alexei-led/spotinfo commit 5eedf20a, 2025-06-28)."""
+
+
+def advisor_feed(types: set[str]) -> dict[str, Any]:
+    """The Spot Instance Advisor feed cut to the accelerator types of the recording (all regions, both OSes),
+    values unchanged, ``ranges`` and ``global_rate`` whole."""
+    path = SHARED / "obtainability" / "aws" / "spot-advisor-data.full.2025-06.spotinfo.json"
+    feed = json.loads(path.read_text(encoding="utf-8"))
+    advisor = {region: {os_name: {t: row for t, row in sorted(rows.items()) if t in types}
+                        for os_name, rows in sorted(by_os.items())}
+               for region, by_os in sorted(feed["spot_advisor"].items())}
+    return {"global_rate": feed["global_rate"],
+            "instance_types": {t: v for t, v in sorted(feed["instance_types"].items()) if t in types},
+            "ranges": feed["ranges"], "spot_advisor": advisor}
+
+
+CAPACITY_BLOCK_START = "2026-12-01T11:30:00.000Z"
+CAPACITY_BLOCK_SAMPLE = "capacity-block-offerings-p4d-cli-output.aws-samples-HOWTO-excerpt.md"
+
+
+def capacity_block_sample() -> list[dict[str, Any]]:
+    """The real p4d.24xlarge offerings (us-east-2a, Feb 2025) of the aws-samples HOW-TO's CLI output."""
+    text = (SHARED / "obtainability" / "aws" / CAPACITY_BLOCK_SAMPLE).read_text(encoding="utf-8")
+    start = text.index("```json") + len("```json")
+    items: list[dict[str, Any]] = json.loads(text[start:text.index("```", start)])
+    return items
+
+
+def capacity_block_xml(region: str, itype: str, offerings: list[dict[str, Any]]) -> str:
+    parts = []
+    for item in offerings:
+        start = dt.datetime.fromisoformat(item["StartDate"])
+        end = start + dt.timedelta(hours=item["CapacityBlockDurationHours"])
+        parts.append(
+            f"<item><capacityBlockOfferingId>{item['CapacityBlockOfferingId']}</capacityBlockOfferingId>"
+            f"<instanceType>{itype}</instanceType><availabilityZone>{item['AvailabilityZone']}</availabilityZone>"
+            f"<instanceCount>1</instanceCount><startDate>{start.strftime('%Y-%m-%dT%H:%M:%S.000Z')}</startDate>"
+            f"<endDate>{end.strftime('%Y-%m-%dT%H:%M:%S.000Z')}</endDate>"
+            f"<capacityBlockDurationHours>{item['CapacityBlockDurationHours']}</capacityBlockDurationHours>"
+            f"<upfrontFee>{item['UpfrontFee']}</upfrontFee><currencyCode>USD</currencyCode>"
+            f"<tenancy>default</tenancy><capacityBlockDurationMinutes>0</capacityBlockDurationMinutes></item>")
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<DescribeCapacityBlockOfferingsResponse xmlns="{NS}">'
+            f"<requestId>{sku('cb', region, itype)}</requestId><capacityBlockOfferingSet>{''.join(parts)}"
+            "</capacityBlockOfferingSet></DescribeCapacityBlockOfferingsResponse>\n")
+
+
+def capacity_block_exchanges(out: Path, exchanges: list[dict[str, Any]],
+                             offer_types: dict[str, list[str]]) -> int:
+    """One DescribeCapacityBlockOfferings answer per region and capacity-block type of its offer file: the real
+    p4d.24xlarge us-east-2 sample as answered; elsewhere one 24-hour block at the published per-hour price x 24
+    (the capacity blocks pricing page, scraped 2026-07-22), starting the day after the recording."""
+    from gpuhub_aws.capacity_blocks import DEFAULT_HOURS, capacity_block_params, is_capacity_block_type
+
+    path = SHARED / "obtainability" / "aws" / "capacity-blocks-pricing.koyakimu-scrape.json"
+    pricing = json.loads(path.read_text(encoding="utf-8"))["instance_types"]
+    hourly = {(p["region_code"], itype): p["hourly_rate_usd"] for itype, v in pricing.items() for p in v["pricing"]}
+    count = 0
+    for region, types in offer_types.items():
+        for itype in types:
+            if not is_capacity_block_type(itype):
+                continue
+            if (region, itype) == ("us-east-2", "p4d.24xlarge"):
+                offerings = capacity_block_sample()
+            elif (region, itype) in hourly:
+                fee = Decimal(str(hourly[(region, itype)])) * DEFAULT_HOURS
+                offerings = [{"CapacityBlockOfferingId": "cb-" + sku("cb", region, itype)[:17].lower(),
+                              "AvailabilityZone": f"{region}a", "StartDate": CAPACITY_BLOCK_START.replace(
+                                  ".000Z", "+00:00"), "CapacityBlockDurationHours": DEFAULT_HOURS,
+                              "UpfrontFee": f"{fee.normalize():f}"}]
+            else:
+                offerings = []
+            name = f"capacity-blocks-{region}-{itype}.xml"
+            (out / name).write_text(capacity_block_xml(region, itype, offerings), encoding="utf-8")
+            body = urlencode(capacity_block_params(itype, DEFAULT_HOURS))
+            exchanges.append({"request": {"method": "POST", "url": f"https://ec2.{region}.amazonaws.com/",
+                                          "body": body},
+                              "response": {"status": 200, "headers": {"content-type": "text/xml;charset=UTF-8"},
+                                           "body_file": name}})
+            count += len(offerings)
+    return count
+
+
+def add_obtain_exchanges(out: Path, exchanges: list[dict[str, Any]], types: set[str],
+                         offer_types: dict[str, list[str]]) -> str:
+    """Add the obtainability exchanges (spot advisor feed, capacity block offerings); return manifest notes."""
+    from gpuhub_aws.advisor import ADVISOR_URL
+
+    name = "spot-advisor.json"
+    (out / name).write_text(json.dumps(advisor_feed(types), separators=(",", ":")) + "\n", encoding="utf-8")
+    exchanges.append({"request": {"method": "GET", "url": ADVISOR_URL, "body": None},
+                      "response": {"status": 200, "headers": {"content-type": "application/json",
+                                                              "last-modified": ADVISOR_LAST_MODIFIED},
+                                   "body_file": name}})
+    notes = ("Spot Instance Advisor: the June 2025 feed (spotinfo snapshot, last changed 2025-06-28, the "
+             "Last-Modified header) cut to the recording's accelerator types, values unchanged. ")
+    blocks = capacity_block_exchanges(out, exchanges, offer_types)
+    notes += (f"Capacity Blocks for ML ({blocks} offerings): the real p4d.24xlarge us-east-2a answer of Feb 2025 "
+              "(aws-samples HOW-TO: 24 h 283 USD, 19 h 228 USD, 43 h 511 USD) as it was answered; elsewhere one "
+              "24-hour block per region and type at the published per-hour price x 24 (capacity blocks pricing "
+              "page, scraped 2026-07-22), starting 2026-12-01 in the region's zone a (reconstructed).")
+    return notes
+
+
 def main() -> None:
     rows = load_catalog()
     moto = load_moto()
@@ -319,6 +426,7 @@ def main() -> None:
         exchanges.append({"request": {"method": "POST", "url": f"https://ec2.{region}.amazonaws.com/", "body": body},
                           "response": {"status": 200, "headers": xml_headers, "body_file": name}})
 
+    obtain_notes = add_obtain_exchanges(out, exchanges, all_types, offer_types)  # issue 17: risk, capacity blocks
     manifest = {
         "format": 1, "provider": "aws", "recorded_at": RECORDED_AT, "kind": "reconstructed",
         "source": "SkyPilot AWS catalog v8 (on-demand and per-zone spot prices) and moto 5.2.1 DescribeInstanceTypes "
@@ -331,7 +439,7 @@ def main() -> None:
                   "Attributes the catalog lacks (location, usagetype prefix) follow AWS naming. Spot: one item "
                   "per availability-zone ID with the catalog's SpotPrice, timestamp just before StartTime; zone "
                   "names are omitted because the name-to-ID mapping differs per account. "
-                  f"Regions: all {len(regions)} regions of the catalog."),
+                  f"Regions: all {len(regions)} regions of the catalog. " + obtain_notes),
         "exchanges": exchanges,
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

@@ -74,10 +74,17 @@ def _small_cloud(spot_pages: dict[str | None, bytes], types: bytes | None = None
     """A one-region AWS: an offer file, DescribeInstanceTypes, and spot pages keyed by the NextToken sent."""
 
     def handler(request: httpx.Request, n: int) -> httpx.Response:
+        if request.method == "GET" and request.url.host == "spot-bid-advisor.s3.amazonaws.com":
+            feed = {"ranges": [{"index": 0, "label": "<5%", "max": 5, "dots": 0}],
+                    "spot_advisor": {"us-east-1": {"Linux": {"g6.xlarge": {"r": 0, "s": 60}}}}}
+            return httpx.Response(200, json=feed)
         if request.method == "GET":
             return httpx.Response(200, content=offer or _small_offer_file(),
                                   headers={"content-type": "application/json"})
         form = _form(request)
+        if form["Action"] == "DescribeCapacityBlockOfferings":
+            return httpx.Response(200, content=f'<DescribeCapacityBlockOfferingsResponse xmlns="{NS}">'
+                                  "<capacityBlockOfferingSet/></DescribeCapacityBlockOfferingsResponse>".encode())
         if form["Action"] == "DescribeInstanceTypes":
             return httpx.Response(200, content=types or _types_page(), headers={"content-type": "text/xml"})
         return httpx.Response(200, content=spot_pages[form.get("NextToken")], headers={"content-type": "text/xml"})
@@ -158,7 +165,10 @@ def test_live_walk_is_signed_and_matches_the_recording() -> None:
     offers, status, transport = _live(handler)
     replayed, _ = _replay()
     assert status.state == "ok" and len(offers) == len(replayed)
-    assert transport.calls == 23 + 2 + 23  # offer files, DescribeInstanceTypes pages, spot per region
+    blocks = sum("DescribeCapacityBlockOfferings" in (e["request"]["body"] or "") for e in replay.manifest.exchanges)
+    assert blocks == 53
+    # offer files, DescribeInstanceTypes pages, spot per region, the spot advisor feed, capacity block offerings
+    assert transport.calls == 23 + 2 + 23 + 1 + blocks
 
 
 def test_session_token_is_signed_and_never_recorded(tmp_path: Path) -> None:
@@ -236,7 +246,8 @@ def test_offer_file_dropped_mid_stream_is_retried() -> None:
         return inner(request, n)
 
     offers, status, transport = _live(handler, ONE_REGION)
-    assert status.state == "ok" and transport.calls == 4  # offer file twice, specs, spot
+    # offer file twice, specs, spot advisor, spot, capacity blocks of p5.48xlarge
+    assert status.state == "ok" and transport.calls == 6
     assert {o.instance_type for o in offers if o.price.purchase == "on_demand"} == {"p5.48xlarge", "g6.xlarge"}
 
 
@@ -306,5 +317,7 @@ def test_regions_are_ec2_region_codes_and_zones_are_zone_ids() -> None:
             assert re.fullmatch(r"[a-z]+\d-az\d+", offer.region.zone or ""), offer.region
             if offer.region.code in prefixes:
                 assert offer.region.zone.startswith(prefixes[offer.region.code] + "-")  # type: ignore[union-attr]
+        elif offer.price.purchase == "capacity_block":  # offered in one zone, named as the account sees it
+            assert re.fullmatch(re.escape(offer.region.code) + r"[a-z]", offer.region.zone or ""), offer.region
         else:
             assert offer.region.zone is None

@@ -36,6 +36,7 @@ import pydantic
 from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.regions import known_regions
+from gpuhub_azure.obtain import attach_risk
 from gpuhub_azure.parse import (
     PriceRow,
     SizeSpec,
@@ -148,7 +149,7 @@ class AzureProvider(Provider):
             ctx.warn(f"{key[1]} {key[0]} {key[2]}: {len(prices)} different prices "
                      f"({', '.join(str(p) for p in prices)}); left out rather than picking one")
         skus = self._resource_skus(ctx, regions) if selection.rows else {}
-        yield from self._offers(ctx, selection.rows.values(), skus)
+        yield from attach_risk(self._offers(ctx, selection.rows.values(), skus))  # eviction risk (.obtain)
 
     def _walk_all(self, ctx: ProviderContext, regions: list[str], currency: str,
                   on_failure: str) -> list[tuple[str, list[Any], str | None]]:

@@ -15,6 +15,7 @@ from typing import Any
 from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext
 from gpuhub.errors import ProviderError
 from gpuhub_gcp.machines import ACCELERATORS, MachineType, machine_types
+from gpuhub_gcp.obtain import attach_risk
 from gpuhub_gcp.parse import Component, Notes, PricedType, PriceIndex, Unpriced, build_index, price_machine_type
 
 __all__ = ["COMPUTE_ENGINE_SERVICE", "MAX_PAGES", "GcpProvider", "offers_from_skus"]
@@ -56,7 +57,7 @@ class GcpProvider(Provider):
             ProviderError: a page that is not a SKU page, a repeated page token, or more than :data:`MAX_PAGES`
                 pages (a partial walk is never returned as a catalog).
         """
-        return offers_from_skus(ctx, self.walk(ctx))
+        return attach_risk(offers_from_skus(ctx, self.walk(ctx)))  # spot: no published rate (gpuhub_gcp.obtain)
 
     def walk(self, ctx: ProviderContext) -> list[Any]:
         """All SKU objects of the Compute Engine service, following ``nextPageToken``."""

@@ -1,0 +1,63 @@
+"""Obtainability for AWS offers: the advisor's interruption bucket on every spot offer (capacity blocks are in
+:mod:`gpuhub_aws.capacity_blocks`).
+
+A failed advisor fetch never fails the provider: the spot offers then carry an ``unknown`` risk saying why, and
+the status has a warning.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Iterator
+
+from gpuhub.errors import ProviderError
+from gpuhub.model import Offer
+from gpuhub.obtain import Obtainability, SpotRisk
+from gpuhub.provider import ProviderContext
+from gpuhub_aws.advisor import ADVISOR_URL, SOURCE, Advisor, parse_advisor
+
+__all__ = ["attach_risk", "load_advisor"]
+
+RISK_MAX_AGE_DAYS = 31
+"""Spot risk is monthly data: older than this, the status says so."""
+
+
+def load_advisor(ctx: ProviderContext) -> Advisor | str:
+    """Fetch and parse the Spot Instance Advisor feed; on failure, the reason (also added as a warning)."""
+    url = ctx.setting("ADVISOR_URL") or ADVISOR_URL
+    try:
+        response = ctx.request("GET", url)
+        advisor = parse_advisor(response.json(), response.headers.get("last-modified"), ctx.skip,
+                                today=dt.datetime.now(dt.timezone.utc).date())
+    except (ProviderError, ValueError) as exc:
+        reason = f"spot interruption risk unknown: the Spot Instance Advisor feed failed ({str(exc)[:160]})"
+        ctx.warn(reason)
+        return reason
+    if advisor.as_of is not None:
+        age = (dt.datetime.now(dt.timezone.utc).date() - advisor.as_of).days
+        if age > RISK_MAX_AGE_DAYS:
+            ctx.warn(f"spot interruption risk is from {advisor.as_of.isoformat()} ({age} days old; the advisor "
+                     "is monthly data)")
+    return advisor
+
+
+def attach_risk(offers: Iterable[Offer], advisor: Advisor | str | None) -> Iterator[Offer]:
+    """Each spot offer with its bucket (``unknown`` with the reason when there is none); others unchanged."""
+    unknown: dict[str, Obtainability] = {}
+    known: dict[int, Obtainability] = {}
+    for offer in offers:
+        if offer.price.purchase != "spot" or advisor is None:
+            yield offer
+            continue
+        risk = advisor.risk(offer.region.code, offer.instance_type) if isinstance(advisor, Advisor) else None
+        if risk is None:
+            reason = advisor if isinstance(advisor, str) else \
+                f"the advisor has no Linux row for {offer.instance_type} in {offer.region.code}"
+            obtain = unknown.get(reason)
+            if obtain is None:
+                obtain = unknown[reason] = Obtainability(risk=SpotRisk(label="unknown", source=SOURCE, note=reason))
+        else:
+            obtain = known.get(id(risk))
+            if obtain is None:
+                obtain = known[id(risk)] = Obtainability(risk=risk)
+        yield offer.model_copy(update={"obtain": obtain})

@@ -1,0 +1,128 @@
+"""Spot interruption risk on AWS spot offers, from the Spot Instance Advisor feed, through the public API.
+
+The bundled recording carries the real June 2025 feed cut to the accelerator types; the tests against
+``../shared/reference/obtainability/aws`` read the whole real feed (skipped when it is absent).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from gpuhub_aws.advisor import parse_advisor
+
+import gpuhub
+from gpuhub import Engine, Registry
+from gpuhub.testing import make_engine
+
+SHARED = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "obtainability" / "aws"
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[Engine]:
+    eng = make_engine(Registry())  # every installed plugin: the configuration that matters
+    yield eng
+    eng.shutdown()
+
+
+def _feed() -> dict[str, object]:
+    path = SHARED / "spot-advisor-data.full.2025-06.spotinfo.json"
+    if not path.is_file():
+        pytest.skip("../shared is absent")
+    data: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def test_max_interruption_10_keeps_h100_spot_offers_below_10_percent_with_bucket_source_and_date(
+        engine: Engine) -> None:
+    result = gpuhub.search("H100", purchase="spot", max_interruption=10, engine=engine, limit=None)
+    records = result.to_dicts()
+    assert {(r["provider"], r["instance_type"], r["region"]) for r in records} == {
+        ("aws", "p5.48xlarge", "eu-north-1"), ("aws", "p5.48xlarge", "ca-central-1")}
+    for r in records:
+        assert (r["interruption"], r["interruption_max_pct"]) == ("<5%", 5.0)
+        assert r["risk_source"] == "aws spot instance advisor@2025-06-28"
+    eu = next(o for o in result if o.region.code == "eu-north-1")
+    assert eu.price.amount == Decimal("20.2439")
+    assert eu.obtain is not None and eu.obtain.risk is not None and eu.obtain.risk.savings_pct == 55
+    assert result.removed_by["max_interruption"] > 0
+
+
+def test_the_5_to_10_percent_bucket_ends_at_11_as_the_feed_says(engine: Engine) -> None:
+    result = gpuhub.search("H100", purchase="spot", provider="aws", max_interruption=11, engine=engine, limit=None)
+    by_region = {o.region.code: o.obtain.risk for o in result if o.obtain and o.obtain.risk}
+    assert by_region["us-east-2"].label == "5-10%"
+    assert (by_region["us-east-2"].min_pct, by_region["us-east-2"].max_pct) == (5.0, 11.0)
+    assert "us-east-1" not in by_region  # p5.48xlarge in us-east-1 is '>20%' in the June 2025 feed
+
+
+def test_every_aws_spot_offer_has_a_risk_and_unknown_is_never_zero(engine: Engine) -> None:
+    result = gpuhub.search(purchase="spot", provider="aws", engine=engine, limit=None)
+    assert len(result) > 100
+    labels = {}
+    for offer in result:
+        assert offer.obtain is not None and offer.obtain.risk is not None
+        risk = offer.obtain.risk
+        labels[(offer.instance_type, offer.region.code)] = risk.label
+        if risk.label == "unknown":
+            assert risk.max_pct is None and risk.note and offer.instance_type in risk.note
+    assert labels[("p5.48xlarge", "us-east-1")] == ">20%"
+    assert labels[("p4d.24xlarge", "us-east-1")] == "10-15%"
+    assert labels[("g6f.2xlarge", "us-east-1")] == "unknown"  # no g6f row in the June 2025 feed
+    # on-demand offers and capacity blocks carry no risk and pass an interruption bound
+    kept = gpuhub.search(instance_type="p5.48xlarge", region="us-east-1", max_interruption=5, engine=engine)
+    assert sorted(o.price.purchase for o in kept) == ["capacity_block", "on_demand"]
+
+
+def test_the_bundled_buckets_are_the_real_feeds_buckets(engine: Engine) -> None:
+    feed = _feed()
+    real = parse_advisor(feed, None, lambda reason: None)
+    result = gpuhub.search(purchase="spot", provider="aws", engine=engine, limit=None)
+    compared = 0
+    for offer in result:
+        mine = offer.obtain.risk if offer.obtain else None
+        theirs = real.risk(offer.region.code, offer.instance_type)
+        if theirs is None:
+            assert mine is not None and mine.label == "unknown"
+            continue
+        assert mine is not None and (mine.label, mine.max_pct, mine.savings_pct) == (
+            theirs.label, theirs.max_pct, theirs.savings_pct)
+        compared += 1
+    assert compared > 100
+
+
+def test_the_real_feed_parses_with_its_own_ranges_table() -> None:
+    feed = _feed()
+    skipped: list[str] = []
+    advisor = parse_advisor(feed, "Sat, 28 Jun 2025 00:00:00 GMT", skipped.append)
+    assert advisor.as_of == dt.date(2025, 6, 28) and not skipped
+    p5 = advisor.risk("us-east-1", "p5.48xlarge")
+    assert p5 is not None and (p5.label, p5.min_pct, p5.max_pct, p5.savings_pct) == (">20%", 22.0, 100.0, 52)
+    p4de = advisor.risk("us-east-1", "p4de.24xlarge")
+    assert p4de is not None and (p4de.label, p4de.max_pct) == ("<5%", 5.0)
+    assert len([k for k in advisor.risks if k[:2] == ("us-east-1", "Linux")]) == 894
+
+
+def test_a_feed_without_its_ranges_table_is_refused_not_guessed() -> None:
+    with pytest.raises(ValueError, match="ranges"):
+        parse_advisor({"spot_advisor": {}}, None, lambda reason: None)
+    skipped: list[str] = []
+    feed = {"ranges": [{"index": 0, "label": "<5%", "max": 5, "dots": 0}],
+            "spot_advisor": {"us-east-1": {"Linux": {"p5.48xlarge": {"r": 7, "s": 50}, "g5.xlarge": {"r": 0}}}}}
+    advisor = parse_advisor(feed, None, skipped.append)
+    assert skipped == ["spot advisor: bucket not in the ranges table"]
+    g5 = advisor.risk("us-east-1", "g5.xlarge")
+    assert g5 is not None and g5.savings_pct is None and g5.max_pct == 5.0
+
+
+def test_bad_interruption_arguments_name_the_argument(engine: Engine) -> None:
+    with pytest.raises(gpuhub.QueryError, match="max_interruption"):
+        gpuhub.search("H100", max_interruption=101, engine=engine)
+    with pytest.raises(gpuhub.QueryError, match="min_placement_score"):
+        gpuhub.search("H100", min_placement_score=0, engine=engine)
+    with pytest.raises(gpuhub.QueryError, match="min_placement_score"):
+        gpuhub.search("H100", min_placement_score=2.5, engine=engine)

@@ -1,0 +1,77 @@
+"""The obtainability endpoints under faults: the AWS Spot Instance Advisor feed (and, once recorded, capacity block
+offerings) served by the fault server while the rest of AWS's walk is clean.
+
+An obtainability source that fails never fails the provider or hides an offer: the provider is ``ok`` with every
+offer of the clean walk, its status warns, and each spot offer's risk is ``unknown`` naming the failure (never a
+bucket, never zero). A fault that clears within the retries gives the real buckets.
+"""
+
+from __future__ import annotations
+
+import pytest
+from faultserver import Fault
+from harness import (
+    ATTEMPTS,
+    STALL_S,
+    Baseline,
+    LoopbackOnly,
+    case_or_skip,
+    live_baseline,
+    live_engine,
+    live_env,
+    offer_keys,
+    serving,
+)
+
+from gpuhub import Registry
+from gpuhub.testing import run_provider
+
+ADVISOR = "/spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
+
+
+def _renamed(page: object, url: str) -> object:
+    assert isinstance(page, dict)
+    page["bucket_ranges"] = page.pop("ranges")
+    return page
+
+
+FAULTS = (
+    ("500", Fault.http_status(500), None, ("HTTP 500", "after retries"), ATTEMPTS),
+    ("429", Fault.http_status(429, "1"), None, ("HTTP 429", "after retries"), ATTEMPTS),
+    ("stall", Fault.stall(STALL_S), None, ("ReadTimeout",), ATTEMPTS),
+    ("html", Fault.html(), None, ("Spot Instance Advisor feed failed",), 1),
+    ("truncated", Fault.truncate(), None, ("Spot Instance Advisor feed failed",), 1),
+    ("ranges_renamed", Fault.json_transform(_renamed), None, ("no 'ranges' table",), 1),
+    ("503_once", Fault.http_status(503), 1, (), 2),
+)
+
+
+@pytest.mark.parametrize(("fault_id", "fault", "times", "words", "hits"), FAULTS, ids=[f[0] for f in FAULTS])
+def test_advisor_fault_keeps_every_offer_and_marks_spot_risk_unknown(
+        fault_id: str, fault: Fault, times: int | None, words: tuple[str, ...], hits: int,
+        rel_registry: Registry, live_baselines: dict[str, Baseline], transport: LoopbackOnly) -> None:
+    case = case_or_skip(rel_registry, "aws")
+    base = live_baseline(rel_registry, live_baselines, case)
+    with serving(rel_registry, case) as server:
+        engine = live_engine(rel_registry, live_env(rel_registry, case, server), transport)
+        try:
+            server.inject(fault, match=ADVISOR, times=times)
+            offers, status = run_provider(engine, "aws", mode="live", refresh=True)
+        finally:
+            engine.shutdown()
+        assert status.state == "ok", status.line()
+        assert server.count(ADVISOR) == hits
+        assert not server.misses and not transport.escapes
+    assert offer_keys(offers) == offer_keys(base.offers)  # nothing lost, nothing partial
+    spot = [o for o in offers if o.price.purchase == "spot"]
+    assert spot
+    risks = {o.obtain.risk.label if o.obtain and o.obtain.risk else None for o in spot}
+    if not words:  # recovered within the retries: the real buckets
+        assert ">20%" in risks and "<5%" in risks
+        return
+    assert risks == {"unknown"}
+    note = spot[0].obtain.risk.note if spot[0].obtain and spot[0].obtain.risk else ""
+    assert all(o.obtain and o.obtain.risk and o.obtain.risk.max_pct is None for o in spot)
+    for word in words:
+        assert word in (note or ""), note
+        assert any(word in w for w in status.warnings), status.warnings

@@ -1,0 +1,106 @@
+"""``gpuhub estimate --compare`` and the expected cost of interruptible capacity, on the installed plugins'
+bundled recordings (AWS: on-demand, spot with the Spot Instance Advisor bucket, Capacity Blocks for ML)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from decimal import Decimal
+
+import pytest
+from typer.testing import CliRunner
+
+import gpuhub
+from gpuhub import Engine, Registry
+from gpuhub.cli import app
+from gpuhub.model import Gpu, Instance, Offer, Price, Region, Source
+from gpuhub.obtain import Obtainability, SpotRisk
+from gpuhub.obtain.compare import compare
+from gpuhub.obtain.cost import expected_interruptions
+from gpuhub.plugins import reset_registry
+from gpuhub.searching import reset_default_engine
+from gpuhub.testing import make_engine
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def installed() -> Iterator[Engine]:
+    registry = Registry()
+    if "aws" not in registry.providers:
+        pytest.skip("gpuhub-aws is not installed")
+    engine = make_engine(registry)
+    reset_registry(registry)
+    reset_default_engine(engine)
+    yield engine
+    reset_default_engine(None)
+    reset_registry(None)
+
+
+def _compare(*args: str) -> dict[str, dict[str, object]]:
+    result = runner.invoke(app, ["estimate", *args, "--compare", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return {o["purchase"]: o for o in json.loads(result.stdout)["options"]}
+
+
+def test_p5_48_hours_compare_lists_every_purchase_model_cheapest_first(installed: Engine) -> None:
+    result = runner.invoke(app, ["estimate", "--instance-type", "p5.48xlarge", "--hours", "48", "--compare",
+                                 "--region", "us-east-1", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    options = json.loads(result.stdout)["options"]
+    assert [o["purchase"] for o in options] == ["spot", "capacity_block", "on_demand"]
+    costs = [o["cost"] for o in options]
+    assert costs == sorted(costs)
+    block = options[1]
+    # the published capacity block price in us-east-1 (41.528 USD per instance-hour) × 48 h: two 24-hour blocks
+    assert block["cost"] == float((Decimal("41.528") * 48).quantize(Decimal("0.01"))) == 1993.34
+    assert block["break_even_hours"] == round(1993.344 / 55.04, 2)  # against on-demand at 55.04 USD/h
+    assert block["reservation_start"] == "2026-12-01T11:30:00+00:00" and block["reservation_hours"] == 24
+    spot = options[0]
+    assert spot["interruption"] == ">20%" and spot["price_per_hour"] == 14.246
+    assert any("100 %/month" in n and "interruptions" in n for n in spot["notes"])  # the arithmetic is shown
+    assert options[2]["cost"] == 2641.92  # 55.04 × 48
+
+
+def test_p4d_24_hour_block_is_the_283_usd_of_the_real_answer(installed: Engine) -> None:
+    options = _compare("--instance-type", "p4d.24xlarge", "--hours", "24", "--region", "us-east-2")
+    block = options["capacity_block"]
+    assert block["cost"] == 283.0 and block["zone"] == "us-east-2a"
+    assert block["reservation_start"] == "2025-02-15T11:30:00+00:00"
+
+
+def test_compare_table_names_the_cheapest(installed: Engine) -> None:
+    result = runner.invoke(app, ["estimate", "--instance-type", "p5.48xlarge", "--hours", "48", "--compare",
+                                 "--region", "us-east-1"])
+    assert result.exit_code == 0
+    assert "capacity_block" in result.stdout and "1993.34 USD" in result.stdout
+    assert "cheapest for 48 h: spot in us-east-1" in result.output
+
+
+def _offer(price: str, label: str | None, max_pct: float | None, region: str) -> Offer:
+    instance = Instance(provider="aws", instance_type="p5.48xlarge", gpu=Gpu(name="H100"), gpu_count=8)
+    risk = SpotRisk(label=label, max_pct=max_pct, source="aws spot instance advisor") if label else None
+    return Offer(instance=instance, region=Region(provider="aws", code=region),
+                 price=Price(amount=Decimal(price), currency="USD", purchase="spot", billing_increment_s=1),
+                 source=Source(mode="replay"), obtain=Obtainability(risk=risk) if risk else None)
+
+
+def test_a_cheap_risky_spot_offer_loses_to_a_slightly_dearer_safe_one_when_checkpoints_are_rare() -> None:
+    risky = _offer("14.246", ">20%", 100.0, "us-east-1")  # the real p5.48xlarge us-east-1 bucket and spot price
+    safe = _offer("14.40", "<5%", 5.0, "eu-north-1")
+    # a 500-hour run checkpointing every 100 h: 500/730 interruptions × (50 h lost + 0.25 h restart) on the risky one
+    [best] = compare([risky, safe], 500, checkpoint_every_h=100)
+    assert best.offer.region.code == "eu-north-1"
+    lost = expected_interruptions(risky.obtain.risk if risky.obtain else None, 500, 100)
+    assert lost.expected == pytest.approx(500 / 730) and lost.extra_hours == pytest.approx(500 / 730 * 50.25)
+    # checkpointing every hour, the risky one is cheaper again
+    [best] = compare([risky, safe], 500, checkpoint_every_h=1)
+    assert best.offer.region.code == "us-east-1"
+
+
+def test_unknown_risk_uses_the_stated_fallback_never_zero() -> None:
+    unknown = _offer("10", "unknown", None, "us-east-1")
+    [option] = compare([unknown], 10, fallback_overhead=0.10)
+    assert option.cost == Decimal("110.00") and "unknown" in option.notes[0]
+    with pytest.raises(gpuhub.QueryError, match="checkpoint_every"):
+        compare([unknown], 10, checkpoint_every_h=0)
