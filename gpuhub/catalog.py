@@ -83,6 +83,8 @@ class ScoreView:
     interruptible: BoolArray
     fast_interconnect: BoolArray
     query: Query
+    interruption_max_pct: FloatArray | None = None
+    """Interruption bucket upper bound, percent per month (NaN: unknown; gpuhub.obtain)."""
 
 
 class Catalog:
@@ -268,7 +270,8 @@ class Catalog:
             vram_total=self.total_vram[rows], vcpus=self.vcpus[rows], memory=self.memory[rows],
             tflops={p: c[rows] for p, c in self.tflops.items()}, bandwidth_tb_s=self.bandwidth_tb_s[rows],
             carbon_g_per_h=self.carbon_g_per_h[rows], rtt_ms=rtt, interruptible=self.interruptible[rows],
-            fast_interconnect=self.fast_interconnect[rows], query=q)
+            fast_interconnect=self.fast_interconnect[rows], query=q,
+            interruption_max_pct=self.interruption_max_pct[rows])
 
     def scores(self, rows: IntArray, ranker: Ranker, q: Query) -> FloatArray:
         """The ranker's score for each row (NaN where it cannot score)."""

@@ -109,6 +109,7 @@ def search(
     refresh: Annotated[bool, typer.Option(help="ignore cached data")] = False,
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="print each provider's warnings")] = False,
 ) -> None:
     """Search GPU offers across every installed provider."""
     engine = default_engine()
@@ -148,9 +149,7 @@ def search(
         for i, offer in enumerate(result.offers):
             err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
                       f"{result.details(i)['explanation']}", highlight=False)
-    for status in result.statuses:
-        colour = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}[status.state]
-        err.print(f"[{colour}]{status.line()}[/{colour}]", highlight=False)
+    _print_statuses(result, verbose)
     if not result.offers or (explain and (query.limit is None or len(result.offers) < query.limit)):
         said = tuple(f"{s.provider} {s.state}:" for s in result.statuses)  # the status lines above say these
         for line in result.explain():
@@ -158,6 +157,20 @@ def search(
                 err.print(f"  {line}", highlight=False)
     if all(s.state in ("failed", "skipped") for s in result.statuses):
         raise typer.Exit(1)
+
+
+def _print_statuses(result: SearchResult, verbose: bool) -> None:
+    """One line per provider (source kind, data date and age, warning count); with ``verbose`` its warnings."""
+    for status in result.statuses:
+        colour = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}[status.state]
+        if status.state == "ok" and status.partial:
+            colour = "yellow"
+        err.print(f"[{colour}]{status.line()}[/{colour}]", highlight=False, markup=True)
+        if verbose:
+            for warning in status.warnings:
+                err.print(f"  warning: {warning}", highlight=False, markup=False)
+    if not verbose and any(s.warnings for s in result.statuses):
+        err.print("(gpuhub search -v prints the warnings)", highlight=False, markup=False)
 
 
 def _print_result(result: SearchResult, output: OutputFormat) -> None:

@@ -3,13 +3,17 @@
 One JSON file per (provider, recording content, gpuhub and plugin version), under
 ``$GPUHUB_CACHE_DIR`` or the user cache directory (platformdirs). Set ``GPUHUB_NO_DISK_CACHE=1`` to turn it off.
 
-Safety: the cache is plain JSON (never pickle); every value read back is validated by the pydantic models; a file
-that does not parse or validate is deleted with a warning and the recording is parsed again. Files are written
-atomically (a crash mid-write leaves the old file) and readable by the user only.
+Safety: the cache is plain JSON (never pickle) after a header line holding a SHA-256 of the payload, verified on
+load; files are read through :mod:`gpuhub.safeio` (regular files only, size and nesting limits); every value read
+back is validated by the pydantic models. A file that fails any check is deleted with a warning and the recording
+is parsed again; an unreadable cache directory is a cache miss with one warning. Files are written atomically (a
+crash mid-write leaves the old file; old temporary files of killed writers are removed) and readable by the user
+only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
@@ -22,14 +26,41 @@ from typing import Any
 import pydantic
 from typing_extensions import TypedDict  # pydantic validates typing.TypedDict only from Python 3.12
 
+from gpuhub import safeio
 from gpuhub.model import Instance, Offer, Price, Region, Source
 from gpuhub.obtain.model import Obtainability
 from gpuhub.recording import Manifest, atomic_write
 
-__all__ = ["DiskCache", "code_fingerprint"]
+__all__ = ["DiskCache", "code_fingerprint", "seal", "unseal"]
 
 log = logging.getLogger("gpuhub.diskcache")
-FORMAT = 1
+FORMAT = 2
+MAX_CACHE_BYTES = 64 * 1024 * 1024
+"""A cache file larger than this (bytes) is discarded unread (the largest provider's is a few MiB)."""
+_WARNED: set[str] = set()
+
+
+def _header(key: str, payload: bytes) -> bytes:
+    """The first line of a cache file: format and a SHA-256 of the cache key and the payload, verified on load (a
+    file whose prices were changed, or cut short, is discarded)."""
+    digest = hashlib.sha256(key.encode() + b"\0" + payload).hexdigest()
+    return f"gpuhub-cache {FORMAT} sha256={digest}".encode()
+
+
+def seal(key: str, data: Mapping[str, Any]) -> bytes:
+    """A cache file's bytes: the checksummed header line, then ``data`` as compact JSON."""
+    payload = json.dumps(data, separators=(",", ":")).encode()
+    return _header(key, payload) + b"\n" + payload
+
+
+def unseal(raw: bytes) -> Any:
+    """The JSON payload of a cache file's bytes, without verifying it (for inspection and tests)."""
+    return json.loads(raw.partition(b"\n")[2])
+
+
+def _discard(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink(missing_ok=True)
 
 
 @lru_cache(maxsize=64)
@@ -96,23 +127,43 @@ class DiskCache:
         for part in (provider, *versions):
             digest.update(part.encode() + b"\0")
         directory = manifest.directory or Path(".")
-        digest.update((directory / "manifest.json").read_bytes())
+        digest.update(safeio.read_bytes(Path("manifest.json"), root=directory))
         for exchange in manifest.exchanges:
             name = exchange.get("response", {}).get("body_file")
             if name:
-                digest.update((directory / name).read_bytes())
+                digest.update(safeio.read_bytes(Path(str(name)), root=directory))
         return digest.hexdigest()[:32]
 
     def _path(self, provider: str, key: str) -> Path | None:
         return None if self.directory is None else self.directory / f"{provider}-{key}.json"
 
+    def _warn_once(self, message: str, *args: object) -> None:
+        """One warning per cache directory in a process (a search asks for every provider)."""
+        marker = str(self.directory)
+        if marker not in _WARNED:
+            _WARNED.add(marker)
+            log.warning(message, *args)
+
     def load(self, provider: str, key: str, source: Source) -> tuple[list[Offer], dict[str, Any]] | None:
-        """Offers and the saved fetch report, or None when absent or unusable (a bad file is removed)."""
+        """Offers and the saved fetch report, or None when absent or unusable: any failure to read the cache is a
+        miss with one warning, never an error (a bad file is removed; an unreadable directory is left alone)."""
         path = self._path(provider, key)
-        if path is None or not path.is_file():
+        if path is None:
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            raw = safeio.read_bytes(path, limit=MAX_CACHE_BYTES)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:  # unreadable directory or file, not a regular file, over the limit
+            self._warn_once("cache %s not usable, parsing the recording instead: %s", self.directory, str(exc)[:200])
+            if isinstance(exc, safeio.UnsafeFileError):
+                _discard(path)
+            return None
+        try:
+            header, _, payload = raw.partition(b"\n")
+            if header != _header(key, payload):
+                raise ValueError("checksum does not match the cached data (changed or damaged)")
+            data = safeio.loads_json(payload, max_depth=16)
             if not isinstance(data, dict):
                 raise ValueError(f"expected a JSON object, got {type(data).__name__}")
             if data.get("format") != FORMAT or data.get("key") != key or data.get("provider") != provider:
@@ -131,9 +182,10 @@ class DiskCache:
             if any(o.instance.provider != provider for o in offers):
                 raise ValueError("offer of another provider")
             return offers, dict(_report_adapter().validate_python(data["report"]))
-        except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError, pydantic.ValidationError) as exc:
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError, MemoryError,
+                pydantic.ValidationError) as exc:
             log.warning("discarding unusable cache file %s: %s", path, str(exc)[:200])
-            path.unlink(missing_ok=True)
+            _discard(path)
             return None
 
     def save(self, provider: str, key: str, offers: Sequence[Offer], report: Mapping[str, Any]) -> None:
@@ -161,6 +213,7 @@ class DiskCache:
             for stale in path.parent.glob(f"{provider}-*.json"):
                 if stale != path:
                     stale.unlink(missing_ok=True)
-            atomic_write(path, json.dumps(data, separators=(",", ":")).encode())
+            safeio.clean_debris(path.parent)  # temporary files of writers killed mid-write
+            atomic_write(path, seal(key, data))
         except OSError as exc:
-            log.warning("could not write cache file %s: %s", path, exc)
+            self._warn_once("could not write cache file %s: %s", path, exc)

@@ -244,7 +244,9 @@ class Engine:
             skipped_records=report.skipped_total, skipped_reasons=dict(report.skipped.most_common(20)),
             unknown_gpus=dict(report.unknown_gpus), warnings=list(report.warnings),
             fetched_at=dt.datetime.now(dt.timezone.utc), elapsed_s=time.monotonic() - started,
+            partial_reasons=dict(report.partial),
         )
+        _provenance(status, source, manifest)
         if manifest is not None and manifest.kind == "reconstructed":
             status.warnings.append(f"recording reconstructed from published prices ({manifest.source})"[:300])
         if plan.static:
@@ -300,7 +302,8 @@ class Engine:
             offers=len(offers), skipped_records=int(report.get("skipped_records", 0)),
             skipped_reasons=dict(report.get("skipped_reasons", {})), unknown_gpus=dict(report.get("unknown_gpus", {})),
             warnings=list(report.get("warnings", [])), fetched_at=dt.datetime.now(dt.timezone.utc),
-            elapsed_s=time.monotonic() - started)
+            elapsed_s=time.monotonic() - started, partial_reasons=dict(report.get("partial_reasons", {})))
+        _provenance(status, source, manifest)
         entry = _Entry(tuple(offers), status)
         with self._lock:
             self._cache[plan.key] = entry
@@ -313,7 +316,8 @@ class Engine:
         bundled = plan.recording == provider.fixtures_dir()
         label = provider.name if bundled or plan.recording is None else plan.recording.name
         return Source(mode="static" if plan.static else "replay", recording=label,
-                      recorded_at=manifest.recorded_at, kind=manifest.kind)
+                      recorded_at=manifest.recorded_at, kind=manifest.kind, data_date=manifest.data_date,
+                      data_date_known=manifest.data_date_known)
 
     def _collect_offers(self, provider: Provider, ctx: ProviderContext) -> list[Offer]:
         offers: list[Offer] = []
@@ -336,7 +340,8 @@ class Engine:
                                            f"{previous.fetched_at.isoformat(timespec='seconds')}",
             mode=prev.mode, source=prev.source, offers=len(previous.offers), skipped_records=prev.skipped_records,
             skipped_reasons=prev.skipped_reasons, unknown_gpus=prev.unknown_gpus, warnings=prev.warnings,
-            fetched_at=previous.fetched_at, elapsed_s=prev.elapsed_s)
+            fetched_at=previous.fetched_at, elapsed_s=prev.elapsed_s, source_kind=prev.source_kind,
+            data_date=prev.data_date, data_date_note=prev.data_date_note, partial_reasons=prev.partial_reasons)
         return _Entry(previous.offers, status, previous.fetched_at)
 
     def catalog(self, parts: Sequence[tuple[Offer, ...]]) -> Catalog:
@@ -360,6 +365,14 @@ class Engine:
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _provenance(status: ProviderStatus, source: Source, manifest: Manifest | None) -> None:
+    """Fill a status's source kind and the date of its data (from the recording's manifest when replayed)."""
+    status.source_kind = source.source_kind
+    status.data_date = source.date_of_data
+    if manifest is not None and manifest.data_date_note:
+        status.data_date_note = manifest.data_date_note
 
 
 def _describe(exc: BaseException) -> str:

@@ -4,8 +4,10 @@ interruptions and reserved-term break-even; and the price spread of one instance
 Rules:
 - Billed time = max(minimum charge, run time rounded up to the billing increment). Providers that do not publish
   an increment are billed per second here, and the estimate says so.
-- Spot and low priority: run time grows by ``interruption_overhead`` (a fraction, default 0.10: work redone after
-  reclaims; set it from your checkpoint interval and the provider's reclaim rate).
+- Spot and low priority: with a published interruption risk on the offer (AWS Spot Instance Advisor bucket), run
+  time grows by the expected re-run of lost work (:mod:`gpuhub.obtain.cost`: bucket upper bound per month ×
+  hours × (half the checkpoint interval + restart)); otherwise by ``interruption_overhead`` (a fraction, default
+  0.10), and the notes say which.
 - Reserved and savings-plan terms are paid for the whole term (``price per hour × term hours``) whatever the
   use; the job's share is ``price × hours``. Break-even against on-demand = term cost / on-demand price per hour:
   below that many hours of use in the term, on-demand is cheaper.
@@ -46,13 +48,16 @@ class JobCost:
 
 
 def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
-             on_demand: Offer | None = None) -> JobCost:
+             on_demand: Offer | None = None, checkpoint_every_h: float | None = None) -> JobCost:
     """Estimate a job of ``hours`` hours of run time on ``offer``.
 
     Args:
         offer: the offer to run on.
         hours: run time the job needs, hours (> 0).
-        interruption_overhead: for spot/low priority, extra run time as a fraction (0.10 = 10 % redone).
+        interruption_overhead: for spot/low priority whose interruption risk is unknown, extra run time as a
+            fraction (0.10 = 10 % redone). With a known risk (``offer.obtain.risk``) the expected re-run of
+            :func:`gpuhub.obtain.cost.expected_interruptions` is used instead, and the notes show the arithmetic.
+        checkpoint_every_h: hours between checkpoints for that expected re-run (default 1).
         on_demand: the on-demand offer for the same instance type and region, for a reserved term's break-even.
 
     Raises:
@@ -65,7 +70,14 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
     price = offer.price
     notes: list[str] = []
     run_s = Decimal(str(hours)) * 3600
-    if price.purchase in INTERRUPTIBLE:
+    risk = offer.obtain.risk if offer.obtain is not None else None
+    if price.purchase in INTERRUPTIBLE and risk is not None and risk.max_pct is not None:
+        from gpuhub.obtain.cost import expected_interruptions
+
+        lost = expected_interruptions(risk, float(hours), checkpoint_every_h or 1.0)
+        run_s += Decimal(str(lost.extra_hours)) * 3600
+        notes.append(f"{price.purchase} expected cost: {lost.explanation}")
+    elif price.purchase in INTERRUPTIBLE:
         run_s *= 1 + Decimal(str(interruption_overhead))
         notes.append(f"{price.purchase}: +{interruption_overhead:.0%} run time for work redone after reclaims")
     increment = price.billing_increment_s

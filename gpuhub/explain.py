@@ -68,6 +68,11 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         if not math.isnan(rtt):
             parts.append(f"{rtt:.0f} ms from {place.label}")
     parts.append(carbon_note(offer.provider, offer.region.code))
+    risk = offer.obtain.risk if offer.obtain is not None else None
+    if risk is not None and offer.price.purchase in ("spot", "low_priority"):  # gpuhub.obtain
+        from gpuhub.obtain.cost import risk_note
+
+        parts.append(risk_note(risk, query.checkpoint_every_h, ranker.name == "training"))
     fit = query.fit()
     split = None
     if fit is not None and offer.instance.gpu_memory_gib:

@@ -186,6 +186,8 @@ class Price(_Frozen):
     payment_option: str | None = Field(default=None, description="e.g. 'No Upfront', 'All Upfront'")
     billing_increment_s: int | None = Field(default=None, gt=0, description="billing granularity in seconds")
     minimum_charge_s: int | None = Field(default=None, ge=0, description="minimum billed time in seconds")
+    basis: str | None = Field(default=None, description="what the amount is when it is not this region's own "
+                              "price, e.g. 'CoreWeave list price for North America'")
 
     @field_validator("currency", mode="before")
     @classmethod
@@ -213,13 +215,35 @@ class Source(_Frozen):
     recording: str | None = Field(default=None, description="recording directory name or label, when replayed")
     recorded_at: dt.date | None = Field(default=None, description="date the data was captured or verified")
     kind: str | None = Field(default=None, description="live-capture or reconstructed (from published prices)")
+    data_date: dt.date | None = Field(default=None, description="date of the prices themselves (a reconstructed "
+                                      "recording is built later than the facts it holds); None when unknown")
+    data_date_known: bool = Field(default=True, description="False when the data's own date is not known")
 
-    def label(self) -> str:
-        """Short human label, e.g. ``replay:lambda@2026-09-20``."""
+    @property
+    def source_kind(self) -> str:
+        """``live``, ``captured`` (a live capture replayed), ``reconstructed`` (rebuilt from published prices) or
+        ``static`` (a provider's shipped price table)."""
         if self.mode == "live":
             return "live"
-        when = f"@{self.recorded_at.isoformat()}" if self.recorded_at else ""
-        return f"{self.mode}:{self.recording or '?'}{when}"
+        if self.mode == "static":
+            return "static"
+        return {"live-capture": "captured", "reconstructed": "reconstructed"}.get(self.kind or "", "captured")
+
+    @property
+    def date_of_data(self) -> dt.date | None:
+        """The date of the prices: ``data_date``, else (older recordings that do not say) ``recorded_at``."""
+        if not self.data_date_known:
+            return None
+        return self.data_date or self.recorded_at
+
+    def label(self) -> str:
+        """Short human label with the date of the data, e.g. ``replay:lambda@2026-09-20`` (``@undated`` when the
+        data's own date is unknown)."""
+        if self.mode == "live":
+            return "live"
+        when = self.date_of_data
+        stamp = f"@{when.isoformat()}" if when else ("@undated" if not self.data_date_known else "")
+        return f"{self.mode}:{self.recording or '?'}{stamp}"
 
 
 class Offer(_Frozen):
@@ -307,6 +331,10 @@ class Offer(_Frozen):
             "payment_option": price.payment_option,
             "available": self.available,
             "source": self.source.label(),
+            "source_kind": self.source.source_kind,
+            "data_date": d.isoformat() if (d := self.source.date_of_data) else None,
+            "form_factor": gpu.form_factor if gpu else None,
+            "price_basis": price.basis,
             "note": inst.note,
             **(self.obtain.record() if self.obtain is not None else EMPTY_RECORD),
         }

@@ -113,6 +113,8 @@ class FetchReport:
     unknown_gpus: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
     requests: int = 0
+    partial: Counter[str] = field(default_factory=Counter)
+    """Why the catalog is incomplete (a region that failed, sizes without specs, unpriced types), with counts."""
 
     @property
     def skipped_total(self) -> int:
@@ -139,6 +141,24 @@ class ProviderStatus:
     warnings: list[str] = field(default_factory=list)
     fetched_at: dt.datetime | None = None
     elapsed_s: float | None = None
+    source_kind: str | None = None
+    """``live``, ``captured``, ``reconstructed`` or ``static`` (see :attr:`gpuhub.model.Source.source_kind`)."""
+    data_date: dt.date | None = None
+    """The date of the prices themselves (None: unknown, see ``data_date_note``)."""
+    data_date_note: str | None = None
+    partial_reasons: dict[str, int] = field(default_factory=dict)
+    """Why the catalog is incomplete, with counts; non-empty means the status is ``ok (partial)``."""
+
+    @property
+    def partial(self) -> bool:
+        """True when the provider delivered only part of its catalog (see :attr:`partial_reasons`)."""
+        return bool(self.partial_reasons)
+
+    def data_age_days(self, today: dt.date | None = None) -> int | None:
+        """Days between the data's own date and ``today`` (default: today, UTC); None when the date is unknown."""
+        if self.data_date is None:
+            return None
+        return ((today or dt.datetime.now(dt.timezone.utc).date()) - self.data_date).days
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -148,15 +168,38 @@ class ProviderStatus:
             "warnings": list(self.warnings),
             "fetched_at": self.fetched_at.isoformat() if self.fetched_at else None,
             "elapsed_s": round(self.elapsed_s, 3) if self.elapsed_s is not None else None,
+            "source_kind": self.source_kind, "data_date": self.data_date.isoformat() if self.data_date else None,
+            "data_age_days": self.data_age_days(), "data_date_note": self.data_date_note,
+            "partial": self.partial, "partial_reasons": dict(self.partial_reasons),
         }
 
+    def provenance(self) -> str:
+        """What the data is and how old, e.g. ``reconstructed recording, data of 2024-09-16 (806 days old)``."""
+        kinds = {"live": "live", "captured": "captured recording", "reconstructed": "reconstructed recording",
+                 "static": "static price table"}
+        text = kinds.get(self.source_kind or "", self.source_kind or "unknown source")
+        if self.source_kind == "live":
+            return text
+        age = self.data_age_days()
+        if self.data_date is not None and age is not None:
+            return f"{text}, data of {self.data_date.isoformat()} ({age} day{'' if age == 1 else 's'} old)"
+        return f"{text}, data date unknown" + (f" ({self.data_date_note})" if self.data_date_note else "")
+
     def line(self) -> str:
-        """One human line, e.g. ``lambda: ok, 21 offers (replay:lambda@2026-09-20)``."""
+        """One human line, e.g. ``lambda: ok, 21 offers (reconstructed recording, data of 2026-09-20 (70 days
+        old)), 1 warning``; a partial catalog is ``ok (partial: N reasons)``, never a plain ``ok``."""
         text = f"{self.provider}: {self.state}"
+        if self.partial:
+            n = len(self.partial_reasons)
+            text += f" (partial: {n} reason{'s' if n != 1 else ''})"
         if self.state in ("ok", "stale"):
             text += f", {self.offers} offers"
-        if self.source:
+        if self.source_kind:
+            text += f" ({self.provenance()})"
+        elif self.source:
             text += f" ({self.source})"
+        if self.warnings:
+            text += f", {len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''}"
         if self.skipped_records:
             text += f", {self.skipped_records} records skipped"
         if self.unknown_gpus:
@@ -367,6 +410,14 @@ class ProviderContext:
     def skip(self, reason: str, count: int = 1) -> None:
         """Count ``count`` malformed or out-of-scope records (by reason) instead of raising."""
         self.report.skipped[reason] += count
+
+    def partial(self, reason: str, count: int = 1, detail: str | None = None) -> None:
+        """Say the catalog is incomplete: ``reason`` (a short, stable kind such as "regions whose walk failed"),
+        ``count`` things missing, and ``detail`` (which ones) for the warnings. The status becomes
+        ``ok (partial: N reasons)`` and lists ``detail`` (else ``reason``) as a warning. Never use it for records
+        that are out of scope on purpose (use :meth:`skip`)."""
+        self.report.partial[redact(reason)] += count
+        self.warn(detail or reason)
 
     def guard(self, what: str) -> RecordGuard:
         """``with ctx.guard("instance type"):`` around one record: bad data is skipped and counted, not raised."""

@@ -3,6 +3,7 @@
 A recording is a directory holding ``manifest.json`` and one file per response body::
 
     {"format": 1, "provider": "lambda", "recorded_at": "2026-09-20", "kind": "reconstructed",
+     "data_date": "2024-09-16", "data_date_note": "optional: the date of the prices themselves, or null",
      "source": "where the facts come from", "notes": "...",
      "exchanges": [{"request": {"method": "GET", "url": "https://host/path?a=1", "body": null},
                     "response": {"status": 200, "headers": {"content-type": "application/json"},
@@ -131,13 +132,24 @@ class Manifest:
     notes: str = ""
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     directory: Path | None = None
+    data_date: dt.date | None = None
+    """The date of the prices themselves (optional ``data_date`` in the file; a reconstructed recording is built
+    later than the facts it holds). When the file has no ``data_date`` key it is ``recorded_at``."""
+    data_date_known: bool = True
+    """False when the file says ``"data_date": null`` (the facts' date is not known; ``data_date_note`` says why)."""
+    data_date_note: str = ""
+    """Where ``data_date`` comes from, or why it is unknown (optional ``data_date_note``)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "format": FORMAT_VERSION, "provider": self.provider,
             "recorded_at": self.recorded_at.isoformat() if self.recorded_at else None,
-            "kind": self.kind, "source": self.source, "notes": self.notes, "exchanges": self.exchanges,
         }
+        if (self.data_date not in (None, self.recorded_at)) or not self.data_date_known or self.data_date_note:
+            data["data_date"] = self.data_date.isoformat() if self.data_date and self.data_date_known else None
+            data["data_date_note"] = self.data_date_note
+        data.update({"kind": self.kind, "source": self.source, "notes": self.notes, "exchanges": self.exchanges})
+        return data
 
 
 def load_manifest(directory: Path) -> Manifest:
@@ -155,11 +167,16 @@ def load_manifest(directory: Path) -> Manifest:
     if not isinstance(data, dict) or not isinstance(data.get("exchanges"), list):
         raise ValueError(f"{path} must be an object with an 'exchanges' list (see README, 'Fixture format')")
     when = data.get("recorded_at")
+    recorded_at = dt.date.fromisoformat(when) if when else None
+    data_date, known = recorded_at, recorded_at is not None
+    if "data_date" in data:
+        raw = data["data_date"]
+        data_date, known = (dt.date.fromisoformat(str(raw)), True) if raw else (None, False)
     return Manifest(
-        provider=str(data.get("provider", directory.name)),
-        recorded_at=dt.date.fromisoformat(when) if when else None,
+        provider=str(data.get("provider", directory.name)), recorded_at=recorded_at,
         kind=str(data.get("kind", "unknown")), source=str(data.get("source", "")), notes=str(data.get("notes", "")),
-        exchanges=data["exchanges"], directory=directory,
+        exchanges=data["exchanges"], directory=directory, data_date=data_date, data_date_known=known,
+        data_date_note=str(data.get("data_date_note") or ""),
     )
 
 

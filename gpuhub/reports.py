@@ -76,7 +76,8 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
     spread = price_spread(offers, instance_type, purchase, provider)
     on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
     jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
-                         on_demand=on_demand.get((o.provider, o.region.code))) for o in spread.offers]
+                         on_demand=on_demand.get((o.provider, o.region.code)),
+                         checkpoint_every_h=checkpoint_every) for o in spread.offers]
     rows = [{"provider": j.offer.provider, "instance_type": j.offer.instance_type, "region": j.offer.region.code,
              "zone": j.offer.region.zone, "purchase": j.offer.price.purchase,
              "price_per_hour": float(j.offer.price.amount), "billed_hours": float(j.billed_hours),

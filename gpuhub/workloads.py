@@ -6,7 +6,9 @@ last). Throughput figures are dense TFLOPS from the GPU table (vendor datasheets
 - ``training``: price per hour / (BF16 TFLOPS of the instance × efficiency), i.e. USD per effective BF16
   TFLOP-hour. Mixed-precision throughput is what training buys. Efficiency is 0.8 for a multi-GPU instance
   without NVLink/NVSwitch/SXM (gradient all-reduce over PCIe is the bottleneck) and 1.0 otherwise; spot and low
-  priority cost 15 % more effective time (work since the last checkpoint is lost when reclaimed). FP16 is used
+  priority cost the expected re-run of lost work where their interruption bucket is published
+  (:func:`gpuhub.obtain.cost.penalty_fraction`: bucket upper bound per month / 730 h × (``checkpoint_every`` / 2 +
+  restart)), else 15 % more effective time (work since the last checkpoint is lost when reclaimed). FP16 is used
   where a GPU has no BF16 figure. Pair with ``model=`` to require enough total VRAM.
 - ``inference``: price per hour × 1.25 for spot/low priority (serving needs stable capacity: on-demand wins
   unless spot is 20 % cheaper) × (1 + RTT/200 ms) when ``near=`` is given (20 ms of extra round trip weighs like
@@ -50,6 +52,12 @@ def _mixed_precision(v: ScoreView) -> FloatArray:
 def training(v: ScoreView) -> FloatArray:
     efficiency = np.where((v.gpu_count > 1) & ~v.fast_interconnect, PCIE_SCALING, 1.0)
     penalty = np.where(v.interruptible, SPOT_TRAINING_PENALTY, 1.0)
+    if v.interruption_max_pct is not None:  # a published interruption bucket: the expected re-run instead
+        from gpuhub.obtain.cost import penalty_fraction
+
+        expected = 1.0 + penalty_fraction(np.nan_to_num(v.interruption_max_pct, nan=0.0),  # type: ignore[arg-type]
+                                          v.query.checkpoint_every_h)
+        penalty = np.where(v.interruptible & ~np.isnan(v.interruption_max_pct), expected, penalty)
     result: FloatArray = v.price * penalty / (_mixed_precision(v) * efficiency)
     return result
 
@@ -79,7 +87,8 @@ def scientific(v: ScoreView) -> FloatArray:
 
 
 PRESETS = {
-    "training": Ranker("training", "price / (BF16 TFLOPS × interconnect efficiency), spot +15 %",
+    "training": Ranker("training", "price / (BF16 TFLOPS × interconnect efficiency), spot + expected re-run "
+                       "(published bucket) or +15 %",
                        "USD per effective BF16 TFLOP-hour", vector=training),
     "inference": Ranker("inference", "price × 1.25 if spot × (1 + RTT/200 ms) when near= is given",
                         "USD per hour, weighted", vector=inference, query_dependent=True),

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import sys
@@ -26,7 +27,9 @@ def test_search_json_has_documented_keys_and_status_on_stderr(global_engine: Eng
     offers = json.loads(result.stdout)
     assert [(o["instance_type"], o["region"], o["price_per_hour"], o["gpu_count"]) for o in offers] == [
         ("h100x8", "eu-central-1", 23.92, 8), ("h100x8", "us-east-1", 23.92, 8)]
-    assert "fakecloud: ok, 7 offers (replay:fakecloud@2026-11-30), 2 records skipped" in result.stderr
+    age = (dt.datetime.now(dt.timezone.utc).date() - dt.date(2026, 11, 30)).days
+    assert (f"fakecloud: ok, 7 offers (reconstructed recording, data of 2026-11-30 ({age} day"
+            f"{'' if age == 1 else 's'} old)), 1 warning, 2 records skipped") in result.stderr
 
 
 def test_search_table_and_csv(global_engine: Engine) -> None:

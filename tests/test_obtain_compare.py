@@ -104,3 +104,25 @@ def test_unknown_risk_uses_the_stated_fallback_never_zero() -> None:
     assert option.cost == Decimal("110.00") and "unknown" in option.notes[0]
     with pytest.raises(gpuhub.QueryError, match="checkpoint_every"):
         compare([unknown], 10, checkpoint_every_h=0)
+
+
+def test_job_estimate_uses_the_published_bucket_and_shows_the_arithmetic(installed: Engine) -> None:
+    result = runner.invoke(app, ["estimate", "--instance-type", "p5.48xlarge", "--hours", "48", "--purchase",
+                                 "spot", "--region", "us-east-1", "--checkpoint-every", "4", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    job = next(j for j in json.loads(result.stdout)["jobs"] if j["zone"] == "use1-az5")
+    # 100 %/month / 730 h × 48 h = 0.0658 interruptions × (4 h / 2 + 0.25 h) = 0.148 h re-run
+    assert job["billed_hours"] == pytest.approx(48 + 48 / 730 * 2.25, abs=1 / 3600)
+    assert job["cost"] == float((Decimal("14.246") * Decimal(str(job["billed_hours"]))).quantize(Decimal("0.01")))
+    assert "0.066 interruptions" in job["notes"][0] and ">20%" in job["notes"][0]
+
+
+def test_training_preset_weighs_a_published_bucket_by_its_expected_rerun(installed: Engine) -> None:
+    found = gpuhub.search("H100", workload="training", purchase="spot", provider="aws", region="us-east-1",
+                          checkpoint_every=2, limit=1)
+    details = found.details(0)
+    assert ">20%" in details["explanation"] and "expected re-run +0.1712%" in details["explanation"]
+    # the score is price / TFLOPS × (1 + 1.0 / 730 × (2 / 2 + 0.25)), not the flat 15 % of unknown risk
+    offer = found[0]
+    tflops = float(offer.price.amount) / details["score"] * (1 + 1.0 / 730 * 1.25)
+    assert tflops == pytest.approx(8 * 989.4, rel=0.01)

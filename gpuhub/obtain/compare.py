@@ -4,7 +4,8 @@ For a job of ``hours`` run hours, each purchase model's cheapest offer (over the
 
 - ``on_demand``: price × billed hours (billing increment, minimum charge: :func:`gpuhub.estimate.estimate`);
 - ``spot`` / ``low_priority``: the expected cost, interruptions included (:mod:`gpuhub.obtain.cost`);
-- ``capacity_block``, ``flex_start``, ``calendar`` (a fixed window bought ahead): enough windows to hold the job,
+- ``flex_start``: billed per use like on-demand, in runs of at most its window (7 days on GCP);
+- ``capacity_block``, ``calendar`` (a fixed window bought ahead): enough windows to hold the job,
   each at its total price; break-even = window cost / on-demand price per hour (below that many hours of use,
   on-demand is cheaper);
 - reserved terms and savings plans: the whole term's commitment (it is owed whatever the use), its job share in
@@ -70,6 +71,17 @@ def _window(offer: Offer, hours: float, on_demand: Offer | None) -> Option:
     return _against(offer, cost, notes, on_demand)
 
 
+def _flex(offer: Offer, hours: float) -> Option:
+    res = offer.obtain.reservation if offer.obtain else None
+    job = estimate(offer, hours)
+    notes = [f"{_g(offer.price.amount)} × {float(job.billed_hours):g} h billed for the time used"]
+    if res is not None:
+        runs = max(1, math.ceil(hours / res.duration_hours - 1e-9))
+        notes.append(f"{runs} request{'s' if runs > 1 else ''} of at most {res.duration_hours:g} h"
+                     + (f" (checkpoint between runs); {res.note}" if runs > 1 else f"; {res.note}"))
+    return Option(offer, job.cost, job.currency, None, notes)
+
+
 def _term(offer: Offer, hours: float, on_demand: Offer | None) -> Option:
     price = offer.price
     term = price.amount * (price.term_hours or 0)
@@ -126,6 +138,8 @@ def compare(offers: Iterable[Offer], hours: float, *, checkpoint_every_h: float 
                                   [f"{_g(offer.price.amount)} × {float(job.billed_hours):g} h billed", *job.notes]))
         elif purchase in INTERRUPTIBLE:
             options.append(_spot(offer, hours, checkpoint_every_h, fallback_overhead))
+        elif purchase == "flex_start":  # billed per use like on-demand, in runs of at most the window
+            options.append(_flex(offer, hours))
         elif purchase in CAPACITY_PURCHASES:
             options.append(_window(offer, hours, reference))
         elif offer.price.term_hours:

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from gpuhub.obtain.model import SpotRisk
 
-__all__ = ["HOURS_PER_MONTH", "RESTART_HOURS", "Interruptions", "expected_interruptions", "penalty_fraction"]
+__all__ = ["HOURS_PER_MONTH", "RESTART_HOURS", "Interruptions", "expected_interruptions", "penalty_fraction",
+           "risk_note"]
 
 HOURS_PER_MONTH = 730.0
 RESTART_HOURS = 0.25
@@ -69,3 +70,16 @@ def penalty_fraction(max_pct: float, checkpoint_every_h: float) -> float:
     """Expected extra run time per hour of a long job (fraction) at an interruption upper bound of ``max_pct``
     percent per month: ``max_pct / 100 / 730 × (checkpoint_every / 2 + restart)`` (the training preset's factor)."""
     return max_pct / 100 / HOURS_PER_MONTH * (checkpoint_every_h / 2 + RESTART_HOURS)
+
+
+def risk_note(risk: SpotRisk, checkpoint_every_h: float, training: bool) -> str:
+    """The explanation's words for an interruptible offer's risk (and, for the training preset, its factor)."""
+    source = f"{risk.source}@{risk.as_of.isoformat()}" if risk.as_of else risk.source
+    text = f"interruption {risk.label} ({source})"
+    if risk.max_pct is None:
+        return text + (": +15 % effective time assumed" if training else "")
+    if training:
+        f = penalty_fraction(risk.max_pct, checkpoint_every_h)
+        text += (f": expected re-run +{f:.4%} = {risk.max_pct:g} %/month / {HOURS_PER_MONTH:g} h × "
+                 f"({checkpoint_every_h:g} h/2 + {RESTART_HOURS:g} h restart)")
+    return text

@@ -4,7 +4,6 @@ is discarded with a warning and never trusted (JSON only, validated; the recordi
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import pickle
@@ -18,7 +17,7 @@ from provider_cases import BY_NAME
 
 import gpuhub.recording
 from gpuhub import Registry
-from gpuhub.diskcache import DiskCache
+from gpuhub.diskcache import DiskCache, seal, unseal
 from gpuhub.testing import make_engine, run_provider
 
 PROVIDER = "fakecloud"  # the core's own provider: its recording and parser do not change under us
@@ -47,7 +46,7 @@ def test_cache_file_is_user_only_json_and_reused(rel_registry: Registry, tmp_pat
     path = _cache_file(tmp_path)
     assert _mode(path) == 0o600, oct(_mode(path))
     assert _mode(path.parent) & 0o077 == 0, oct(_mode(path.parent))
-    assert json.loads(path.read_bytes())["provider"] == PROVIDER
+    assert unseal(path.read_bytes())["provider"] == PROVIDER
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
     again, status2 = _replay(rel_registry, tmp_path)  # a second process: served from the file
     assert offer_keys(again) == offer_keys(offers) and status2.skipped_records == status.skipped_records
@@ -59,7 +58,7 @@ def test_crash_mid_write_leaves_the_old_file(rel_registry: Registry, tmp_path: P
     offers, _ = _replay(rel_registry, tmp_path)
     path = _cache_file(tmp_path)
     before = path.read_bytes()
-    key = json.loads(before)["key"]
+    key = unseal(before)["key"]
 
     def crash(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
@@ -109,25 +108,25 @@ def test_corrupt_cache_file_is_discarded_with_a_warning(kind: str, rel_registry:
     elif corruption is None:
         path.write_bytes(good[: len(good) // 2])
     else:
-        data = json.loads(good)
+        data = unseal(good)
         corruption(data)
-        path.write_text(json.dumps(data))
+        path.write_bytes(seal(data["key"] if isinstance(data.get("key"), str) else "", data))
     caplog.set_level(logging.WARNING)
     again, status2 = _replay(rel_registry, tmp_path)
     assert status2.state == "ok", status2.line()
     assert offer_keys(again) == offer_keys(offers), "a corrupt cache was trusted"
     assert all(o.price.amount > 0 for o in again)
     assert any("discarding unusable cache file" in r.getMessage() for r in caplog.records), kind
-    assert json.loads(_cache_file(tmp_path).read_bytes())["key"] == json.loads(good)["key"]  # parsed and rewritten
+    assert unseal(_cache_file(tmp_path).read_bytes())["key"] == unseal(good)["key"]  # parsed and rewritten
 
 
 def test_corrupt_cache_report_is_discarded_too(rel_registry: Registry, tmp_path: Path,
                                                caplog: pytest.LogCaptureFixture) -> None:
     offers, _ = _replay(rel_registry, tmp_path)
     path = _cache_file(tmp_path)
-    data = json.loads(path.read_bytes())
+    data = unseal(path.read_bytes())
     data["report"]["skipped_records"] = "lots"
-    path.write_text(json.dumps(data))
+    path.write_bytes(seal(data["key"], data))  # a correct checksum: the report's own validation must catch it
     caplog.set_level(logging.WARNING)
     again, status = _replay(rel_registry, tmp_path)
     assert status.state == "ok", status.line()

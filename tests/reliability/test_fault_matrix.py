@@ -27,7 +27,7 @@ from faultserver import Fault, FaultServer, http_date
 from harness import (
     ATTEMPTS,
     MATRIX_RETRY,
-    REQUEST_TIMEOUT_S,
+    SEARCH_TIMEOUT_S,
     STALL_S,
     Baseline,
     LoopbackOnly,
@@ -166,7 +166,9 @@ def run_cell(provider: str, spec: FaultSpec, rel_registry: Registry, live_baseli
             results, elapsed = _search(engine, names)
             offers, status = results[provider]
             assert status.mode == "live", status.to_dict()
-            assert elapsed < ATTEMPTS * (REQUEST_TIMEOUT_S + MATRIX_RETRY.max_wait_s) + 5.0, elapsed
+            # bounded by the search deadline (a 200-page walk on a loaded 2-core machine takes seconds; the
+            # outcome words below say it was the fault, not the deadline, that ended it)
+            assert elapsed < SEARCH_TIMEOUT_S + 5.0, elapsed
             for other, (other_offers, other_status) in results.items():
                 if other == provider:
                     continue

@@ -243,6 +243,8 @@ class Selection:
     rows: dict[tuple[str, str, str, int | None], PriceRow]
     conflicts: dict[tuple[str, str, str, int | None], list[Decimal]]
     duplicates: int
+    placeholders: int = 0
+    """Spot / Low Priority rows left out because they equal the on-demand price (placeholder rows)."""
 
 
 def select_prices(rows: Iterable[PriceRow]) -> Selection:
@@ -267,7 +269,16 @@ def select_prices(rows: Iterable[PriceRow]) -> Selection:
             conflicts[key] = sorted(r.amount for r in best)
             continue
         chosen[key] = min(best, key=lambda r: r.meter)
-    return Selection(chosen, conflicts, duplicates)
+    # A Spot or Low Priority price equal to the on-demand price is a placeholder row (the Retail Prices data lists
+    # ND96isr_H200_v5 "Spot" at the on-demand price): never a discount to offer. Left out and counted.
+    placeholders = 0
+    for key in [k for k in chosen if k[2] in ("spot", "low_priority")]:
+        on_demand = chosen.get((key[0], key[1], "on_demand", None))
+        row = chosen[key]
+        if on_demand is not None and (on_demand.amount, on_demand.currency) == (row.amount, row.currency):
+            del chosen[key]
+            placeholders += 1
+    return Selection(chosen, conflicts, duplicates, placeholders)
 
 
 # --- sizes -------------------------------------------------------------------------------------------------------

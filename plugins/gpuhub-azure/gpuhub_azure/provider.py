@@ -144,6 +144,9 @@ class AzureProvider(Provider):
         selection = select_prices(rows)
         if selection.duplicates:
             ctx.skip("duplicate meter for one size, region and purchase model (merged)", selection.duplicates)
+        if selection.placeholders:
+            ctx.skip("spot/low-priority price equal to on-demand (placeholder row of the source, left out)",
+                     selection.placeholders)
         for key, prices in selection.conflicts.items():
             ctx.skip("conflicting prices for one size, region and purchase model (left out)")
             ctx.warn(f"{key[1]} {key[0]} {key[2]}: {len(prices)} different prices "
@@ -167,7 +170,8 @@ class AzureProvider(Provider):
                 raise type(exc)(f"region {region}: {exc}; the Azure catalog would be partial, so none is "
                                 "returned", code=exc.code, retryable=exc.retryable, status=exc.status,
                                 body=exc.body) from exc
-            ctx.warn(f"{region}: walk failed, region left out (catalog is PARTIAL): {exc}")
+            ctx.partial("regions whose price walk failed (left out)", 1,
+                        f"{region}: walk failed, region left out (catalog is PARTIAL): {exc}")
 
         try:
             done[regions[0]] = self._walk_region(ctx, regions[0], currency)
@@ -322,8 +326,9 @@ class AzureProvider(Provider):
                             source=ctx.source)
         if unknown:
             names = sorted(unknown)
-            ctx.warn(f"{len(names)} sizes without known specs left out: {', '.join(names[:12])}"
-                     + (" ..." if len(names) > 12 else ""))
+            ctx.partial("sizes without known specs (left out)", len(names),
+                        f"{len(names)} sizes without known specs left out: {', '.join(names[:12])}"
+                        + (" ..." if len(names) > 12 else ""))
 
     def _instance(self, ctx: ProviderContext, arm: str, table: dict[str, SizeSpec],
                   skus: dict[str, SkuCapabilities]) -> Instance | None:

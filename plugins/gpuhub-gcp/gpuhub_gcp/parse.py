@@ -89,6 +89,7 @@ _CORE_RAM_RX = re.compile(
     r"^(?P<family>[A-Za-z][A-Za-z0-9]*)\s+(?:predefined\s+)?(?:instance\s+)?(?P<kind>core|cpu|ram)\b",
     re.IGNORECASE)
 _SSD_RX = re.compile(r"^ssd backed local storage\b", re.IGNORECASE)
+_CAPACITY_RX = re.compile(r"\bDWS\b|\bcalendar mode\b|\bflex[- ]start\b", re.IGNORECASE)
 _IGNORED_GPU_RX = re.compile(r"virtual workstation|\bdws\b|calendar mode|flex", re.IGNORECASE)
 
 
@@ -174,6 +175,8 @@ def component_of(sku: Mapping[str, Any], notes: Notes | None = None) -> Componen
     GPU SKUs whose model is not in :data:`GPU_SKU_MODELS` are counted in ``notes.unmatched_gpus``.
     """
     description = str(sku.get("description", ""))
+    if _CAPACITY_RX.search(description):
+        return None  # DWS flex-start / calendar-mode capacity: priced apart (gpuhub_gcp.obtain), never on-demand
     category = sku.get("category") or {}
     group = str(category.get("resourceGroup", ""))
     gpu = _GPU_RX.search(description)

@@ -15,7 +15,7 @@ from typing import Any
 from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext
 from gpuhub.errors import ProviderError
 from gpuhub_gcp.machines import ACCELERATORS, MachineType, machine_types
-from gpuhub_gcp.obtain import attach_risk
+from gpuhub_gcp.obtain import attach_risk, dws_offers
 from gpuhub_gcp.parse import Component, Notes, PricedType, PriceIndex, Unpriced, build_index, price_machine_type
 
 __all__ = ["COMPUTE_ENGINE_SERVICE", "MAX_PAGES", "GcpProvider", "offers_from_skus"]
@@ -57,7 +57,10 @@ class GcpProvider(Provider):
             ProviderError: a page that is not a SKU page, a repeated page token, or more than :data:`MAX_PAGES`
                 pages (a partial walk is never returned as a catalog).
         """
-        return attach_risk(offers_from_skus(ctx, self.walk(ctx)))  # spot: no published rate (gpuhub_gcp.obtain)
+        skus = self.walk(ctx)
+        offers = attach_risk(offers_from_skus(ctx, skus))  # spot: no published rate (gpuhub_gcp.obtain)
+        instances = {o.instance_type: o.instance for o in offers if o.price.purchase == "on_demand"}
+        return offers + dws_offers(ctx, skus, instances=instances)  # DWS flex-start / calendar (gpuhub_gcp.obtain)
 
     def walk(self, ctx: ProviderContext) -> list[Any]:
         """All SKU objects of the Compute Engine service, following ``nextPageToken``."""
@@ -159,9 +162,11 @@ def _report(ctx: ProviderContext, notes: Notes, index: PriceIndex,
         ctx.warn(message)
     if index.skus:
         for accelerator, names in sorted(no_gpu.items()):
-            ctx.warn(f"no GPU SKU for {accelerator} in the price list: {_listing(names, 4)} not offered")
+            ctx.partial("machine types without a GPU price SKU (not offered)", len(names),
+                        f"no GPU SKU for {accelerator} in the price list: {_listing(names, 4)} not offered")
     for (label, purchase), (names, regions) in sorted(missing.items()):
-        ctx.warn(f"no {label} SKU for {purchase} in {_listing(regions)}: {_listing(names, 4)} not offered there")
+        ctx.partial(f"machine types without a {label} price SKU in some regions (not offered there)", len(names),
+                    f"no {label} SKU for {purchase} in {_listing(regions)}: {_listing(names, 4)} not offered there")
     if ssd_left_out:
         ctx.warn(f"no Local SSD SKU in the price list: prices of {_listing(ssd_left_out, 4)} exclude the "
                  "bundled local SSD")

@@ -45,6 +45,50 @@ def wanted(sku: dict[str, Any], families: set[str]) -> bool:
     return component.kind in ("gpu", "ssd") or component.name in families
 
 
+# --- DWS flex-start (issue 17) -------------------------------------------------------------------------------
+DWS_SAMPLE = (PLUGIN.parents[1] / ".." / "shared" / "reference" / "obtainability" / "gcp"
+              / "dws-flex-start-vs-ondemand-billing-skus.zenn-article-excerpt.md")
+DWS_NOTE = ("DWS flex-start: 4 Compute Engine SKUs (H100 80GB GPU, A3 core, A3 RAM, local SSD 'DWS Defined Duration', "
+            "us-central1) reconstructed from the SKU ids and unit prices of an observed Aug 2025 bill (Zenn article "
+            "excerpt in ../shared/reference/obtainability/gcp); the local SSD price is the bill's hourly figure "
+            "(GiBy.h). Region list, usageType and resource groups are assumptions; no calendar-mode SKU is known.")
+_UNITS_BY_TEXT = {"per 1 hour": ("h", "hour"), "per 1 gigabyte hour": ("GiBy.h", "gibibyte hour"),
+                  "per 1 gibibyte hour": ("GiBy.h", "gibibyte hour")}
+
+
+def dws_skus() -> list[dict[str, Any]]:
+    """The article's Compute Engine 'DWS Defined Duration' rows as Cloud Billing Catalog SKU objects."""
+    import re
+    from decimal import Decimal
+
+    out = []
+    for line in DWS_SAMPLE.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 5 or "DWS" not in cells[0] or cells[1] != "Compute Engine":
+            continue
+        sku_id = re.search(r"\[([0-9A-F-]{14})\]", cells[2]).group(1)  # type: ignore[union-attr]
+        amount = Decimal(re.search(r"\$([0-9.]+)", cells[3]).group(1))  # type: ignore[union-attr]
+        unit, unit_text = _UNITS_BY_TEXT[cells[4]]
+        units, nanos = int(amount), int((amount - int(amount)) * 1_000_000_000)
+        group = "GPU" if " GPU " in cells[0] else "LocalSSD" if "Storage" in cells[0] else \
+            "RAM" if " Ram " in cells[0] else "CPU"
+        out.append({
+            "name": f"services/6F81-5844-456A/skus/{sku_id}", "skuId": sku_id,
+            "description": cells[0],
+            "category": {"serviceDisplayName": "Compute Engine", "resourceFamily": "Compute",
+                         "resourceGroup": group, "usageType": "OnDemand"},
+            "serviceRegions": ["us-central1"],
+            "pricingInfo": [{"summary": "", "pricingExpression": {
+                "usageUnit": unit, "usageUnitDescription": unit_text, "displayQuantity": 1,
+                "tieredRates": [{"startUsageAmount": 0,
+                                 "unitPrice": {"currencyCode": "USD", "units": str(units), "nanos": nanos}}]},
+                "currencyConversionRate": 1, "effectiveTime": "2025-08-15T00:00:00Z"}],
+            "serviceProviderName": "Google"})
+    if len(out) != 4:
+        raise SystemExit(f"expected 4 DWS Compute Engine rows in {DWS_SAMPLE.name}, found {len(out)}")
+    return out
+
+
 def main() -> None:
     families = {m.family for m in machine_types()}
     big = json.loads((SAMPLES / BIG).read_text(encoding="utf-8"))
@@ -60,6 +104,7 @@ def main() -> None:
         sku = dict(sku)
         sku.setdefault("name", f"services/6F81-5844-456A/skus/{sku['skuId']}")
         skus.append(sku)
+    skus.extend(dws_skus())  # issue 17: DWS flex-start SKUs (reconstructed from an observed bill)
     pages = [skus[i:i + PAGE] for i in range(0, len(skus), PAGE)]
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.glob("skus-page-*.json"):
@@ -89,6 +134,7 @@ def main() -> None:
                   "those types are reported as unpriced. Machine types come from gpuhub_gcp/machines.py."),
         "exchanges": exchanges,
     }
+    manifest["notes"] += " " + DWS_NOTE
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     size = sum(p.stat().st_size for p in OUT.glob("*.json"))
     print(f"wrote {len(skus)} SKUs in {len(pages)} pages to {OUT} ({size} bytes)")

@@ -154,7 +154,7 @@ def test_replay_parses_well_under_a_second() -> None:
     start = time.perf_counter()
     offers, _ = replay()
     assert time.perf_counter() - start < 1.0  # measured about 0.1 s
-    assert len(offers) == 510
+    assert len(offers) == 512  # 510 from the 2024 SKUs + DWS flex-start a3-highgpu-8g and a3-edgegpu-8g
 
 
 def test_the_recording_keeps_the_apis_shape_and_no_key() -> None:
@@ -164,7 +164,7 @@ def test_the_recording_keeps_the_apis_shape_and_no_key() -> None:
     pages = [json.loads((recording / e["response"]["body_file"]).read_text()) for e in manifest["exchanges"]]
     assert [bool(p["nextPageToken"]) for p in pages] == [True] * (len(pages) - 1) + [False]
     assert all("key=" not in e["request"]["url"] for e in manifest["exchanges"])
-    assert sum(len(p["skus"]) for p in pages) == 765
+    assert sum(len(p["skus"]) for p in pages) == 765 + 4  # + 4 DWS flex-start SKUs (gpuhub_gcp.obtain)
     assert sum(f.stat().st_size for f in recording.glob("*.json")) < 700_000
 
 

