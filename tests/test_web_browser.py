@@ -143,7 +143,15 @@ def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Pag
              int(r["gpu_count"])) for r in rows] == [
         (o["provider"], o["instance_type"], o["region"], o["price_per_hour"], o["gpu_count"]) for o in offers]
     statuses = page.inner_text("#status")
-    assert "lambda: ok, 340 offers (replay:lambda@2026-11-30)" in statuses and "aws: ok" in statuses
+    providers = api(server, f"/api/result?{H100_8}&limit=1")["providers"]
+    assert {p["provider"] for p in providers} == {"aws", "azure", "coreweave", "gcp", "lambda"}
+    for p in providers:
+        assert f"{p['provider']}: {p['state']}" in statuses and f"{p['offers']} offers" in statuses
+    assert "lambda: ok, 340 offers" in statuses
+    gcp = next(p for p in providers if p["provider"] == "gcp")
+    if gcp["warnings"]:  # each provider's warnings are behind its status line
+        page.locator('li[data-provider="gcp"] details summary').click()
+        assert gcp["warnings"][0] in page.inner_text('li[data-provider="gcp"] details')
     page.locator("#offers tbody tr").first.locator("summary").click()
     assert "8 × H100 at 23.92 USD/h" in page.locator("#offers tbody tr").first.locator("details").inner_text()
     page.screenshot(path=str(shots / "web-table.png"))
