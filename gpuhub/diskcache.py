@@ -132,6 +132,9 @@ class DiskCache:
             name = exchange.get("response", {}).get("body_file")
             if name:
                 digest.update(safeio.read_bytes(Path(str(name)), root=directory))
+        if not manifest.exchanges:  # a static provider's table: its data files sit beside the manifest
+            for file in sorted(f for f in directory.iterdir() if f.is_file() and f.name != "manifest.json"):
+                digest.update(file.name.encode() + b"\0" + safeio.read_bytes(Path(file.name), root=directory))
         return digest.hexdigest()[:32]
 
     def _path(self, provider: str, key: str) -> Path | None:

@@ -106,15 +106,17 @@ class Engine:
         """Decide how to get ``provider``'s data; a string is the reason it is skipped."""
         if mode not in MODES:
             raise QueryError("mode", f"{mode!r} is not a mode; allowed: {', '.join(MODES)}")
-        if provider.static:
+        if provider.static and fixtures_dir is None:
             return _Plan(provider.name, "replay", provider.fixtures_dir(), static=True)
-        if fixtures_dir is not None:
+        if fixtures_dir is not None:  # the user's recordings replace the bundled ones (static tables included)
             for candidate in (fixtures_dir / provider.name, fixtures_dir):
                 if (candidate / "manifest.json").is_file() and (
                         candidate != fixtures_dir or _manifest_provider(candidate) == provider.name):
-                    return _Plan(provider.name, "replay", candidate)
+                    return _Plan(provider.name, "replay", candidate, static=provider.static)
             expected = fixtures_dir / provider.name / "manifest.json"
-            return f"no recording for {provider.name} in {fixtures_dir} (expected {expected})"
+            problem = _manifest_problem(fixtures_dir)
+            return f"no recording for {provider.name} in {fixtures_dir} (expected {expected})" + (
+                f"; {fixtures_dir / 'manifest.json'} cannot be used: {problem}" if problem else "")
         if mode == "record":
             target = (record_dir or Path("fixtures")) / provider.name
             return _Plan(provider.name, "record", record_to=target)
@@ -124,6 +126,9 @@ class Engine:
         bundled = provider.fixtures_dir()
         if bundled is not None and (bundled / "manifest.json").is_file():
             return _Plan(provider.name, "replay", bundled)
+        if not provider.credentials:  # nothing to configure: only an explicit live fetch or a recording
+            return (f"{provider.name} has no bundled recording to replay; it needs no credentials, so ask for it "
+                    "live with --fetch live (fetch='live'), or replay your own recording with --fixtures DIR")
         return f"no credentials configured and no bundled recording: {provider.credentials_help()}"
 
     # --- fetching -----------------------------------------------------------------------------------------
@@ -389,6 +394,17 @@ def _describe(exc: BaseException) -> str:
     for secret in sorted(known_secrets(), key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return text
+
+
+def _manifest_problem(directory: Path) -> str | None:
+    """Why ``directory/manifest.json`` cannot be read, when it exists and cannot (None otherwise)."""
+    if not (directory / "manifest.json").exists():
+        return None
+    try:
+        load_manifest(directory)
+    except (OSError, ValueError) as exc:
+        return str(exc)[:300]
+    return None
 
 
 def _manifest_provider(directory: Path) -> str | None:

@@ -34,6 +34,10 @@ __all__ = ["SECRET_NAMES", "Manifest", "RecordingTransport", "ReplayTransport", 
            "redact", "remember_secret", "request_secrets", "scrub_url"]
 
 FORMAT_VERSION = 1
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+"""A ``manifest.json`` larger than this (bytes) is refused."""
+MAX_BODY_BYTES = 256 * 1024 * 1024
+"""A recorded body file larger than this (bytes) is refused."""
 # Header, query-parameter and form-field names whose values are credentials (compared case-insensitively).
 SECRET_NAMES = frozenset({
     "authorization", "proxy-authorization", "x-api-key", "api-key", "apikey", "api_key", "key", "token",
@@ -160,12 +164,18 @@ def load_manifest(directory: Path) -> Manifest:
         ValueError: the manifest is not valid JSON of the documented shape.
     """
     path = directory / "manifest.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+    try:  # a regular file, size- and nesting-limited: a JSON bomb is a clear error, never a RecursionError
+        data = safeio.read_json(Path("manifest.json"), root=directory, limit=MAX_MANIFEST_BYTES)
+    except safeio.JsonLimitError as exc:
+        raise ValueError(f"{path} is not a usable manifest: {exc}") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path} is not valid JSON: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("exchanges"), list):
         raise ValueError(f"{path} must be an object with an 'exchanges' list (see README, 'Fixture format')")
+    for i, exchange in enumerate(data["exchanges"]):
+        if not (isinstance(exchange, dict) and isinstance(exchange.get("request", {}), dict)
+                and isinstance(exchange.get("response"), dict)):
+            raise ValueError(f"{path}: exchange {i} must be an object with 'request' and 'response' objects")
     when = data.get("recorded_at")
     recorded_at = dt.date.fromisoformat(when) if when else None
     data_date, known = recorded_at, recorded_at is not None
@@ -213,12 +223,24 @@ class ReplayTransport(httpx.BaseTransport):
             self._served[key] = n + 1
             spec = responses[min(n, len(responses) - 1)]
         if "body_file" in spec:
-            content = (self._directory / spec["body_file"]).read_bytes()
+            content = self._body(spec["body_file"])
         else:
             body = spec.get("body", "")
             content = (body if isinstance(body, str) else json.dumps(body)).encode()
         return httpx.Response(int(spec.get("status", 200)), headers=spec.get("headers") or {}, content=content,
                               request=request)
+
+
+    def _body(self, name: object) -> bytes:
+        """A recorded body file: a regular file inside the recording, under the size limit (never ``../``, an
+        absolute path, a device or a FIFO)."""
+        try:
+            if not isinstance(name, str):
+                raise safeio.UnsafeFileError(f"{name!r} is not a file name")
+            return safeio.read_bytes(Path(name), root=self._directory, limit=MAX_BODY_BYTES)
+        except OSError as exc:
+            raise ReplayMissError(f"recording {self._directory}: body_file {name!r} cannot be served: {exc}"
+                                  ) from None
 
 
 class RecordingTransport(httpx.BaseTransport):

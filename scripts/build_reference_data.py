@@ -88,9 +88,21 @@ REGION_COLUMNS = ["provider", "region", "region_name", "city", "country", "conti
 CARBON_COLUMNS = ["provider", "region", "gco2e_per_kwh", "year", "metric", "cfe_fraction", "proxy_of", "source"]
 
 
+# Regions providers' own data names that ../shared/reference/regions.csv lacks, each with its source.
+SUPPLEMENT_REGIONS = [
+    {"provider": "gcp", "region": "us-west8", "region_name": "Phoenix", "city": "Phoenix (Arizona)", "country": "US",
+     "continent": "North America", "lat": "33.45", "lon": "-112.07", "location_precision": "city",
+     "status": "public",
+     "source": "Cloud Billing SKU descriptions '... running in Phoenix' with serviceRegions ['us-west8'] "
+               "(shared/reference/provider-samples/gcp, SKUs of 2024-09-16); city-centre coordinates"},
+]
+
+
 def build_regions(ref: Path, out: Path) -> None:
     with (ref / "regions.csv").open(newline="") as fh:
         rows = [{k: r[k] for k in REGION_COLUMNS} for r in csv.DictReader(fh)]
+    have = {(r["provider"], r["region"]) for r in rows}
+    rows += [r for r in SUPPLEMENT_REGIONS if (r["provider"], r["region"]) not in have]
     _write(out / "regions.csv", REGION_COLUMNS, rows)
     with (ref / "carbon.csv").open(newline="") as fh:
         rows = [{k: r[k] for k in CARBON_COLUMNS} for r in csv.DictReader(fh) if r["preferred"] == "1"]

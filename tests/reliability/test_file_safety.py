@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -171,3 +172,87 @@ def test_well_formed_cache_file_with_changed_prices_is_rejected(rel_registry: Re
     assert status.state == "ok" and offer_keys(again) == offer_keys(offers)
     assert str(min(o.price.amount for o in again)) != "0.01"
     assert any("checksum does not match" in r.getMessage() for r in caplog.records)
+
+
+# --- defect 4: a JSON bomb in --fixtures DIR/manifest.json ----------------------------------------------------
+@pytest.mark.parametrize("where", ["DIR/manifest.json", "DIR/lambda/manifest.json"])
+def test_json_bomb_manifest_is_a_clear_error_without_traceback(where: str, tmp_path: Path) -> None:
+    target = tmp_path / where.replace("DIR/", "")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(b'{"exchanges": ' + b"[" * 1_000_000 + b"]" * 1_000_000 + b"}")
+    done = _cli("search", "--provider", "lambda", "--fixtures", str(tmp_path),
+                env={"GPUHUB_CACHE_DIR": str(tmp_path / "cache")})
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr, done.stderr[-2000:]
+    assert done.returncode == 1, done.stderr
+    assert "nested deeper than 64 levels" in done.stderr and str(target) in done.stderr, done.stderr
+
+
+# --- defect 10: body_file values escaping the recording -------------------------------------------------------
+LAMBDA_RECORDING = REPO / "plugins" / "gpuhub-lambda" / "gpuhub_lambda" / "recording"
+
+
+def _lambda_copy(tmp_path: Path, body_file: str) -> Path:
+    if not LAMBDA_RECORDING.is_dir():
+        pytest.skip("gpuhub-lambda's recording is not in this checkout")
+    rec = tmp_path / "fx" / "lambda"
+    shutil.copytree(LAMBDA_RECORDING, rec)
+    manifest = json.loads((rec / "manifest.json").read_text())
+    for exchange in manifest["exchanges"]:
+        exchange["response"]["body_file"] = body_file
+    (rec / "manifest.json").write_text(json.dumps(manifest))
+    return rec
+
+
+@pytest.mark.parametrize("body_file", ["../../../../../../../../etc/passwd", "/etc/passwd", "/dev/zero", "fifo",
+                                       "link-out", "huge.json", "sub"])
+def test_body_file_must_be_a_regular_file_inside_the_recording(body_file: str, tmp_path: Path) -> None:
+    rec = _lambda_copy(tmp_path, body_file)
+    os.mkfifo(rec / "fifo")  # with no writer: an open() without O_NONBLOCK would hang forever
+    (rec / "link-out").symlink_to("/etc/passwd")
+    (rec / "sub").mkdir()
+    with (rec / "huge.json").open("wb") as fh:
+        fh.truncate(300 * 1024 * 1024)  # over the 256 MiB body limit (sparse)
+    done = _cli("search", "--provider", "lambda", "--fixtures", str(tmp_path / "fx"),
+                env={"GPUHUB_CACHE_DIR": str(tmp_path / "cache")}, timeout=60)
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.returncode == 1, done.stderr
+    assert "lambda: failed" in done.stderr and "cannot be served" in done.stderr, done.stderr
+    assert "root:" not in done.stdout + done.stderr  # /etc/passwd was never served
+
+
+# --- defect 11: debris of killed writers; the skip reason of a provider that needs no credentials ------------
+def test_temp_files_of_killed_writers_are_cleaned(tmp_path: Path) -> None:
+    parsed = tmp_path / "parsed"
+    parsed.mkdir(parents=True)
+    debris = parsed / ".lambda-0123456789abcdef.json.k1ll3d.tmp"  # the name atomic_write gives its temp files
+    debris.write_bytes(b'{"format": 2, "half')
+    old = time.time() - 3600
+    os.utime(debris, (old, old))
+    done = _cli("search", "--provider", "lambda", "--limit", "1", env={"GPUHUB_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert not debris.exists(), sorted(p.name for p in parsed.iterdir())
+    assert [p.name for p in parsed.iterdir() if p.name.startswith("lambda-")], "the cache file was written"
+
+
+def test_provider_without_credentials_or_recording_says_how_to_use_it() -> None:
+    from gpuhub import Provider, hookimpl
+
+    class Public(Provider):
+        name = "publiccloud"
+
+        def fetch(self, ctx: Any) -> list[Any]:
+            return []
+
+    class Plugin:
+        @hookimpl
+        def register_providers(self, register: Any) -> None:
+            register(Public())
+
+    engine = make_engine(Registry(entry_points=[], extra_plugins=[("public", Plugin())]))
+    try:
+        [(_, status)] = engine.collect(["publiccloud"])
+    finally:
+        engine.shutdown()
+    assert status.state == "skipped"
+    assert "no credentials configured" not in (status.reason or "")
+    assert "needs no credentials" in (status.reason or "") and "--fetch live" in (status.reason or ""), status.reason

@@ -28,13 +28,13 @@ def _recording_dir() -> Path:
     return Path(str(resources.files("gpuhub_coreweave").joinpath("recording")))
 
 
-def load_table() -> dict[str, Any]:
-    """The bundled price table, decoded.
+def load_table(directory: Path | None = None) -> dict[str, Any]:
+    """The price table in ``directory`` (default: the bundled one), decoded.
 
     Raises:
-        ProviderError: the table is missing or not valid JSON (a broken installation).
+        ProviderError: the table is missing or not valid JSON (a broken installation or a bad ``--fixtures``).
     """
-    path = _recording_dir() / TABLE_FILE
+    path = (directory or _recording_dir()) / TABLE_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -64,7 +64,9 @@ class CoreWeave(Provider):
             ProviderError: the table or its header is unusable, or it lists no regions (never a silent empty
                 catalog). A malformed row is skipped and counted instead.
         """
-        yield from self.offers_from_table(ctx, load_table())
+        # ``--fixtures DIR`` (DIR/coreweave/) replaces the bundled table: the engine hands over its manifest.
+        directory = ctx.recording.directory if ctx.recording is not None else None
+        yield from self.offers_from_table(ctx, load_table(directory))
 
     def offers_from_table(self, ctx: ProviderContext, data: Mapping[str, Any]) -> Iterator[Offer]:
         """Offers from a decoded price table (``fetch`` passes the bundled one; tests pass their own)."""
@@ -106,7 +108,8 @@ class CoreWeave(Provider):
                 ctx.skip(f"{purchase} price {amount} is not a price (placeholder)")
                 continue
             prices.append(Price(amount=amount, currency=meta.currency, purchase=purchase,
-                                billing_increment_s=meta.billing_increment_s))
+                                billing_increment_s=meta.billing_increment_s,
+                                basis=f"CoreWeave list price for {meta.price_region}, the same in every region"))
         if not prices:
             ctx.skip("price table row without a positive price")
             return []

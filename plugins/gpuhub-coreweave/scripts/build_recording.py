@@ -27,7 +27,7 @@ PLUGIN = Path(__file__).resolve().parents[1]
 REPO = PLUGIN.parents[1]
 sys.path.insert(0, str(PLUGIN))
 
-from gpuhub_coreweave.parse import cpu_arch_for, page_row, read_transcription_plans  # noqa: E402
+from gpuhub_coreweave.parse import cpu_arch_for, page_row, parse_money, parse_spot, read_transcription_plans  # noqa: E402
 
 from gpuhub.gpus import GpuTable, load_builtin_specs  # noqa: E402
 
@@ -48,6 +48,28 @@ ROW_NOTES = {
 }
 
 
+# Boards the page prices only as spot ("Contact sales" on-demand); GPUs per board are not on the page.
+SPOT_ONLY_BOARDS = {
+    "HGX B300": (8, "8 GPUs per HGX B300 board (AWS DescribeInstanceTypes p6-b300.48xlarge, moto 5.2.1: 8 x B300); "
+                    "memory per GPU not published on the page; on-demand: Contact sales (spot price only)"),
+}
+
+
+def spot_only_row(plan: dict[str, str]) -> dict[str, Any] | None:
+    """A row for a board the page sells on demand only through sales but gives a spot price for
+    (``'HGX B300 Spot Price: $35.84 / Hour (NA)'``), or None."""
+    spot = parse_spot(plan.get("overage"))
+    if spot is None or parse_money(plan.get("price_text")) is not None:
+        return None
+    board = str(plan.get("overage", "")).split("Spot")[0].strip()
+    if board not in SPOT_ONLY_BOARDS:
+        return None
+    count, note = SPOT_ONLY_BOARDS[board]
+    return {"instance_type": board, "page_name": plan["name"], "gpu": board, "gpu_count": count,
+            "gpu_memory_gb": None, "vcpus": None, "ram_gb": None, "local_storage_tb": None, "cpu_arch": "x86_64",
+            "on_demand": None, "spot": str(spot[0]), "note": note}
+
+
 def regions() -> list[str]:
     """CoreWeave's general-access regions in North America, in the region table's order."""
     with REGIONS_CSV.open(newline="", encoding="utf-8") as fh:
@@ -65,6 +87,12 @@ def build() -> tuple[dict[str, Any], dict[str, Any]]:
     left_out: list[str] = []
     for plan in plans:
         row = page_row(plan)
+        spot_only = spot_only_row(plan) if row is None else None
+        if spot_only is not None:
+            rows.append(spot_only)
+            left_out.append(f"{plan['name']}: {plan.get('price_text', 'no price')} on demand "
+                            f"(only the {spot_only['instance_type']} spot price is offered)")
+            continue
         if row is None:
             if "GPU" in plan.get("included_quota", "") or "NVIDIA" in plan.get("name", ""):
                 left_out.append(f"{plan['name']}: {plan.get('price_text', 'no price')}")
@@ -108,6 +136,8 @@ def build() -> tuple[dict[str, Any], dict[str, Any]]:
         "format": 1,
         "provider": "coreweave",
         "recorded_at": VERIFIED_AT,
+        "data_date": VERIFIED_AT,
+        "data_date_note": "the day the prices were read from CoreWeave's pricing page",
         "kind": "static price table",
         "source": f"{SOURCE_URL} as transcribed on {VERIFIED_AT} (api-evangelist/coreweave "
                   "plans/coreweave-plans-pricing.yml); table in price_table.json",

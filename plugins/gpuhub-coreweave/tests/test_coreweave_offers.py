@@ -78,7 +78,7 @@ def test_offered_in_general_access_north_america_regions(offers: tuple[Offer, ..
     assert {o.region.country for o in offers} == {"US"}
     reno = _one(offers, "HGX H100", "on_demand", region="RNO2").region
     assert (reno.latitude, reno.longitude) == (39.53, -119.81)
-    assert len(offers) == 9 * 14 + 4 * 14
+    assert len(offers) == 9 * 14 + 5 * 14  # 9 on-demand node types; spot for 4 of them and the HGX B300
     assert all(o.available is None for o in offers)  # the page says nothing about capacity
 
 
@@ -87,17 +87,19 @@ def test_status_says_static_and_where_prices_apply(replayed: tuple[tuple[Offer, 
     assert status.state == "ok" and status.mode == "static"
     assert status.reason == "static price table, verified 2026-09-20"
     assert any("North America" in w and "14 general-access" in w for w in status.warnings), status.warnings
-    assert status.skipped_records == 0 and status.unknown_gpus == {}
+    # HGX B300 (spot only) is not in gpuhub's GPU table: offered, and named as an unknown GPU.
+    assert status.skipped_records == 0 and status.unknown_gpus == {"HGX B300": 1}
     assert {(o.source.mode, o.source.recorded_at.isoformat() if o.source.recorded_at else None)
             for o in offers} == {("static", "2026-09-20")}
     assert all("North America" in (o.instance.note or "") for o in offers)
+    assert {o.price.basis for o in offers} == {"CoreWeave list price for North America, the same in every region"}
 
 
 def test_never_uses_the_network(registry: Registry) -> None:
     """Even when live mode is asked for, a static provider reads its table and sends no request."""
     transport = CountingTransport(lambda request, n: httpx.Response(500))
     offers, status = run_provider(make_engine(registry, transport=transport), "coreweave", mode="live")
-    assert status.state == "ok" and len(offers) == 182
+    assert status.state == "ok" and len(offers) == 196
     assert transport.calls == 0
 
 

@@ -72,6 +72,9 @@ def test_table_prices_match_the_page(shared_sample: Callable[[str], Path]) -> No
     """Every priced GPU node on the page is in the table with the page's exact on-demand and spot text."""
     plans = read_transcription_plans(shared_sample(PAGE).read_text(encoding="utf-8"))
     rows = {r["page_name"]: r for r in load_table()["instances"]}
+    b300 = rows.pop("NVIDIA GB300 NVL72 / HGX B300 (on-demand)")  # "Contact sales"; spot price kept
+    assert (b300["instance_type"], b300["gpu_count"], b300["on_demand"], b300["spot"]) == ("HGX B300", 8, None,
+                                                                                          "35.84")
     gpu_plans = [p for p in plans if "GPU" in p.get("included_quota", "") and p["price_text"].startswith("$")]
     assert len(gpu_plans) == len(rows) == 9
     for plan in gpu_plans:
@@ -170,7 +173,7 @@ def test_bad_rows_are_skipped_and_counted(registry: Registry) -> None:
         "not an object",
     ]
     offers, ctx = _run(registry, table)
-    assert len(offers) == 182
+    assert len(offers) == 196
     assert ctx.report.skipped_total == 5
     assert any("gpu_count" in reason for reason in ctx.report.skipped)
 
