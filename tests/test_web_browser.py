@@ -129,10 +129,11 @@ def table(page: Page) -> list[dict[str, str]]:
 def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Page, shots: Path) -> None:
     page.goto(f"{server}/?{H100_8}")
     rows = table(page)
-    assert len(rows) == 100 and "140 of" in page.inner_text("#summary")
-    first = rows[0]
-    assert (first["provider"], first["instance_type"], first["region"], first["price_per_hour"],
-            first["price_per_gpu_hour"]) == ("lambda", "gpu_8x_h100_sxm5", "asia-northeast-1", "23.92 USD", "2.99")
+    matched = api(server, f"/api/result?{H100_8}&limit=1")["matched"]
+    assert len(rows) == min(100, matched) and f"{matched} of" in page.inner_text("#summary") and matched > 50
+    lam = next(r for r in rows if r["key"] == "lambda|gpu_8x_h100_sxm5|asia-northeast-1||on_demand|")
+    assert (lam["gpu_count"], lam["gpu_memory_gib"], lam["price_per_hour"], lam["price_per_gpu_hour"]) == (
+        "8", "80", "23.92 USD", "2.99")
     # The CLI, in its own process, prints the same offers at the same prices in the same order.
     env = {**os.environ, "GPUHUB_CACHE_DIR": str(shots.parent / "cli-cache")}
     cli = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "--gpu", "H100", "--min-gpus", "8",
@@ -144,7 +145,7 @@ def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Pag
         (o["provider"], o["instance_type"], o["region"], o["price_per_hour"], o["gpu_count"]) for o in offers]
     statuses = page.inner_text("#status")
     providers = api(server, f"/api/result?{H100_8}&limit=1")["providers"]
-    assert {p["provider"] for p in providers} == {"aws", "azure", "coreweave", "gcp", "lambda"}
+    assert {p["provider"] for p in providers} >= {"aws", "azure", "coreweave", "gcp", "lambda"}
     for p in providers:
         assert f"{p['provider']}: {p['state']}" in statuses and f"{p['offers']} offers" in statuses
     assert "lambda: ok, 340 offers" in statuses
@@ -152,8 +153,9 @@ def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Pag
     if gcp["warnings"]:  # each provider's warnings are behind its status line
         page.locator('li[data-provider="gcp"] details summary').click()
         assert gcp["warnings"][0] in page.inner_text('li[data-provider="gcp"] details')
-    page.locator("#offers tbody tr").first.locator("summary").click()
-    assert "8 × H100 at 23.92 USD/h" in page.locator("#offers tbody tr").first.locator("details").inner_text()
+    row = page.locator('#offers tbody tr[data-key="lambda|gpu_8x_h100_sxm5|asia-northeast-1||on_demand|"]')
+    row.locator("summary").click()
+    assert "8 × H100 at 23.92 USD/h" in row.locator("details").inner_text()
     page.screenshot(path=str(shots / "web-table.png"))
 
 
