@@ -156,7 +156,7 @@ def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Pag
     row = page.locator('#offers tbody tr[data-key="lambda|gpu_8x_h100_sxm5|asia-northeast-1||on_demand|"]')
     row.locator("summary").click()
     assert "8 × H100 at 23.92 USD/h" in row.locator("details").inner_text()
-    page.screenshot(path=str(shots / "web-table.png"))
+    page.screenshot(path=str(shots / "web-table.png"), full_page=True, clip=_box(page, "#results", 900))
 
 
 def test_a_filter_changes_the_rows_and_the_url_reproduces_the_page(server: str, page: Page,
@@ -211,7 +211,7 @@ def test_chart_has_one_point_per_offer_and_click_selects(server: str, page: Page
             f"{offer['gpu_name']} ({offer['gpu_memory_gib']:g} GiB each), {offer['price_per_hour']} USD/h"
             in page.inner_text("#tooltip"))
     assert page.locator(f'#offers tr[data-key="{key}"]').count() in (0, 1)
-    page.screenshot(path=str(shots / "web-chart.png"), clip=_box(page, "#chart-section"))
+    page.screenshot(path=str(shots / "web-chart.png"), full_page=True, clip=_box(page, "#chart-section"))
     point.click()
     page.wait_for_selector("#compare")
     assert page.url.endswith("pick=" + quote(key, safe=""))
@@ -248,7 +248,7 @@ def test_compare_shows_the_chosen_rows_with_job_cost(server: str, page: Page, sh
     page.locator("#compare-button").click()
     page.wait_for_selector("#compare")
     assert page.locator("#compare thead th[data-key]").count() == 4
-    page.screenshot(path=str(shots / "web-compare.png"), clip=_box(page, "#compare"))
+    page.screenshot(path=str(shots / "web-compare.png"), full_page=True, clip=_box(page, "#compare"))
 
 
 def test_phone_width_keyboard_and_labels(server: str, browser: Browser, shots: Path) -> None:
@@ -273,8 +273,8 @@ def test_phone_width_keyboard_and_labels(server: str, browser: Browser, shots: P
     context.close()
 
 
-def _box(page: Page, selector: str) -> Any:
-    page.locator(selector).scroll_into_view_if_needed()
-    box = page.locator(selector).bounding_box()
-    assert box is not None
-    return {"x": box["x"], "y": box["y"], "width": box["width"], "height": box["height"]}
+def _box(page: Page, selector: str, max_height: int = 1400) -> Any:
+    """The element's box in page coordinates (for a full-page screenshot clip), at most ``max_height`` px tall."""
+    box: dict[str, float] = page.eval_on_selector(selector, """e => { const r = e.getBoundingClientRect();
+        return {x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height}; }""")
+    return {**box, "height": min(box["height"], max_height)}
