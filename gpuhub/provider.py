@@ -337,6 +337,7 @@ class ProviderContext:
             self._throttle()
             self.report.requests += 1
             request = self.client.build_request(method, url, **kwargs)
+            request.extensions["gpuhub_streamed"] = stream  # the engine caps answers read whole, not streams
             for value in request_secrets(request):  # e.g. an API key a provider put in the query itself
                 remember_secret(value)
             response = self.client.send(request, stream=stream)
@@ -484,8 +485,10 @@ class _SecretList(list[str]):
 
 def _install_log_redaction() -> None:
     """Make every log record (gpuhub's, httpx's request lines, signers' debug output ...) carry no credential:
-    known credential values, credential query parameters and Bearer tokens are replaced by ``REDACTED`` when the
-    record is created. Installed once, on import; other record factories keep working underneath."""
+    known credential values (literal, URL-encoded, base64), credential query parameters and Bearer tokens are
+    replaced by ``REDACTED`` when the record is created, in the message, its arguments, the exception traceback
+    (``exc_info``, at every level) and the stack. Installed once, on import; other record factories keep working
+    underneath."""
     previous = logging.getLogRecordFactory()
     if getattr(previous, "gpuhub_redacts", False):
         return
@@ -497,8 +500,17 @@ def _install_log_redaction() -> None:
         except Exception:  # a record whose arguments do not format is left to the handler to report
             return record
         clean = redact(message)
-        if clean != message:
+        if clean != message or (record.args and redact(repr(record.args)) != repr(record.args)):
             record.msg, record.args = clean, ()
+        if record.exc_info and record.exc_info[0] is not None:
+            # The traceback is formatted now, redacted, and kept as the record's exception text; the live
+            # exception (whose message may hold a credential) is dropped so no handler formats it unredacted.
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        elif record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
         return record
 
     factory.gpuhub_redacts = True  # type: ignore[attr-defined]

@@ -18,10 +18,23 @@ __all__ = ["estimate_report", "gpu_rows", "provider_rows"]
 
 
 def gpu_rows(table: GpuTable) -> list[dict[str, Any]]:
-    """One dict per GPU table row: name, vendor, form factor, memory GiB, dense BF16/FP64 TFLOPS, GB/s, aliases."""
-    return [{"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
-             "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
-             "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s, "aliases": list(s.aliases)} for s in table.specs]
+    """One dict per GPU table row: name, vendor, form factor, memory GiB, dense BF16/FP64 TFLOPS, GB/s, CUDA compute
+    capability, tensor core generation, FP8, Transformer Engine, MIG, CUDA releases and minimum driver, aliases."""
+    from gpuhub.compat import compat
+
+    rows: list[dict[str, Any]] = []
+    for s in table.specs:
+        facts = compat(s.name)
+        cc = facts.compute_capability
+        rows.append({"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
+                     "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
+                     "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s,
+                     "compute_capability": f"{cc[0]}.{cc[1]}" if cc else None,
+                     "tensor_core_generation": facts.tensor_core_generation, "fp8": facts.fp8,
+                     "transformer_engine": facts.transformer_engine, "mig": s.mig_support,
+                     "cuda": facts.cuda_range if cc else None, "min_driver": facts.min_driver,
+                     "aliases": list(s.aliases)})
+    return rows
 
 
 def provider_rows(engine: Engine) -> list[dict[str, Any]]:

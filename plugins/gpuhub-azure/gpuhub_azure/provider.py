@@ -359,7 +359,9 @@ class AzureProvider(Provider):
             notes.insert(0, f"partial GPU: {_fraction(count)} of one {gpu.name} ({card * count:g} GiB of its "
                             f"{card:g} GiB VRAM)")
         return Instance(provider=self.name, instance_type=arm, gpu=gpu, gpu_count=count, fractional=fractional,
-                        vcpus=vcpus, memory_gib=memory, note="; ".join(notes) or None)
+                        vcpus=vcpus, memory_gib=memory, note="; ".join(notes) or None, bare_metal=False,
+                        tenancy="shared", control_source="Azure VM sizes are virtual machines on shared hosts "
+                                                         "(Azure Dedicated Host is sold apart)")
 
 
 def _fraction(count: float) -> str:
