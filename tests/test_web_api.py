@@ -21,7 +21,7 @@ from gpuhub.query import build_query
 from gpuhub.searching import reset_default_engine
 from gpuhub.testing import make_engine
 from gpuhub.web.app import create_app
-from gpuhub.web.params import search_params
+from gpuhub.web.params import PAGE_EXCLUDED, search_params
 
 runner = CliRunner()
 
@@ -57,6 +57,8 @@ def cli_json(*args: str) -> object:
      "provider=aws&provider=gcp&continent=Europe&purchase=spot&max_price=2&exclude_fractional=1"),
     (["--gpu", "A100", "--gpu", "A100-80GB", "--mig", "--available", "--sort", "price_per_gpu", "--limit", "50"],
      "gpu=A100,A100-80GB&mig=true&available=1&sort=price_per_gpu&limit=50"),
+    (["--gpu", "H100", "--all-regions", "--limit", "30"], "gpu=H100&all_regions=1&limit=30"),
+    (["--gpu", "H100", "--group-by", "provider"], "gpu=H100&group_by=provider"),
     ([], ""),
 ])
 def test_api_search_equals_the_cli_json(client: TestClient, cli: list[str], query: str) -> None:
@@ -68,7 +70,7 @@ def test_api_search_equals_the_cli_json(client: TestClient, cli: list[str], quer
 
 
 def test_the_first_h100_rows_are_the_bundled_prices(client: TestClient) -> None:
-    offers = client.get("/api/search?gpu=H100&min_gpus=8&purchase=on_demand&provider=lambda&limit=3").json()
+    offers = client.get("/api/search?gpu=H100&min_gpus=8&purchase=on_demand&provider=lambda&all_regions=1&limit=3").json()
     assert [(o["provider"], o["instance_type"], o["region"], o["price_per_hour"], o["price_per_gpu_hour"])
             for o in offers] == [("lambda", "gpu_8x_h100_sxm5", r, 23.92, 2.99)
                                  for r in ("asia-northeast-1", "asia-northeast-2", "asia-south-1")]
@@ -77,7 +79,8 @@ def test_the_first_h100_rows_are_the_bundled_prices(client: TestClient) -> None:
 def test_result_carries_statuses_and_filter_report(client: TestClient) -> None:
     data = client.get("/api/result?gpu=H100&min_gpus=8&purchase=on_demand&limit=5").json()
     every = client.get("/api/search?gpu=H100&min_gpus=8&purchase=on_demand&limit=5000").json()
-    assert data["matched"] == len(every) > 5 and data["offers"] == every[:5]
+    every = client.get("/api/search?gpu=H100&min_gpus=8&purchase=on_demand&all_regions=1&limit=5000").json()
+    assert data["matched"] == len(every) > 5
     assert {p["provider"] for p in data["providers"]} >= {"aws", "azure", "coreweave", "gcp", "lambda"}
     assert data["removed_by"]["gpu"] > 0
     assert data["explain"][0].endswith(f"offers from {len(data['providers'])} providers")
@@ -147,14 +150,17 @@ def test_every_query_argument_is_a_web_parameter_and_in_openapi(client: TestClie
 
 
 def test_page_has_a_control_per_parameter_and_reports_errors(client: TestClient) -> None:
-    page = client.get("/?gpu=H100&purchase=on_demand")
+    page = client.get("/?gpu=H100&purchase=on_demand&all_regions=1")
     assert page.status_code == 200
     for param in search_params():
-        assert f'name="{param.name}"' in page.text, param.name
+        assert f'name="{param.name}"' in page.text or param.name in PAGE_EXCLUDED, param.name
     matched = client.get("/api/result?gpu=H100&purchase=on_demand&limit=1").json()["matched"]
     assert matched > 100 and page.text.count('<tr data-key="') == 100 and f"{matched} of" in page.text
     assert 'value="on_demand" checked' in page.text and 'value="H100"' in page.text
-    second = client.get("/?gpu=H100&purchase=on_demand&page=2")
+    distinct = client.get("/?gpu=H100&purchase=on_demand")
+    choices = len(client.get("/api/search?gpu=H100&purchase=on_demand&limit=5000").json())
+    assert distinct.text.count('<tr data-key="') == choices < matched and " regions</span>" in distinct.text
+    second = client.get("/?gpu=H100&purchase=on_demand&all_regions=1&page=2")
     assert second.text.count('<tr data-key="') == min(100, matched - 100) and 'rel="prev"' in second.text
     bad = client.get("/?min_gpus=lots")
     assert bad.status_code == 400 and "expected a number, got &#39;lots&#39;" in bad.text and 'role="alert"' in bad.text

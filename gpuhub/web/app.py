@@ -33,7 +33,7 @@ from gpuhub.errors import QueryError
 from gpuhub.model import Offer
 from gpuhub.query import build_query
 from gpuhub.searching import SearchResult, default_engine, run_query
-from gpuhub.web.params import MAX_QUERY_BYTES, Param, parameter_name, query_kwargs, search_params
+from gpuhub.web.params import MAX_QUERY_BYTES, PAGE_EXCLUDED, Param, parameter_name, query_kwargs, search_params
 
 __all__ = ["MAX_OFFERS", "create_app"]
 
@@ -180,9 +180,9 @@ class Page:
         """Warnings: a capped table, and for an empty result what each filter removed."""
         result = self.result
         out = []
-        if result.matched > len(result):
-            out.append(f"the table holds the first {len(result)} of {result.matched} matching offers: "
-                       "narrow the filters")
+        rows = result.choices if result.choices is not None else result.matched
+        if rows > len(result):
+            out.append(f"the table holds the first {len(result)} of {rows} matching rows: narrow the filters")
         if not result.offers:
             out.extend(self.report)
         return out
@@ -245,7 +245,8 @@ class Web:
         return run_query(query, self.engine, fixtures_dir=self.fixtures_dir, fetch=self.fetch)
 
     def search(self, request: Request, *, defaults: bool, extra: dict[str, Param] | None = None) -> SearchResult:
-        allowed = [p.name for p in search_params()] + list(extra or {})
+        page = extra is PAGE_ONLY
+        allowed = [p.name for p in search_params() if not (page and p.name in PAGE_EXCLUDED)] + list(extra or {})
         _check_known(request, allowed)
         kwargs = query_kwargs(request.query_params.getlist, extra=extra, defaults=defaults)
         for name in extra or {}:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from gpuhub.plugins import Registry
-from gpuhub.web.params import Param, search_params
+from gpuhub.web.params import PAGE_EXCLUDED, Param, search_params
 
 __all__ = ["Field", "form_fields"]
 
@@ -17,7 +17,7 @@ GROUPS = (
     ("Host", ("min_vcpus", "min_memory")),
     ("Price and purchase", ("max_price", "currency", "purchase", "available")),
     ("Where", ("provider", "provider_kind", "region", "country", "continent", "near", "max_rtt", "max_carbon")),
-    ("Workload and ranking", ("workload", "model", "precision", "mode", "sort", "limit")),
+    ("Workload and ranking", ("workload", "model", "precision", "mode", "sort", "all_regions", "limit")),
 )
 
 
@@ -54,6 +54,8 @@ def form_fields(registry: Registry, values: Callable[[str], Sequence[str]]) -> l
     choices = _choices(registry)
     fields: dict[str, Field] = {}
     for param in search_params():
+        if param.name in PAGE_EXCLUDED:
+            continue
         raw = [v.strip() for v in values(param.name) if v.strip()]
         given = [part.strip() for v in raw for part in v.split(",") if part.strip()] if param.kind == "list" else raw
         options = choices.get(param.name, [])

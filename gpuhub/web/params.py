@@ -22,8 +22,12 @@ __all__ = ["MAX_LIST_VALUES", "MAX_QUERY_BYTES", "Param", "query_kwargs", "searc
 
 SERVER_SIDE = frozenset({"explain", "fixtures", "fetch", "refresh", "timeout", "output"})
 """CLI options that a web request may not set."""
-TO_BUILD_QUERY = {"available": "available_only", "mig": "mig_capable", "model_mode": "mode"}
+TO_BUILD_QUERY = {"available": "available_only", "mig": "mig_capable", "model_mode": "mode", "all_regions": "distinct"}
 """CLI parameter → ``build_query`` argument, where the two names differ."""
+INVERTED = frozenset({"all_regions"})
+"""Flags whose ``build_query`` argument is their negation (``--all-regions`` is ``distinct=False``)."""
+PAGE_EXCLUDED = frozenset({"group_by"})
+"""Parameters the API takes but the page does not (the page's table shows offers, not groups)."""
 MAX_QUERY_BYTES = 4096
 """The longest query string a request may send."""
 MAX_LIST_VALUES = 64
@@ -42,6 +46,7 @@ class Param:
     help: str
     default: Any
     argument: str
+    inverted: bool = False
 
     @property
     def label(self) -> str:
@@ -82,7 +87,8 @@ def search_params() -> list[Param]:
                 continue
             flag = info.default if isinstance(info.default, str) and info.default.startswith("--") else None
             url_name = (flag or "--" + name).removeprefix("--").replace("-", "_")
-            params.append(Param(url_name, _kind(base), info.help or "", parameter.default, argument))
+            params.append(Param(url_name, _kind(base), info.help or "", parameter.default, argument,
+                                name in INVERTED))
         _cache = params
     return _cache
 
@@ -110,7 +116,9 @@ def query_kwargs(values: Callable[[str], Sequence[str]], *, extra: Mapping[str, 
     for param in [*search_params(), *(extra or {}).values()]:
         given = [v.strip() for v in values(param.name) if v.strip()]
         if not given:
-            if defaults and param.default not in (None, False):
+            if param.inverted:
+                kwargs[param.argument] = not param.default
+            elif defaults and param.default not in (None, False):
                 kwargs[param.argument] = param.default
             continue
         count = sum(len(v.split(",")) for v in given)
@@ -125,7 +133,7 @@ def query_kwargs(values: Callable[[str], Sequence[str]], *, extra: Mapping[str, 
         if param.kind == "flag":
             if value.lower() not in _TRUE + _FALSE:
                 raise QueryError(param.name, f"expected true or false, got {value!r}")
-            kwargs[param.argument] = value.lower() in _TRUE
+            kwargs[param.argument] = (value.lower() in _TRUE) != param.inverted
         else:
             kwargs[param.argument] = value
     return kwargs
