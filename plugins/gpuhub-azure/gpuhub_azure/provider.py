@@ -64,7 +64,8 @@ MAX_PAGES = 200
 WORKERS = 4
 """Regions walked at once after the first one (``GPUHUB_AZURE_WORKERS``); 1 walks them one after another."""
 GPU_FAMILIES = ("NC", "ND", "NG", "NV")
-RECORDED_REGIONS = ("westeurope", "northeurope", "swedencentral", "francecentral", "belgiumcentral")
+RECORDED_REGIONS = ("westeurope", "northeurope", "swedencentral", "francecentral", "belgiumcentral", "centralus",
+                    "eastus", "eastus2", "northcentralus", "southcentralus", "westus", "westus2", "westus3")
 """The regions in the bundled recording (replayed when ``GPUHUB_AZURE_REGIONS`` is unset)."""
 ARM_BASE_URL = "https://management.azure.com"
 IDENTITY_ENV = ("AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "AZURE_SUBSCRIPTION_ID")
