@@ -70,7 +70,8 @@ def test_api_search_equals_the_cli_json(client: TestClient, cli: list[str], quer
 
 
 def test_the_first_h100_rows_are_the_bundled_prices(client: TestClient) -> None:
-    offers = client.get("/api/search?gpu=H100&min_gpus=8&purchase=on_demand&provider=lambda&all_regions=1&limit=3").json()
+    offers = client.get("/api/search?gpu=H100&min_gpus=8&purchase=on_demand&provider=lambda&all_regions=1"
+                        "&limit=3").json()
     assert [(o["provider"], o["instance_type"], o["region"], o["price_per_hour"], o["price_per_gpu_hour"])
             for o in offers] == [("lambda", "gpu_8x_h100_sxm5", r, 23.92, 2.99)
                                  for r in ("asia-northeast-1", "asia-northeast-2", "asia-south-1")]
