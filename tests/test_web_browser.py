@@ -155,10 +155,11 @@ def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Pag
     if gcp["warnings"]:  # each provider's warnings are behind its status line
         page.locator('li[data-provider="gcp"] details summary').click()
         assert gcp["warnings"][0] in page.inner_text('li[data-provider="gcp"] details')
+    page.set_viewport_size({"width": 1800, "height": 1000})
+    page.screenshot(path=str(shots / "web-table.png"), full_page=True, clip=_box(page, "#results", 900))
     row = page.locator('#offers tbody tr[data-key="lambda|gpu_8x_h100_sxm5|asia-northeast-1||on_demand|"]')
     row.locator("summary").click()
     assert "8 × H100 at 23.92 USD/h" in row.locator("details").inner_text()
-    page.screenshot(path=str(shots / "web-table.png"), full_page=True, clip=_box(page, "#results", 900))
 
 
 def test_a_filter_changes_the_rows_and_the_url_reproduces_the_page(server: str, page: Page,
