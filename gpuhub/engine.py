@@ -263,12 +263,21 @@ class Engine:
             self.fetch_count[provider.name] = self.fetch_count.get(provider.name, 0) + 1
         try:
             offers = self._collect_offers(provider, ctx, stop)
+        except BaseException:
+            if recorder is not None:
+                recorder.discard()  # a failed recording never replaces the last good one
+            raise
         finally:
             if recorder is not None:
                 for value in ctx.secrets_seen:
                     recorder.add_secret(value)
             client.close()
         if recorder is not None:
+            # Only a whole, non-empty recording replaces the old one (its directory is swapped in at once).
+            if not offers:
+                recorder.discard()
+                raise ProviderError(f"recording not saved: the provider answered with no offers; the previous "
+                                    f"recording in {plan.record_to} is kept")
             recorder.save()
         report = ctx.report
         status = ProviderStatus(
