@@ -31,7 +31,7 @@ from gpuhub.gpus import GpuTable
 from gpuhub.model import Gpu, Region, Source
 from gpuhub.recording import Manifest, redact, remember_secret, request_secrets, scrub_url
 from gpuhub.regions import make_region
-from gpuhub.retry import RETRY_STATUSES, RetryableStatus, RetryPolicy
+from gpuhub.retry import RETRY_STATUSES, RateLimitedError, RetryableStatus, RetryPolicy, retry_at
 
 __all__ = ["Credential", "FetchReport", "Mode", "Provider", "ProviderContext", "ProviderKind", "ProviderStatus",
            "RecordGuard"]
@@ -354,9 +354,15 @@ class ProviderContext:
             own = self.provider.error_from_response(exc.response)
             if own is not None:
                 raise own from None
-            raise ProviderError(f"HTTP {exc.response.status_code} from {method} {_short(url)} after retries",
+            when = retry_at(exc.response)
+            later = (f"; {'rate limited: ' if exc.response.status_code == 429 else ''}retry after "
+                     f"{when.isoformat()} (the server's time)") if when is not None else ""
+            raise ProviderError(f"HTTP {exc.response.status_code} from {method} {_short(url)} after retries{later}",
                                 code=str(exc.response.status_code), retryable=True,
                                 status=exc.response.status_code, body=redact(exc.response.text[:65536])) from None
+        except RateLimitedError as exc:
+            raise RateLimitedError(f"{exc} ({method} {_short(url)})", retry_at=exc.retry_at,
+                                   status=exc.status or 429) from None
         except httpx.TransportError as exc:
             raise ProviderError(f"{type(exc).__name__} on {method} {_short(url)} after retries: {redact(str(exc))}",
                                 retryable=True) from None
