@@ -184,6 +184,8 @@ def search(
         _print_result(result, output)
     else:
         err.print("no offers match", highlight=False)
+    for line in result.launch_notes:  # --launchable: which checks could not be made (gpuhub.obtain.launch)
+        err.print(line, highlight=False)
     if explain and output is OutputFormat.table:
         for i, offer in enumerate(result.offers):
             err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
