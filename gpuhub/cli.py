@@ -15,21 +15,31 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
+from gpuhub._lazy import lazy
 from gpuhub.errors import PluginError, QueryError
-from gpuhub.model import Offer
-from gpuhub.plugins import Registry, get_registry, reset_registry
-from gpuhub.query import build_query
-from gpuhub.searching import SearchResult, default_engine, run_query
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from gpuhub.model import Offer
+    from gpuhub.plugins import Registry, get_registry, reset_registry
+    from gpuhub.query import build_query
+    from gpuhub.searching import SearchResult, default_engine, run_query
+else:  # imported on first use: `gpuhub --version`, `--help` and `store` never load numpy, pydantic or httpx
+    Console, Table = lazy("rich.console", "Console"), lazy("rich.table", "Table")
+    Registry, get_registry = lazy("gpuhub.plugins", "Registry"), lazy("gpuhub.plugins", "get_registry")
+    reset_registry, build_query = lazy("gpuhub.plugins", "reset_registry"), lazy("gpuhub.query", "build_query")
+    default_engine, run_query = lazy("gpuhub.searching", "default_engine"), lazy("gpuhub.searching", "run_query")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="Find and price cloud GPU instances across providers.")
-err = Console(stderr=True, soft_wrap=True)
+err: Console = lazy("rich.console", "Console", stderr=True, soft_wrap=True)
 
 
 def _version(value: bool) -> None:
@@ -122,7 +132,9 @@ def search(
     limit: Annotated[int | None, typer.Option(help="at most this many offers")] = 20,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
-    refresh: Annotated[bool, typer.Option(help="ignore cached data")] = False,
+    refresh: Annotated[bool, typer.Option(help="fetch again, ignoring stored and cached data")] = False,
+    max_age: Annotated[str | None, typer.Option(help="how old stored live data may be: 600, 15min, 2h (default 1 h, "
+                                                     "spot 10 min)")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="print each provider's warnings")] = False,
@@ -136,6 +148,14 @@ def search(
         _fail_usage(f"--fixtures: {fixtures} is not a directory")
     if timeout is not None and not (0 < timeout < float("inf")):
         _fail_usage(f"--timeout: must be a positive number of seconds, got {timeout:g}")
+    max_age_s = None
+    if max_age is not None:
+        from gpuhub.cli_store import parse_duration
+
+        try:
+            max_age_s = parse_duration(max_age)
+        except ValueError as exc:
+            _fail_usage(f"--max-age: {exc}")
     try:
         query = build_query(
             gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers), gpu=gpu,
@@ -155,7 +175,8 @@ def search(
         return
     try:
         result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
-                           timeout=timeout, deadline=_DEADLINE[0] if timeout is not None and _DEADLINE else None)
+                           timeout=timeout, deadline=_DEADLINE[0] if timeout is not None and _DEADLINE else None,
+                           max_age=max_age_s)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
@@ -163,6 +184,8 @@ def search(
         _print_result(result, output)
     else:
         err.print("no offers match", highlight=False)
+    for line in result.launch_notes:  # --launchable: which checks could not be made (gpuhub.obtain.launch)
+        err.print(line, highlight=False)
     if explain and output is OutputFormat.table:
         for i, offer in enumerate(result.offers):
             err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
@@ -340,17 +363,9 @@ def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
 @app.command()
 def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
     """List providers: kind, plugin, and whether a search would go live or replay a recording."""
-    engine = default_engine()
-    registry = engine.registry
-    rows = []
-    for name, provider in sorted(registry.providers.items()):
-        plan = engine.plan(provider)
-        how = plan if isinstance(plan, str) else (
-            "static price table" if plan.static else plan.mode + (f" {plan.recording}" if plan.recording else ""))
-        rows.append({"provider": name, "kind": provider.kind, "plugin": registry.provider_plugin[name],
-                     "credentials": "configured" if provider.credentials_configured(engine.environ) else
-                     ("none needed" if not provider.credentials else "not set"),
-                     "data": how, "configure": provider.credentials_help()})
+    from gpuhub.reports import provider_rows
+
+    rows = provider_rows(default_engine())
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
@@ -366,21 +381,9 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
 def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
     """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, CUDA compute capability,
     FP8, MIG, the CUDA releases that support each GPU and their minimum driver, aliases."""
-    from gpuhub.compat import compat
+    from gpuhub.reports import gpu_rows
 
-    table_data = get_registry().gpus
-    rows: list[dict[str, Any]] = []
-    for s in table_data.specs:
-        facts = compat(s.name)
-        cc = facts.compute_capability
-        rows.append({"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
-                     "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
-                     "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s,
-                     "compute_capability": f"{cc[0]}.{cc[1]}" if cc else None,
-                     "tensor_core_generation": facts.tensor_core_generation, "fp8": facts.fp8,
-                     "transformer_engine": facts.transformer_engine, "mig": s.mig_support,
-                     "cuda": facts.cuda_range if cc else None, "min_driver": facts.min_driver,
-                     "aliases": list(s.aliases)})
+    rows = gpu_rows(get_registry().gpus)
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
@@ -436,21 +439,19 @@ def estimate(
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
     """Job cost of an instance type in each region (cheapest first), with the regional price spread."""
-    from gpuhub.errors import QueryError
-    from gpuhub.estimate import estimate as estimate_job
-    from gpuhub.estimate import price_spread
+    from gpuhub.reports import estimate_report
 
     engine = default_engine()
     registry = engine.registry
     try:
-        query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
-                            provider=provider, region=region, instance_type=instance_type,
-                            purchase=None if compare else purchase, checkpoint_every=checkpoint_every)
         if fetch not in ("auto", "live", "replay"):
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
         if compare:  # gpuhub.obtain.cli: every purchase model side by side
             from gpuhub.obtain.cli import compare_rows, print_compare
 
+            query = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
+                                rankers=list(registry.rankers), provider=provider, region=region,
+                                instance_type=instance_type, checkpoint_every=checkpoint_every)
             every = list(run_query(query.model_copy(update={"limit": None}), engine, fixtures_dir=fixtures,
                                    fetch=fetch))  # type: ignore[arg-type]
             if not every:
@@ -458,38 +459,20 @@ def estimate(
             compared = compare_rows(every, hours, checkpoint_every, interruption_overhead)
             print_compare(compared, hours, output is OutputFormat.json, _out(), err)
             return
-        found = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
-        offers = list(found)
-        if not offers:
-            where = f" in {', '.join(region)}" if region else ""
-            raise QueryError("instance_type", f"no {purchase} offer of {instance_type!r}{where}"
-                             + (f" from {provider}" if provider else ""))
-        if purchase != "on_demand":  # the on-demand offers give a reserved term's break-even
-            both = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
-                               rankers=list(registry.rankers), provider=provider, region=region,
-                               instance_type=instance_type, purchase=[purchase, "on_demand"])
-            offers = list(run_query(both, engine, fixtures_dir=fixtures, fetch=fetch))  # type: ignore[arg-type]
-        spread = price_spread(offers, instance_type, purchase, provider)
-        on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
-        jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
-                             on_demand=on_demand.get((o.provider, o.region.code)),
-                             checkpoint_every_h=checkpoint_every) for o in spread.offers]
+        report, spread = estimate_report(engine, instance_type, hours, provider=provider, region=region,
+                                         purchase=purchase, interruption_overhead=interruption_overhead,
+                                         checkpoint_every=checkpoint_every, fixtures_dir=fixtures,
+                                         fetch=fetch)  # type: ignore[arg-type]
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
-    rows = [{"provider": j.offer.provider, "instance_type": j.offer.instance_type, "region": j.offer.region.code,
-             "zone": j.offer.region.zone, "purchase": j.offer.price.purchase,
-             "price_per_hour": float(j.offer.price.amount), "billed_hours": float(j.billed_hours),
-             "cost": float(j.cost_rounded()), "currency": j.currency,
-             "break_even_hours": float(j.break_even_hours) if j.break_even_hours is not None else None,
-             "notes": j.notes} for j in jobs]
+    rows = report["jobs"]
     if output is OutputFormat.json:
-        sys.stdout.write(json.dumps({"jobs": rows, "spread": float(spread.spread),
-                                     "spread_fraction": round(spread.spread_fraction, 6)}, indent=2) + "\n")
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return
     if output is OutputFormat.csv:
-        for r, j in zip(rows, jobs, strict=True):
-            r["price_per_hour"] = _money(j.offer.price.amount)
+        for r, o in zip(rows, spread.offers, strict=True):  # the report's rows follow spread.offers
+            r["price_per_hour"] = _money(o.price.amount)
         _write_csv(rows, list(rows[0]))
         return
     table = Table(show_edge=False, header_style="bold")
@@ -498,7 +481,7 @@ def estimate(
     for r in rows:
         region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
         table.add_row(str(r["provider"]), region_text, str(r["purchase"]), _price(r["price_per_hour"]),
-                      _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))  # type: ignore[arg-type]
+                      _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))
     _out().print(table)
     def place(o: Offer) -> str:
         return o.region.code + (f"/{o.region.zone}" if o.region.zone else "")
@@ -519,15 +502,92 @@ def record(
     if provider not in engine.registry.providers:
         _fail_usage(f"PROVIDER: {provider!r} is not installed; allowed values: "
                     f"{', '.join(sorted(engine.registry.providers))}")
-    if engine.registry.providers[provider].static:
-        from gpuhub.cli_record import record_static
-
-        raise typer.Exit(record_static(engine, provider, out, err))
     [(offers, status)] = engine.collect([provider], mode="record", record_dir=out, refresh=True)
     err.print(status.line(), highlight=False)
     if status.state != "ok":
         raise typer.Exit(1)
     typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on (no login: keep loopback unless told)")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
+    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+) -> None:
+    """Serve the web page and the JSON API (/api/, same answers as the CLI's JSON); needs gpuhub[web]."""
+    if fetch not in ("auto", "live", "replay"):
+        _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
+    from gpuhub.web import LOOPBACK
+    from gpuhub.web import serve as run_server
+
+    if host not in LOOPBACK:
+        err.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who reaches it can use it (no login)",
+                  highlight=False)
+    err.print(f"gpuhub serving on http://{host}:{port}/ (API at /api/, Ctrl-C stops)", highlight=False)
+    try:
+        run_server(host, port, fixtures_dir=fixtures, fetch=fetch)
+    except ModuleNotFoundError as exc:
+        _fail_usage(str(exc))
+
+
+from gpuhub.cli_store import store_app  # noqa: E402  (light: typer only)
+
+app.add_typer(store_app, name="store")
+
+from gpuhub import cli_history  # noqa: E402  (light: typer only; history, diff, watch, catalog)
+
+cli_history.register(app)
+
+
+def _builtin_commands() -> set[str]:
+    names = {c.name or typer.main.get_command_name(c.callback.__name__)  # type: ignore[union-attr]
+             for c in app.registered_commands}
+    return names | {g.name for g in app.registered_groups if g.name}
+
+
+def _plugin_commands_key() -> str:
+    """The installed ``gpuhub`` entry points (name, target, distribution, version, code fingerprint) and the plugin
+    switches: what decides which plugins add CLI commands."""
+    import hashlib
+    import os
+    from importlib import metadata
+
+    from gpuhub.store.keys import code_fingerprint
+
+    parts = []
+    for ep in sorted(metadata.entry_points(group="gpuhub"), key=lambda e: (e.name, e.value)):
+        dist = getattr(ep, "dist", None)
+        parts.append(f"{ep.name}={ep.value}|{dist.metadata['Name'] if dist else ''}|{dist.version if dist else ''}|"
+                     f"{code_fingerprint(ep.value.split(':')[0])}")
+    parts += [os.environ.get(n, "") for n in ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def _no_plugin_commands() -> bool:
+    """True when the store remembers that no installed plugin adds commands (so top-level help imports none)."""
+    from gpuhub.store import StoreError, open_store
+
+    try:
+        store = open_store()
+        cached = store.get_meta("plugin-commands") if store is not None else None
+        return cached == json.dumps({"key": _plugin_commands_key(), "plugins": []})
+    except (StoreError, OSError):
+        return False
+
+
+def _remember_plugin_commands(registry: Registry) -> None:
+    from gpuhub.store import StoreError, open_store
+
+    try:
+        store = open_store()
+        if store is not None:
+            plugins = sorted(n for n, (p, _) in registry._plugins.items() if hasattr(p, "register_commands"))
+            store.put_meta("plugin-commands", json.dumps({"key": _plugin_commands_key(), "plugins": plugins}))
+    except (StoreError, OSError):
+        pass
 
 
 _DEADLINE: list[float] = []
@@ -546,6 +606,19 @@ def _argv_timeout(args: list[str]) -> float | None:
                 return None
             return value if 0 < value < float("inf") else None
     return None
+
+
+def _process_age_s() -> float:
+    """Seconds since this process started (interpreter start-up and imports before ``main``), from
+    ``/proc/self/stat``; 0 where that is not available."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            start_ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/uptime", "rb") as fh:
+            uptime = float(fh.read().split()[0])
+        return max(0.0, min(60.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK")))
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _leave(code: object) -> None:
@@ -570,7 +643,7 @@ def main() -> None:
     printing) whatever a provider or plugin does."""
     import time
 
-    started = time.monotonic()
+    started = time.monotonic() - _process_age_s()
     timeout = _argv_timeout(sys.argv[1:])
     if timeout is not None:
         from gpuhub.plugins import limit_load_time
@@ -588,11 +661,30 @@ def main() -> None:
 
 
 def _main_inner() -> None:
+    """Plugins are loaded only when the command needs them: ``--version``, a built-in command's own ``--help`` and
+    ``gpuhub store`` never import a plugin; top-level help imports them only when the store does not already
+    know (from the installed entry points' versions and code) that none adds a command."""
+    argv = sys.argv[1:]
+    if argv == ["--version"]:
+        from gpuhub import __version__
+
+        sys.stdout.write(f"gpuhub {__version__}\n")
+        return
     # A provider's failure is already on its status line; the engine's log line would repeat it.
     logging.getLogger("gpuhub.engine").addHandler(logging.NullHandler())
     logging.getLogger("gpuhub.engine").propagate = False
+    strict = os.environ.get("GPUHUB_STRICT_PLUGINS", "").strip().lower() in ("1", "true", "yes", "on")
+    # Commands that need no plugin: `store ...`, a built-in command's --help, top-level help when no plugin adds
+    # commands. Every other command loads the registry here (it needs it anyway), so a broken plugin in strict
+    # mode stops it cleanly below.
+    builtin_help = bool(argv) and argv[0] in _builtin_commands() and ("--help" in argv or "-h" in argv)
+    if not strict and (argv[:1] == ["store"] or builtin_help or (argv in ([], ["--help"])
+                                                                 and _no_plugin_commands())):
+        app()
+        return
     try:
         get_registry().register_commands(app)
+        _remember_plugin_commands(get_registry())
     except PluginError as exc:
         # Strict mode: a broken plugin stops every command but the one that diagnoses plugins.
         if sys.argv[1:2] != ["plugins"]:

@@ -46,6 +46,8 @@ class SearchResult:
     """The ranker's score of each offer (lower is better; None: could not be scored)."""
     removed_notes: list[str] = field(default_factory=list)
     """For each filter: the best offer it alone removed, and by how much it missed (``explain()`` shows them)."""
+    launch_notes: list[str] = field(default_factory=list)
+    """With ``launchable``: per provider, which quota and capacity checks were made and why others were not."""
     groups: list[Any] | None = None
     """With ``group_by``: one :class:`~gpuhub.grouping.Group` per group, best first (``offers`` holds each group's
     best offer)."""
@@ -122,6 +124,7 @@ class SearchResult:
     def to_dict(self) -> dict[str, Any]:
         """Offers, provider statuses and the filter report, JSON-ready."""
         return {"offers": self.to_dicts(), "providers": [s.to_dict() for s in self.statuses],
+                **({"launch_checks": list(self.launch_notes)} if self.launch_notes else {}),
                 "considered": self.considered, "matched": self.matched, "removed_by": dict(self.removed_by)}
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -184,7 +187,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            min_compute_capability: str | float | None = None, feature: str | Sequence[str] | None = None,
            cuda: str | float | None = None, bare_metal: bool = False, dedicated: bool = False,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
-           refresh: bool = False, timeout: float | None = None, engine: Engine | None = None) -> SearchResult:
+           refresh: bool = False, timeout: float | None = None, engine: Engine | None = None,
+           max_age: float | None = None) -> SearchResult:
     """Find GPU offers across every installed provider, filtered and ranked for a workload.
 
     Args:
@@ -235,7 +239,9 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
             own (dedicated tenancy or bare metal). Unknown control level never passes either.
         fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
         fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
-        refresh: ignore the in-memory cache. timeout: seconds to wait for providers.
+        refresh: fetch again, ignoring stored and cached data. timeout: seconds to wait for providers.
+        max_age: how old stored live data may be, seconds (default: ``GPUHUB_FRESH_ON_DEMAND_S``, 3600, or for
+            spot and low-priority prices ``GPUHUB_FRESH_SPOT_S``, 600).
         engine: an :class:`~gpuhub.engine.Engine` to use instead of the process-wide one.
 
     Returns:
@@ -267,19 +273,23 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not math.isfinite(timeout) or timeout <= 0):
         raise QueryError("timeout", f"must be a positive number of seconds, got {timeout!r}")
+    if max_age is not None and (isinstance(max_age, bool) or not isinstance(max_age, (int, float))
+                                or not math.isfinite(max_age) or max_age < 0):
+        raise QueryError("max_age", f"must be a number of seconds, 0 or more, got {max_age!r}")
     return run_query(query, eng, fixtures_dir=Path(fixtures_dir) if fixtures_dir else None, fetch=fetch,
-                     refresh=refresh, timeout=timeout)
+                     refresh=refresh, timeout=timeout, max_age=max_age)
 
 
 def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
-              refresh: bool = False, timeout: float | None = None, deadline: float | None = None) -> SearchResult:
+              refresh: bool = False, timeout: float | None = None, deadline: float | None = None,
+              max_age: float | None = None) -> SearchResult:
     """Run an already validated :class:`Query` (the CLI and :func:`search` both end here); ``deadline`` (a
-    ``time.monotonic()`` value) bounds the wait for providers too."""
+    ``time.monotonic()`` value) bounds the wait for providers too; ``max_age`` bounds stored live data (seconds)."""
     names = list(query.providers) or sorted(engine.registry.providers)
     examples = _examples_left_out(engine, names, query, fetch, fixtures_dir)
     names = [n for n in names if n not in examples]
     collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout,
-                               deadline=deadline)
+                               deadline=deadline, max_age_s=max_age, purchases=query.purchase or None)
     catalog = engine.catalog([offers for offers, _ in collected])
     _check_regions(query, catalog)
     rows, removed, masks = catalog.select_with_masks(query)
@@ -313,6 +323,11 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
 
     short = shown == 0 or (query.limit is not None and shown < query.limit)
     notes = removed_notes(catalog, masks, ranker, query) if short else []
+    launch: list[str] = []
+    if query.launchable:  # gpuhub.obtain.launch: which checks could not be made, and why
+        from gpuhub.obtain.launch import launch_notes
+
+        launch = launch_notes(catalog.offers[int(r)] for r in rows)
     dropped = (0, 0)
     if query.available_only:
         before = np.ones(len(catalog), dtype=np.bool_)
@@ -328,7 +343,8 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
                         scores=[None if math.isnan(s) else float(s) for s in scores[:shown]], removed_notes=notes,
                         groups=groups, more_regions=more[:shown] if more is not None else None,
                         choices=len(more) if more is not None else None,
-                        no_availability=_no_availability(catalog), availability_dropped=dropped, _explain=explain)
+                        no_availability=_no_availability(catalog), availability_dropped=dropped,
+                        launch_notes=launch, _explain=explain)
 
 
 def _examples_left_out(engine: Engine, names: list[str], query: Query, fetch: str,
