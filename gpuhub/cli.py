@@ -621,16 +621,19 @@ def _process_age_s() -> float:
         return 0.0
 
 
-def _leave(code: object) -> None:
-    """Exit with ``code``. Fetch or plugin threads still running (a provider past its deadline, a plugin that hung
-    at import) are abandoned: flush and end the process at once instead of letting interpreter exit wait."""
+def _leave(code: object, inherited: frozenset[int] = frozenset()) -> None:
+    """Exit with ``code``. Fetch or plugin threads this command started and that still run (a provider past its
+    deadline, a plugin that hung at import) are abandoned: flush and end the process at once instead of letting
+    interpreter exit wait. Threads that were alive before ``main`` (``inherited`` idents: a host process calling
+    ``main`` in-process, such as a test runner) are not this command's and never end the host."""
     import threading
 
     if isinstance(code, str):
         err.print(code, highlight=False, markup=False)
         code = 1
     status = code if isinstance(code, int) else (0 if code is None else 1)
-    if any(t.is_alive() and t.name.startswith("gpuhub-") for t in threading.enumerate()):
+    if any(t.is_alive() and t.name.startswith("gpuhub-") and t.ident not in inherited
+           for t in threading.enumerate()):
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
@@ -641,8 +644,10 @@ def _leave(code: object) -> None:
 def main() -> None:
     """Console-script entry point: the command's exit code; a search with ``--timeout T`` exits within T s (plus
     printing) whatever a provider or plugin does."""
+    import threading
     import time
 
+    inherited = frozenset(t.ident for t in threading.enumerate() if t.ident is not None)
     started = time.monotonic() - _process_age_s()
     timeout = _argv_timeout(sys.argv[1:])
     if timeout is not None:
@@ -653,11 +658,11 @@ def main() -> None:
     try:
         _main_inner()
     except SystemExit as exc:
-        _leave(exc.code)
+        _leave(exc.code, inherited)
     except KeyboardInterrupt:  # a real Ctrl-C (a plugin's own KeyboardInterrupt is contained as its failure)
         err.print("interrupted", highlight=False)
-        _leave(130)
-    _leave(0)
+        _leave(130, inherited)
+    _leave(0, inherited)
 
 
 def _main_inner() -> None:

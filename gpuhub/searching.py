@@ -286,7 +286,7 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     """Run an already validated :class:`Query` (the CLI and :func:`search` both end here); ``deadline`` (a
     ``time.monotonic()`` value) bounds the wait for providers too; ``max_age`` bounds stored live data (seconds)."""
     names = list(query.providers) or sorted(engine.registry.providers)
-    examples = _examples_left_out(engine, names, query, fetch, fixtures_dir)
+    examples = _examples_left_out(engine, names, query, fixtures_dir)
     names = [n for n in names if n not in examples]
     collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout,
                                deadline=deadline, max_age_s=max_age, purchases=query.purchase or None)
@@ -347,12 +347,11 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
                         launch_notes=launch, _explain=explain)
 
 
-def _examples_left_out(engine: Engine, names: list[str], query: Query, fetch: str,
-                       fixtures_dir: Path | None) -> list[str]:
+def _examples_left_out(engine: Engine, names: list[str], query: Query, fixtures_dir: Path | None) -> list[str]:
     """Providers whose bundled recording is only an example (:attr:`Provider.example_recording`) and that have no
     live access configured: a search that does not name them leaves them out, so demo clusters never pose as
     offers to rent."""
-    if query.providers or fetch != "auto" or fixtures_dir is not None:
+    if query.providers or fixtures_dir is not None:  # named, or the user's own recordings: not the example
         return []
     providers = engine.registry.providers
     return [n for n in names if providers[n].example_recording
