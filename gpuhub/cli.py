@@ -565,6 +565,26 @@ def _leave(code: object) -> None:
     raise SystemExit(status)
 
 
+plugin_app = typer.Typer(help="Write and check provider plugins.", no_args_is_help=True)
+app.add_typer(plugin_app, name="plugin")
+
+
+@plugin_app.command("new")
+def plugin_new(
+    name: Annotated[str, typer.Argument(help="provider name: lower-case letters and digits, e.g. mycloud")],
+    directory: Annotated[Path, typer.Option("--dir", help="where to write gpuhub-NAME/")] = Path("."),
+) -> None:
+    """Write a plugin package that installs, bundles a recording and passes the conformance kit."""
+    from gpuhub.scaffold import new_plugin
+
+    try:
+        root = new_plugin(name, directory)
+    except ValueError as exc:
+        _fail_usage(f"NAME: {exc}")
+        return
+    typer.echo(f"wrote {root}: pip install -e '{root}[test]' && gpuhub plugins && python -m pytest {root}/tests")
+
+
 def main() -> None:
     """Console-script entry point: the command's exit code; a search with ``--timeout T`` exits within T s (plus
     printing) whatever a provider or plugin does."""
