@@ -126,7 +126,8 @@ def table(page: Page) -> list[dict[str, str]]:
     return rows
 
 
-def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Page, shots: Path) -> None:
+def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Page, shots: Path,
+                                                          tmp_path: Path) -> None:
     page.goto(f"{server}/?{H100_8}")
     rows = table(page)
     matched = api(server, f"/api/result?{H100_8}&limit=1")["matched"]
@@ -137,7 +138,7 @@ def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Pag
     assert (lam["gpu_count"], lam["gpu_memory_gib"], lam["price_per_hour"], lam["price_per_gpu_hour"]) == (
         "8", "80", "23.92 USD", "2.99")
     # The CLI, in its own process, prints the same offers at the same prices in the same order.
-    env = {**os.environ, "GPUHUB_CACHE_DIR": str(shots.parent / "cli-cache")}
+    env = {k: v for k, v in os.environ.items() if k != "GPUHUB_STORE"} | {"GPUHUB_CACHE_DIR": str(tmp_path)}
     cli = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "--gpu", "H100", "--min-gpus", "8",
                           "--purchase", "on_demand", "--limit", "100", "--format", "json", "--fetch", "replay"],
                          capture_output=True, text=True, env=env, check=True, timeout=300)

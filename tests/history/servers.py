@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import http.server
 import os
 import pwd
@@ -119,24 +120,50 @@ def moto_s3() -> Iterator[str]:
         server.stop()
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+class EtagHandler(http.server.BaseHTTPRequestHandler):
+    """GET files under ``root`` with a strong ETag (SHA-256 of the bytes) and If-None-Match -> 304; every request
+    is logged in ``log`` as (path, status)."""
+
+    root: Path
+    log: list[tuple[str, int]]
+
+    def do_GET(self) -> None:
+        path = (self.root / self.path.lstrip("/").split("?")[0]).resolve()
+        if not path.is_file() or self.root.resolve() not in path.parents:
+            self._answer(404, b"not found")
+            return
+        data = path.read_bytes()
+        etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+        if self.headers.get("If-None-Match") == etag:
+            self._answer(304, b"", etag)
+            return
+        self._answer(200, data, etag)
+
+    def _answer(self, status: int, body: bytes, etag: str | None = None) -> None:
+        self.log.append((self.path, status))
+        self.send_response(status)
+        if etag:
+            self.send_header("ETag", etag)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body:
+            self.wfile.write(body)
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 
 
 @contextlib.contextmanager
-def http_directory(root: Path) -> Iterator[str]:
-    """A plain HTTP server for the files under ``root`` on 127.0.0.1:<free port>; yields its base URL."""
-    handler = type("Handler", (_QuietHandler,), {})
-
-    def factory(*args: object, **kwargs: object) -> http.server.SimpleHTTPRequestHandler:
-        return handler(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), factory)  # type: ignore[arg-type]
+def http_directory(root: Path) -> Iterator[tuple[str, list[tuple[str, int]]]]:
+    """An HTTP server for the files under ``root`` on 127.0.0.1:<free port>; yields its base URL and the request
+    log."""
+    log: list[tuple[str, int]] = []
+    handler = type("Handler", (EtagHandler,), {"root": root, "log": log})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://127.0.0.1:{server.server_address[1]}", log
     finally:
         server.shutdown()
         server.server_close()

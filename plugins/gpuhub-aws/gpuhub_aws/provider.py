@@ -36,6 +36,7 @@ from gpuhub_aws.parse import (
     InstanceSpec,
     OfferFileParser,
     OfferFileResult,
+    RegionPrices,
     SpotItem,
     TermPrice,
     build_instance,
@@ -148,7 +149,12 @@ class AwsProvider(Provider):
         spot_by_type: dict[str, list[SpotItem]] = {}
         for (itype, _), item in sorted(spot.items()):
             spot_by_type.setdefault(itype, []).append(item)
-        for itype, prices in sorted(result.prices.items()):
+        listed_only = {t: RegionPrices(instance_type=t, region=result.region, attributes=a)
+                       for t, a in result.listed.items() if t not in result.prices}
+        for itype in sorted(listed_only):  # no source gives them an on-demand price: say so, offer spot only
+            ctx.warn(f"{itype} in {result.region}: no on-demand price (listed as Capacity Blocks only)"
+                     + ("; spot offers only" if spot_by_type.get(itype) else "; no spot price either: not offered"))
+        for itype, prices in sorted({**result.prices, **listed_only}.items()):
             if itype not in instances:
                 instances[itype] = None
                 with ctx.guard("instance type"):
@@ -304,7 +310,7 @@ class AwsProvider(Provider):
         region = result.region
         if not result.publication_date:
             raise ProviderError(f"the offer file for {region} has no publicationDate to start the spot history at")
-        types = sorted(result.prices)
+        types = sorted(set(result.prices) | set(result.listed))  # + capacity-block-only types (p5e): spot
         start = result.publication_date
         items: list[SpotItem] = []
 
@@ -316,7 +322,7 @@ class AwsProvider(Provider):
 
         for page in _pages(call, parse, "DescribeSpotPriceHistory"):
             items.extend(page)
-        wanted = set(result.prices)
+        wanted = set(types)
         return {k: v for k, v in latest_spot_prices(items).items() if k[0] in wanted}
 
 
