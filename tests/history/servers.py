@@ -16,6 +16,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -48,6 +49,23 @@ def _pg_bin(name: str) -> str | None:
     return candidates[-1] if candidates else shutil.which(name)
 
 
+_WATCHDOG = """
+import os, shutil, subprocess, sys, time
+parent, pg_ctl, directory, user = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] or None
+while os.path.isdir(directory):
+    try:
+        os.kill(parent, 0)
+    except ProcessLookupError:
+        subprocess.run([pg_ctl, "-D", directory + "/data", "-m", "immediate", "-w", "stop"], user=user,
+                       cwd=directory, capture_output=True, timeout=60, check=False)
+        shutil.rmtree(directory, ignore_errors=True)
+        break
+    time.sleep(1)
+"""
+"""Stops the cluster and removes its directory when the test process dies without its teardown (killed, timed
+out); exits by itself once the fixture has stopped the cluster normally (the directory is gone)."""
+
+
 @dataclass
 class PgServer:
     """A running throwaway PostgreSQL cluster; ``url(db)`` is a libpq URL for database ``db``."""
@@ -56,6 +74,7 @@ class PgServer:
     directory: Path
     pg_ctl: str
     user: str | None
+    watchdog: subprocess.Popen[bytes] | None = None
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://gpuhub@127.0.0.1:{self.port}/{database}"
@@ -67,6 +86,8 @@ class PgServer:
     def stop(self) -> None:
         self._run(self.pg_ctl, "-D", str(self.directory / "data"), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.directory, ignore_errors=True)
+        if self.watchdog is not None:
+            self.watchdog.wait(timeout=30)  # it sees the directory gone and exits
 
 
 def start_postgres() -> PgServer:
@@ -103,6 +124,10 @@ def start_postgres() -> PgServer:
         log = (directory / "log").read_text(errors="replace")[-800:] if (directory / "log").exists() else ""
         shutil.rmtree(directory, ignore_errors=True)
         raise RuntimeError(f"pg_ctl start failed: {(done.stderr or done.stdout)[-400:]} {log}")
+    watch = [sys.executable, "-c", _WATCHDOG, str(os.getpid()), pg_ctl, str(directory), user or ""]
+    server.watchdog = subprocess.Popen(watch,
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, start_new_session=True)
     return server
 
 
