@@ -84,6 +84,7 @@ class _Report(TypedDict, total=False):
     skipped_reasons: dict[str, int]
     unknown_gpus: dict[str, int]
     warnings: list[str]
+    partial_reasons: dict[str, int]
 
 
 @lru_cache(maxsize=1)

@@ -95,7 +95,8 @@ _IGNORED_GPU_RX = re.compile(r"virtual workstation|\bdws\b|calendar mode|flex", 
 
 @dataclass(frozen=True)
 class Component:
-    """What one SKU prices: ``kind`` is core, ram, gpu or ssd; ``name`` the family ("A3") or accelerator type."""
+    """What one SKU prices: ``kind`` is core, ram, gpu, slice (a GPU price that includes the VM) or ssd; ``name``
+    the family ("A3") or accelerator type."""
 
     kind: str
     name: str
@@ -179,7 +180,8 @@ def component_of(sku: Mapping[str, Any], notes: Notes | None = None) -> Componen
         return None  # DWS flex-start / calendar-mode capacity: priced apart (gpuhub_gcp.obtain), never on-demand
     category = sku.get("category") or {}
     group = str(category.get("resourceGroup", ""))
-    gpu = _GPU_RX.search(description)
+    # "Nvidia B200 (1 gpu slice)" names the GPU like "Nvidia B200 GPU" (the slice is handled by build_index).
+    gpu = _GPU_RX.search(re.sub(r"\s*\(\s*1\s+gpu\s+slice\s*\)", " GPU", description, flags=re.I))
     if gpu is not None or group == "GPU":
         if _IGNORED_GPU_RX.search(description):
             return None  # virtual-workstation licences and capacity products: not the GPU's own price
@@ -199,7 +201,10 @@ def component_of(sku: Mapping[str, Any], notes: Notes | None = None) -> Componen
     return Component(kind, match.group("family"))
 
 
-_UNITS = {"core": {"h"}, "gpu": {"h"}, "ram": {"GiBy.h"}, "ssd": {"GiBy.mo", "GiBy.h"}}
+_UNITS = {"core": {"h"}, "gpu": {"h"}, "slice": {"h"}, "ram": {"GiBy.h"}, "ssd": {"GiBy.mo", "GiBy.h"}}
+# "... A4 Nvidia B200 (1 gpu slice)": a per-GPU price that includes the VM's cores and RAM (A4 has no core or RAM
+# SKUs; known fault C29, skypilot-org/skypilot PR #8125).
+_SLICE = re.compile(r"\(\s*1\s+gpu\s+slice\s*\)", re.I)
 
 
 @dataclass
@@ -251,6 +256,8 @@ def build_index(skus: Iterable[Any], notes: Notes) -> PriceIndex:
             if component is None:
                 continue
             description = str(sku.get("description", ""))
+            if component.kind == "gpu" and _SLICE.search(description):
+                component = Component("slice", component.name)
             purchase, mismatch = classify_purchase((sku.get("category") or {}).get("usageType"), description)
             if purchase is None:
                 continue
@@ -310,6 +317,12 @@ def price_machine_type(machine: MachineType, region: str, purchase: str,
     Every component must come from this region and purchase model, in one currency; the bundled local SSD is
     added when the price list has a Local SSD SKU there, and left out (``ssd_included=False``) otherwise.
     """
+    try:  # a per-GPU slice price includes the whole VM: GPUs x slice, no core, RAM or SSD components
+        slice_price = index.lookup(Component("slice", machine.accelerator), region, purchase)
+    except LookupError as exc:
+        return Unpriced(machine, region, purchase, (), (str(exc),))
+    if slice_price is not None:
+        return PricedType(machine, region, purchase, machine.gpu_count * slice_price[0], slice_price[1], True)
     parts = [(Component("core", machine.family), Decimal(machine.vcpus)),
              (Component("ram", machine.family), Decimal(str(machine.memory_gib))),
              (Component("gpu", machine.accelerator), Decimal(machine.gpu_count))]

@@ -100,12 +100,14 @@ def offers_from_skus(ctx: ProviderContext, skus: Iterable[Any],
     instances: dict[tuple[str, bool], Instance] = {}
     for machine in machines if machines is not None else machine_types():
         gpu_component = Component("gpu", machine.accelerator)
-        if not index.has(gpu_component):
+        slice_component = Component("slice", machine.accelerator)  # a per-GPU price including the VM (C29)
+        if not index.has(gpu_component) and not index.has(slice_component):
             no_gpu[machine.accelerator].add(machine.name)
             continue
         for purchase in sorted(machine.purchases):
             # A machine type is sold where its GPU is priced; its other components must be there too (C11).
-            for region in sorted(index.regions.get((gpu_component, purchase), ())):
+            for region in sorted(index.regions.get((gpu_component, purchase), set())
+                                 | index.regions.get((slice_component, purchase), set())):
                 result = price_machine_type(machine, region, purchase, index)
                 if isinstance(result, Unpriced):
                     for component in result.missing:
