@@ -151,6 +151,9 @@ class Instance(_Frozen):
     cpu_arch: str = Field(default="x86_64", description="x86_64 or arm64")
     bare_metal: bool | None = None
     note: str | None = Field(default=None, description="anything a user must know, e.g. a non-GPU accelerator")
+    slice_memory_gib: float | None = Field(
+        default=None, gt=0, description="VRAM of a fractional GPU in GiB when the provider states it (a MIG "
+                                        "profile's memory); else a slice gets the card's memory × its share")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -159,7 +162,9 @@ class Instance(_Frozen):
         if self.gpu is None or self.gpu.memory_gib is None:
             return None
         card = float(self.gpu.memory_gib)
-        return card * self.gpu_count if 0 < self.gpu_count < 1 else card
+        if 0 < self.gpu_count < 1:
+            return self.slice_memory_gib if self.slice_memory_gib is not None else card * self.gpu_count
+        return card
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -167,6 +172,8 @@ class Instance(_Frozen):
         """Total VRAM of the instance in GiB (per-GPU memory × GPU count)."""
         if self.gpu is None or self.gpu.memory_gib is None:
             return None
+        if 0 < self.gpu_count < 1:
+            return self.gpu_memory_gib
         return float(self.gpu.memory_gib) * self.gpu_count
 
 
@@ -253,6 +260,9 @@ class Offer(_Frozen):
     region: Region
     price: Price
     available: bool | None = Field(default=None, description="True/False when the provider says, else None")
+    available_count: int | None = Field(
+        default=None, ge=0, description="how many of this offer can be started now (free nodes, GPUs or MIG "
+                                        "slices), when the provider counts them; None when unknown")
     source: Source
     obtain: Obtainability | None = Field(default=None, description="interruption risk, reservation window, "
                                          "quota and capacity, where a source says (see gpuhub.obtain)")
@@ -330,6 +340,7 @@ class Offer(_Frozen):
             "term_hours": price.term_hours,
             "payment_option": price.payment_option,
             "available": self.available,
+            "available_count": self.available_count,
             "source": self.source.label(),
             "source_kind": self.source.source_kind,
             "data_date": d.isoformat() if (d := self.source.date_of_data) else None,

@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from faultserver import Fault, Match
@@ -264,8 +265,9 @@ def _gcp_rename(page: Json, url: str) -> Json:
     return page
 
 
-GCP_DROPPED_SKU = "423E-52FE-FD42"
-"""Nvidia H100 80GB GPU running in Madrid, OnDemand (europe-southwest1), on page 2 of the recording."""
+GCP_DROPPED_SKU = "8023-3EB7-95C6"
+"""Nvidia H100 80GB GPU running in Belgium, OnDemand (europe-west1, where A3 High and Mega are sold), on page 2
+of the recording."""
 
 
 def _gcp_drop(page: Json, url: str) -> Json:
@@ -291,8 +293,8 @@ GCP = ProviderCase(
     fault_match="pageToken=gpuhub-page-2", first_match=lambda t: "/skus?" in t and "pageToken" not in t,
     empty_page=b'{"skus": [], "nextPageToken": ""}',
     rename_all=_gcp_rename, renamed_field="pricingInfo", drop_one=_gcp_drop,
-    drop_one_lost=lambda o: (o.region.code == "europe-southwest1" and o.price.purchase == "on_demand"
-                             and o.instance.gpu is not None and o.instance.gpu.name == "H100"),
+    drop_one_lost=lambda o: (o.region.code == "europe-west1" and o.price.purchase == "on_demand"
+                             and o.instance_type.startswith(("a3-highgpu-", "a3-edgegpu-"))),
     items=_gcp_items, set_items=_gcp_set, loop=_gcp_loop, loop_match="pageToken=gpuhub-page-4",
     words={"pagination_loop": ("pagination loop",),
            "page_cap": ("page cap of 200 SKU pages hit with a next page token: the list is incomplete",)},
@@ -396,7 +398,57 @@ AWS = ProviderCase(
 )
 
 
-CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS)
+
+# --- kubernetes (one API server, as through kubectl proxy: the recording's first cluster) ------------------------
+def _k8s_settings() -> str:
+    import importlib.util
+
+    spec = importlib.util.find_spec("gpuhub_kubernetes")
+    if spec is None or not spec.submodule_search_locations:
+        return ""
+    return str(Path(next(iter(spec.submodule_search_locations))) / "recording" / "settings.toml")
+
+
+def _k8s_items(page: Json) -> list[Any]:
+    return list(page.get("items", []))
+
+
+def _k8s_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["items"] = items
+    return out
+
+
+def _k8s_rename(page: Json, url: str) -> Json:
+    for item in page.get("items", []):
+        status, spec = item.get("status") or {}, item.get("spec") or {}
+        if "allocatable" in status:
+            status["allocatables"] = status.pop("allocatable")
+        if "devices" in spec:  # DRA ResourceSlices carry the devices in spec
+            spec["allocatable"] = spec.pop("devices")
+    return page
+
+
+def _k8s_drop(page: Json, url: str) -> Json:
+    for item in page.get("items", []):
+        if item.get("metadata", {}).get("name") == "l40s-1":
+            del item["status"]["allocatable"]
+    return page
+
+
+KUBERNETES = ProviderCase(
+    name="kubernetes",
+    env={"KUBERNETES_TOKEN": "fake-kubernetes-token-5c8e1d2f7a", "GPUHUB_KUBERNETES_CLUSTER_NAME": "gpu-east",
+         "GPUHUB_KUBERNETES_SETTINGS": _k8s_settings()},
+    fault_match="/api/v1/nodes", first_match="/api/v1/nodes",
+    empty_page=b'{"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": []}',
+    empty_lost=lambda o: not o.instance_type.endswith(":dra"),
+    empty_warning="cluster gpu-east: the API server listed no nodes",
+    rename_all=_k8s_rename, renamed_field="allocatable", drop_one=_k8s_drop,
+    drop_one_lost=lambda o: o.instance_type.startswith("l40s-4"), items=_k8s_items, set_items=_k8s_set,
+)
+
+CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES)
 """Every provider row; the matrix, fuzzers and secret scan parametrize over these."""
 
 BY_NAME = {case.name: case for case in CASES}

@@ -25,6 +25,9 @@ Rules (each tested in ``tests/test_parse.py``):
   model ("Nvidia A100 GPU": 40 or 80 GB?) is reported, never guessed.
 * Two SKUs that give one component in one region and purchase model different prices are ambiguous: the machine
   types needing it are not priced there, and the SKUs are reported.
+* A "(1 gpu slice)" GPU SKU ("A4 Nvidia B200 (1 gpu slice)") prices one GPU's share of the whole VM: Google
+  publishes no core or RAM SKUs for such families (A4), so a machine type costs GPUs × the slice price where a
+  slice SKU exists, and is not dropped for want of core/RAM SKUs (known fault C29).
 """
 
 from __future__ import annotations
@@ -89,20 +92,25 @@ _CORE_RAM_RX = re.compile(
     r"^(?P<family>[A-Za-z][A-Za-z0-9]*)\s+(?:predefined\s+)?(?:instance\s+)?(?P<kind>core|cpu|ram)\b",
     re.IGNORECASE)
 _SSD_RX = re.compile(r"^ssd backed local storage\b", re.IGNORECASE)
+_SLICE_RX = re.compile(r"\bnvidia\s+(?P<model>.+?)\s*\(\s*1\s+gpu\s+slice\s*\)", re.IGNORECASE)
 _CAPACITY_RX = re.compile(r"\bDWS\b|\bcalendar mode\b|\bflex[- ]start\b", re.IGNORECASE)
 _IGNORED_GPU_RX = re.compile(r"virtual workstation|\bdws\b|calendar mode|flex", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Component:
-    """What one SKU prices: ``kind`` is core, ram, gpu, slice (a GPU price that includes the VM) or ssd; ``name``
-    the family ("A3") or accelerator type."""
+    """What one SKU prices: ``kind`` is core, ram, gpu, slice or ssd; ``name`` the family ("A3") or accelerator.
+
+    ``slice`` is a GPU's share of a whole VM (host included, known fault C29).
+    """
 
     kind: str
     name: str
 
     def label(self) -> str:
         """Human name for messages, e.g. ``A3 core`` or ``GPU nvidia-h100-80gb``."""
+        if self.kind == "slice":
+            return f"GPU slice {self.name}"
         return f"GPU {self.name}" if self.kind == "gpu" else (
             "local SSD" if self.kind == "ssd" else f"{self.name} {self.kind}")
 
@@ -180,11 +188,16 @@ def component_of(sku: Mapping[str, Any], notes: Notes | None = None) -> Componen
         return None  # DWS flex-start / calendar-mode capacity: priced apart (gpuhub_gcp.obtain), never on-demand
     category = sku.get("category") or {}
     group = str(category.get("resourceGroup", ""))
-    # "Nvidia B200 (1 gpu slice)" names the GPU like "Nvidia B200 GPU" (the slice is handled by build_index).
-    gpu = _GPU_RX.search(re.sub(r"\s*\(\s*1\s+gpu\s+slice\s*\)", " GPU", description, flags=re.I))
-    if gpu is not None or group == "GPU":
+    gpu = _GPU_RX.search(description)
+    slice_of = _SLICE_RX.search(description)
+    if gpu is not None or slice_of is not None or group == "GPU":
         if _IGNORED_GPU_RX.search(description):
             return None  # virtual-workstation licences and capacity products: not the GPU's own price
+        if slice_of is not None:
+            model = " ".join(slice_of.group("model").lower().split())
+            accelerator = GPU_SKU_MODELS.get(model)
+            if accelerator is not None:
+                return Component("slice", accelerator)
         model = " ".join(gpu.group("model").lower().split()) if gpu else ""
         accelerator = GPU_SKU_MODELS.get(model)
         if accelerator is None:
@@ -202,9 +215,6 @@ def component_of(sku: Mapping[str, Any], notes: Notes | None = None) -> Componen
 
 
 _UNITS = {"core": {"h"}, "gpu": {"h"}, "slice": {"h"}, "ram": {"GiBy.h"}, "ssd": {"GiBy.mo", "GiBy.h"}}
-# "... A4 Nvidia B200 (1 gpu slice)": a per-GPU price that includes the VM's cores and RAM (A4 has no core or RAM
-# SKUs; known fault C29, skypilot-org/skypilot PR #8125).
-_SLICE = re.compile(r"\(\s*1\s+gpu\s+slice\s*\)", re.I)
 
 
 @dataclass
@@ -240,6 +250,11 @@ class PriceIndex:
             raise LookupError(f"{component.label()} {purchase} in {region}: {listed}")
         return next(iter(found))
 
+    def priced_regions(self, accelerator: str, purchase: str) -> set[str]:
+        """Regions where a GPU (per-GPU or slice SKU) of ``accelerator`` has a ``purchase`` price."""
+        return (self.regions.get((Component("gpu", accelerator), purchase), set())
+                | self.regions.get((Component("slice", accelerator), purchase), set()))
+
     def has(self, component: Component) -> bool:
         """True when any SKU prices this component anywhere, under any purchase model."""
         return any(c == component for c, _ in self.regions)
@@ -256,8 +271,6 @@ def build_index(skus: Iterable[Any], notes: Notes) -> PriceIndex:
             if component is None:
                 continue
             description = str(sku.get("description", ""))
-            if component.kind == "gpu" and _SLICE.search(description):
-                component = Component("slice", component.name)
             purchase, mismatch = classify_purchase((sku.get("category") or {}).get("usageType"), description)
             if purchase is None:
                 continue
@@ -315,14 +328,16 @@ def price_machine_type(machine: MachineType, region: str, purchase: str,
     """Sum the machine type's components in one region and purchase model (see the module doc for the formula).
 
     Every component must come from this region and purchase model, in one currency; the bundled local SSD is
-    added when the price list has a Local SSD SKU there, and left out (``ssd_included=False``) otherwise.
+    added when the price list has a Local SSD SKU there, and left out (``ssd_included=False``) otherwise. Where a
+    "(1 gpu slice)" SKU prices the accelerator, the type costs GPUs × slice price (the VM is in the slice, C29).
     """
-    try:  # a per-GPU slice price includes the whole VM: GPUs x slice, no core, RAM or SSD components
+    try:
         slice_price = index.lookup(Component("slice", machine.accelerator), region, purchase)
     except LookupError as exc:
-        return Unpriced(machine, region, purchase, (), (str(exc),))
+        return Unpriced(machine, region, purchase, ambiguous=(str(exc),))
     if slice_price is not None:
-        return PricedType(machine, region, purchase, machine.gpu_count * slice_price[0], slice_price[1], True)
+        return PricedType(machine, region, purchase, Decimal(machine.gpu_count) * slice_price[0], slice_price[1],
+                          True)
     parts = [(Component("core", machine.family), Decimal(machine.vcpus)),
              (Component("ram", machine.family), Decimal(str(machine.memory_gib))),
              (Component("gpu", machine.accelerator), Decimal(machine.gpu_count))]

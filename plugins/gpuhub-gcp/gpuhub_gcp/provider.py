@@ -2,7 +2,9 @@
 
 Live: ``GET https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus?key=…&pageSize=5000[&pageToken=…]``,
 following ``nextPageToken`` until it is empty, with an API key from ``GOOGLE_API_KEY`` in the query string (the
-recorder scrubs ``key``). Replay: the bundled recording in ``recording/`` (real 2024-09-16 SKUs, re-paged).
+recorder scrubs ``key``). Replay: the bundled recording in ``recording/`` (real 2023/2024 SKUs plus SKUs
+reconstructed from the SkyPilot GCP catalog). Types are offered only where the zone table (:mod:`gpuhub_gcp.zones`)
+says Google sells them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from gpuhub.errors import ProviderError
 from gpuhub_gcp.machines import ACCELERATORS, MachineType, machine_types
 from gpuhub_gcp.obtain import attach_risk, dws_offers
 from gpuhub_gcp.parse import Component, Notes, PricedType, PriceIndex, Unpriced, build_index, price_machine_type
+from gpuhub_gcp.zones import ZoneTable, zone_table
 
 __all__ = ["COMPUTE_ENGINE_SERVICE", "MAX_PAGES", "GcpProvider", "offers_from_skus"]
 
@@ -60,7 +63,8 @@ class GcpProvider(Provider):
         skus = self.walk(ctx)
         offers = attach_risk(offers_from_skus(ctx, skus))  # spot: no published rate (gpuhub_gcp.obtain)
         instances = {o.instance_type: o.instance for o in offers if o.price.purchase == "on_demand"}
-        return offers + dws_offers(ctx, skus, instances=instances)  # DWS flex-start / calendar (gpuhub_gcp.obtain)
+        dws = dws_offers(ctx, skus, instances=instances)  # DWS flex-start / calendar (gpuhub_gcp.obtain)
+        return offers + [o for o in dws if zone_table().sells(o.instance_type, o.region.code)]
 
     def walk(self, ctx: ProviderContext) -> list[Any]:
         """All SKU objects of the Compute Engine service, following ``nextPageToken``."""
@@ -89,31 +93,47 @@ class GcpProvider(Provider):
 
 
 def offers_from_skus(ctx: ProviderContext, skus: Iterable[Any],
-                     machines: Iterable[MachineType] | None = None) -> list[Offer]:
-    """Offers for ``machines`` (default: the bundled table) priced from ``skus``; findings go to ``ctx``."""
+                     machines: Iterable[MachineType] | None = None, zones: ZoneTable | None = None) -> list[Offer]:
+    """Offers for ``machines`` (default: the bundled table) priced from ``skus``; findings go to ``ctx``.
+
+    A machine type is offered in a region only where ``zones`` (default: the bundled zone table,
+    :mod:`gpuhub_gcp.zones`) says Google sells it; where it is sold but a price is missing, the status says so.
+    Types the zone table has no facts for are offered wherever their GPU is priced, and named in the status.
+    """
     notes = Notes()
     index = build_index(skus, notes)
+    zones = zone_table() if zones is None else zones
     offers: list[Offer] = []
     missing: dict[tuple[str, str], tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
     no_gpu: dict[str, set[str]] = defaultdict(set)
+    unpriced_gpu: dict[str, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
+    no_zone_facts: set[str] = set()
     ssd_left_out: set[str] = set()
     instances: dict[tuple[str, bool], Instance] = {}
     for machine in machines if machines is not None else machine_types():
-        gpu_component = Component("gpu", machine.accelerator)
-        slice_component = Component("slice", machine.accelerator)  # a per-GPU price including the VM (C29)
-        if not index.has(gpu_component) and not index.has(slice_component):
+        if not (index.has(Component("gpu", machine.accelerator))
+                or index.has(Component("slice", machine.accelerator))):
             no_gpu[machine.accelerator].add(machine.name)
             continue
+        sold = zones.regions(machine.name) if zones.covers(machine.name) else None
         for purchase in sorted(machine.purchases):
-            # A machine type is sold where its GPU is priced; its other components must be there too (C11).
-            for region in sorted(index.regions.get((gpu_component, purchase), set())
-                                 | index.regions.get((slice_component, purchase), set())):
+            priced = index.priced_regions(machine.accelerator, purchase)
+            if sold is None:
+                regions = priced
+                no_zone_facts.update([machine.name] if priced else [])
+            else:
+                regions = priced & sold
+                if sold - priced:  # sold there, but the price list has no GPU price for it (C11: never guessed)
+                    names, where = unpriced_gpu[purchase]
+                    names.add(machine.name)
+                    where.update(sold - priced)
+            for region in sorted(regions):
                 result = price_machine_type(machine, region, purchase, index)
                 if isinstance(result, Unpriced):
                     for component in result.missing:
-                        names, regions = missing[(component.label(), purchase)]
+                        names, where = missing[(component.label(), purchase)]
                         names.add(machine.name)
-                        regions.add(region)
+                        where.add(region)
                     for text in result.ambiguous:
                         notes.warn(f"ambiguous price, not guessed: {text}")
                     continue
@@ -122,6 +142,12 @@ def offers_from_skus(ctx: ProviderContext, skus: Iterable[Any],
                 with ctx.guard("machine type"):
                     offers.append(_offer(ctx, instances, result))
     _report(ctx, notes, index, missing, no_gpu, ssd_left_out)
+    for purchase, (names, where) in sorted(unpriced_gpu.items()):
+        ctx.partial("machine types sold in a region without a GPU price there (not offered there)", len(names),
+                    f"no {purchase} GPU price in {_listing(where)} where Google sells {_listing(names, 4)}: "
+                    "not offered there")
+    if no_zone_facts:
+        ctx.warn(f"no zone facts for {_listing(no_zone_facts, 4)}: offered wherever their GPU is priced")
     return offers
 
 

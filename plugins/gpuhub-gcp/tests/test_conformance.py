@@ -7,5 +7,5 @@ from gpuhub.testing import ProviderConformance
 
 class TestGcpConformance(ProviderConformance):
     provider_name = "gcp"
-    min_offers = 400
+    min_offers = 300
     empty_body = b'{"skus": [], "nextPageToken": ""}'

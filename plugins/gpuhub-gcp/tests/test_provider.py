@@ -139,11 +139,15 @@ def test_a4_is_not_offered_on_demand_even_when_on_demand_skus_exist() -> None:
 
 def test_missing_components_are_named_in_the_status() -> None:
     offers, status = replay()
-    assert not [o for o in offers if o.instance_type.startswith(("a2-", "g2-", "n1-"))]
+    # No source prices the G2 host (core/RAM) or a T4/V100/P100/P4 GPU: those types are left out and said so.
+    assert not [o for o in offers if o.instance_type.startswith(("g2-", "n1-", "g4-"))]
     text = "\n".join(status.warnings)
-    assert "no A2 core SKU for on_demand in us-central1, us-east1, us-west1" in text
-    assert "no G2 core SKU for spot in asia-east2" in text
+    assert "no G2 core SKU for on_demand in asia-east1" in text and "g2-standard-12" in text
+    assert "no G2 ram SKU for spot in asia-east1" in text
     assert "no GPU SKU for nvidia-tesla-t4" in text
+    # A2 Ultra is sold in us-central1, but its only on-demand figure there (below spot) is not an on-demand price.
+    assert "no on_demand GPU price in asia-east1, europe-north1, europe-west4, us-central1 where Google sells " \
+           "a2-ultragpu-1g" in text
     assert "exclude the bundled local SSD" in text
     # Every real GPU SKU of the recording (H100 80GB, Mega, Plus, Tesla A100, L4) maps to a family.
     assert "maps to no machine family" not in text and "disagree" not in text
@@ -153,19 +157,24 @@ def test_replay_parses_well_under_a_second() -> None:
     replay()  # warm imports
     start = time.perf_counter()
     offers, _ = replay()
-    assert time.perf_counter() - start < 1.0  # measured about 0.1 s
-    assert len(offers) == 512  # 510 from the 2024 SKUs + DWS flex-start a3-highgpu-8g and a3-edgegpu-8g
+    assert time.perf_counter() - start < 1.0  # measured about 0.15 s
+    assert len(offers) == 352  # 350 + DWS flex-start a3-highgpu-8g and a3-edgegpu-8g (gpuhub_gcp.obtain)
 
 
 def test_the_recording_keeps_the_apis_shape_and_no_key() -> None:
     recording = Path(__file__).resolve().parents[1] / "gpuhub_gcp" / "recording"
     manifest = json.loads((recording / "manifest.json").read_text())
-    assert manifest["kind"] == "reconstructed" and manifest["recorded_at"] == "2024-09-16"
+    assert manifest["kind"] == "reconstructed" and manifest["recorded_at"] == "2026-12-01"
+    assert manifest["data_date"] == "2023-03-24" and "SkyPilot" in manifest["data_date_note"]
     pages = [json.loads((recording / e["response"]["body_file"]).read_text()) for e in manifest["exchanges"]]
     assert [bool(p["nextPageToken"]) for p in pages] == [True] * (len(pages) - 1) + [False]
     assert all("key=" not in e["request"]["url"] for e in manifest["exchanges"])
-    assert sum(len(p["skus"]) for p in pages) == 765 + 4  # + 4 DWS flex-start SKUs (gpuhub_gcp.obtain)
-    assert sum(f.stat().st_size for f in recording.glob("*.json")) < 700_000
+    skus = [s for p in pages for s in p["skus"]]
+    assert len(skus) == 939 + 4  # + 4 DWS flex-start SKUs (gpuhub_gcp.obtain)
+    # Reconstructed SKUs say so: made-up ids, no effectiveTime (the source has no date).
+    made = [s for s in skus if s["skuId"].startswith("gpuhub-")]
+    assert len(made) == 172 and not any("effectiveTime" in s["pricingInfo"][0] for s in made)
+    assert sum(f.stat().st_size for f in recording.glob("*.json")) < 800_000
 
 
 def test_recorded_skus_match_the_real_sample() -> None:
@@ -232,10 +241,11 @@ def test_mixed_11_sample() -> None:
     mega = find(offers, "a3-megagpu-8g", "us-central1", "spot")
     assert mega.price.amount == 208 * Decimal("0.01481") + 1872 * Decimal("0.001289") + 8 * Decimal("4.1377")
     text = "\n".join(status.warnings)
-    # The L4 spot SKU (Hong Kong, 0.2350321 per GPU-hour) is there but G2 host SKUs are not: said, not dropped.
-    assert "no G2 core SKU for spot in asia-east2" in text
-    # The Commit3Yr "H100 80GB Plus" SKU (4.498983869) has no A3Plus commitment host SKUs in this file.
-    assert "no A3Plus core SKU for reserved_3y in us-central1, us-east1, us-west1" in text
+    # The L4 spot SKU (Hong Kong, 0.2350321 per GPU-hour) is there but the zone table sells no G2 in asia-east2.
+    assert not [o for o in offers if o.instance_type.startswith("g2-")]
+    # The Commit3Yr "H100 80GB Plus" SKU (4.498983869) has no A3Plus commitment host SKUs in this file; of its
+    # regions, A3 Mega is sold in us-central1 and us-west1 only (zone table), so us-east1 is not even tried.
+    assert "no A3Plus core SKU for reserved_3y in us-central1, us-west1:" in text
     assert "no A2 core SKU for on_demand" in text
 
 
@@ -278,10 +288,10 @@ def test_c11_gpu_component_is_11_06_per_gpu_hour_in_each_listed_region() -> None
 def test_c11_whole_kind_regions_only_from_service_regions() -> None:
     # The description names a place ("Iowa") and geoTaxonomy lists more; only serviceRegions count.
     gpu = dict(C11_INPUT["skus"][0], description="Nvidia H100 80GB Mega GPU running in Iowa",
-               serviceRegions=["us-east1"], geoTaxonomy={"type": "MULTI_REGIONAL",
-                                                         "regions": ["us-central1", "us-east1"]})
+               serviceRegions=["us-west1"], geoTaxonomy={"type": "MULTI_REGIONAL",
+                                                         "regions": ["us-central1", "us-west1"]})
     offers, _, _ = live([{"skus": [gpu, *A3PLUS_HOST]}])
-    assert {(o.instance_type, o.region.code) for o in offers} == {("a3-megagpu-8g", "us-east1")}
+    assert {(o.instance_type, o.region.code) for o in offers} == {("a3-megagpu-8g", "us-west1")}
 
 
 def test_c11_whole_kind_region_specific_and_multi_region_skus_agree_or_are_reported() -> None:

@@ -1,0 +1,286 @@
+"""The Kubernetes provider: free GPUs and MIG slices of a team's clusters as offers at the team's internal rates.
+
+Per cluster (kube context = region) it reads ``GET /api/v1/nodes`` and ``GET /api/v1/pods`` (and, where the
+cluster serves Dynamic Resource Allocation, ``resource.k8s.io/v1`` ResourceSlices and ResourceClaims). Nodes of
+the same shape (GPU, GPUs per node, vCPUs, RAM, architecture, instance-type label, zone) become offers:
+
+- ``<shape>``: the whole node (all its GPUs); ``available_count`` = nodes of the shape with every GPU free;
+- ``<shape>:1gpu``: one GPU on such a node, with the node's vCPUs and RAM divided by its GPU count;
+  ``available_count`` = free GPUs on the shape;
+- ``<shape>:mig-<profile>``: one MIG slice (fractional GPU: compute share GPU instances / 7, VRAM of the slice as
+  GFD reports it); ``available_count`` = free slices;
+- ``<shape>:dra``: one DRA-published GPU, free unless a ResourceClaim holds it.
+
+``available`` is True when at least one is free now, False when none is. Prices come from the settings file
+(:mod:`gpuhub_kubernetes.settings`); a GPU without a rate is left out and named in the status.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, ClassVar
+
+import httpx
+
+from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext, Region
+from gpuhub.errors import CredentialsError, ProviderError
+from gpuhub.model import Gpu
+from gpuhub.provider import ProviderKind
+from gpuhub_kubernetes.clusters import HELP, Cluster, clusters_from_recording, live_clusters
+from gpuhub_kubernetes.parse import (
+    GPU_RESOURCE,
+    Capacity,
+    NodeFacts,
+    Slice,
+    dra_devices,
+    node_facts,
+    requested_by_node,
+)
+from gpuhub_kubernetes.settings import ClusterPlace, Settings, SettingsError, load_settings, settings_path
+
+__all__ = ["KubernetesProvider"]
+
+RECORDING = Path(__file__).resolve().parent / "recording"
+PODS_PATH = "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
+DRA_PATHS = ("/apis/resource.k8s.io/v1/resourceslices", "/apis/resource.k8s.io/v1/resourceclaims")
+_ENV = ("GPUHUB_KUBERNETES_BASE_URL", "KUBECONFIG", "GPUHUB_KUBERNETES_CONTEXTS", "KUBERNETES_SERVICE_HOST",
+        "KUBERNETES_SERVICE_PORT", "GPUHUB_KUBERNETES_CLUSTER_NAME", "GPUHUB_KUBERNETES_SETTINGS", "HOME")
+
+
+@dataclass(frozen=True)
+class _Shape:
+    context: str
+    zone: str | None
+    base: str
+    product: str
+    gpu_memory_gib: float | None
+    gpu_count: int
+    vcpus: float | None
+    memory_gib: float | None
+    cpu_arch: str
+    instance_type: str | None
+
+
+class KubernetesProvider(Provider):
+    """Kubernetes clusters (internal cloud): whole GPUs and MIG slices free now, priced at internal rates.
+
+    Live: ``KUBECONFIG`` (contexts from ``GPUHUB_KUBERNETES_CONTEXTS``, default the current context) or the
+    in-cluster service account. Without either, the bundled two-cluster recording replays.
+    """
+
+    name: ClassVar[str] = "kubernetes"
+    display_name: ClassVar[str] = "Kubernetes clusters"
+    kind: ClassVar[ProviderKind] = "internal"
+    base_url: ClassVar[str] = ""
+    credentials: ClassVar[tuple[Credential, ...]] = (
+        Credential(("KUBECONFIG",), "a kubeconfig whose contexts reach the clusters"),
+        Credential(("GPUHUB_KUBERNETES_BASE_URL",), "one API server, e.g. kubectl proxy's (token: "
+                                                    "KUBERNETES_TOKEN)"),
+        Credential(("KUBERNETES_SERVICE_HOST",), "the in-cluster service account (set inside every pod)"),
+    )
+
+    def fixtures_dir(self) -> Path:
+        """The bundled two-cluster recording (built by ``scripts/build_recording.py`` from documented shapes)."""
+        return RECORDING
+
+    def credentials_help(self) -> str:
+        return f"to read clusters live, {HELP}"
+
+    def error_from_response(self, response: httpx.Response) -> ProviderError | None:
+        """A Kubernetes ``Status`` answer (``{"kind": "Status", "reason", "message"}``) as the failure."""
+        try:
+            body = response.json()
+        except ValueError:
+            body = {}
+        reason = body.get("reason") if isinstance(body, dict) else None
+        message = body.get("message") if isinstance(body, dict) else None
+        detail = f"{reason}: {message}" if reason else (message or response.reason_phrase)
+        if response.status_code in (401, 403):
+            return CredentialsError(f"the API server refused the request ({response.status_code} {detail}); "
+                                    f"check the kube context's token or RBAC (list nodes and pods); {HELP}")
+        return None
+
+    # --- fetching ------------------------------------------------------------------------------------------
+    def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
+        """Yield the offers of every configured cluster.
+
+        Raises:
+            CredentialsError: no cluster configured (live), or the API server refused the token.
+            ProviderError: a cluster answered with something other than a NodeList/PodList, or the settings file
+                cannot be used.
+        """
+        environ = {name: value for name in _ENV if (value := ctx.env(name)) is not None}
+        if ctx.recording is not None:
+            clusters = clusters_from_recording(ctx.recording)
+        else:
+            token = ctx.secret("KUBERNETES_TOKEN")
+            clusters = live_clusters(environ, token.get_secret_value() if token else None)
+            ctx.secrets_seen.extend(c.token for c in clusters if c.token)
+        settings = self._settings(ctx, environ)
+        missing_rates: dict[str, int] = defaultdict(int)
+        for cluster in clusters:
+            yield from self._cluster_offers(ctx, cluster, settings, missing_rates)
+        for gpu, count in sorted(missing_rates.items()):
+            where = settings.path or "a settings file (GPUHUB_KUBERNETES_SETTINGS)"
+            ctx.skip(f"no internal rate for {gpu}", count)
+            ctx.warn(f"{count} offers of {gpu} left out: no internal rate; add it under [rates] in {where}")
+
+    def _settings(self, ctx: ProviderContext, environ: Mapping[str, str]) -> Settings:
+        path = settings_path(environ)
+        if path is None and ctx.recording is not None and ctx.recording.directory is not None:
+            bundled = ctx.recording.directory / "settings.toml"
+            path = bundled if bundled.is_file() else None
+        try:
+            return load_settings(path)
+        except SettingsError as exc:
+            raise ProviderError(f"settings: {exc}") from None
+
+    def _list(self, ctx: ProviderContext, cluster: Cluster, path: str, kind: str) -> list[dict[str, Any]]:
+        body = ctx.get_json(f"{cluster.server}{path}", headers=cluster.headers())
+        if not isinstance(body, dict) or not isinstance(body.get("items"), list):
+            raise ProviderError(f"{cluster.context}: {path.split('?')[0]} did not answer with a {kind}")
+        if body.get("metadata", {}).get("continue"):
+            # A paged list that was not asked for: the cluster capped the answer; a partial list must not pass.
+            raise ProviderError(f"{cluster.context}: {path.split('?')[0]} answered with a partial {kind}")
+        return [item for item in body["items"] if isinstance(item, dict)]
+
+    def _cluster_offers(self, ctx: ProviderContext, cluster: Cluster, settings: Settings,
+                        missing_rates: dict[str, int]) -> Iterator[Offer]:
+        nodes = self._list(ctx, cluster, "/api/v1/nodes", "NodeList")
+        pods = self._list(ctx, cluster, PODS_PATH, "PodList")
+        if not nodes:
+            ctx.warn(f"cluster {cluster.context}: the API server listed no nodes")
+        held, bad_pods = requested_by_node(pods)
+        if bad_pods:
+            ctx.skip("malformed pod", bad_pods)
+        shapes: dict[_Shape, list[NodeFacts]] = defaultdict(list)
+        for node in nodes:
+            with ctx.guard("node"):
+                facts = node_facts(node, held)
+                if not facts.slices:
+                    continue  # a CPU-only node
+                if facts.product is None:
+                    ctx.skip("GPU node without GFD's nvidia.com/gpu.product label")
+                    continue
+                shapes[_shape(cluster.context, facts)].append(facts)
+        place = settings.clusters.get(cluster.context, ClusterPlace())
+        region = _region(self.name, cluster.context, place)
+        for shape, members in sorted(shapes.items(), key=lambda item: item[0].base):
+            gpu = ctx.gpu(shape.product.replace("-", " "), shape.gpu_memory_gib)
+            yield from self._shape_offers(ctx, shape, members, gpu, region, place, settings, missing_rates)
+        yield from self._dra_offers(ctx, cluster, region, place, settings, missing_rates)
+
+    def _shape_offers(self, ctx: ProviderContext, shape: _Shape, members: list[NodeFacts], gpu: Gpu,
+                      region: Region, place: ClusterPlace, settings: Settings,
+                      missing_rates: dict[str, int]) -> Iterator[Offer]:
+        totals: dict[Slice, Capacity] = {}
+        whole_nodes_free = 0
+        for node in members:
+            for unit, cap in node.slices.items():
+                total = totals.setdefault(unit, Capacity(0, 0))
+                total.allocatable += cap.allocatable
+                total.free += cap.free
+            whole = node.slices.get(_whole(node))
+            if whole is not None and whole.allocatable == node.gpu_count and whole.free == whole.allocatable:
+                whole_nodes_free += 1
+        node_note = f"{len(members)} node{'s' if len(members) != 1 else ''} of this shape in {shape.context}"
+        for unit, cap in sorted(totals.items(), key=lambda item: (item[0].profile or "", item[0].resource)):
+            if unit.profile is None:
+                if shape.gpu_count > 1:
+                    yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
+                                           instance_type=shape.base, gpu_count=shape.gpu_count,
+                                           vcpus=shape.vcpus, memory_gib=shape.memory_gib,
+                                           free=whole_nodes_free, note=f"whole node; {node_note}")
+                share = 1 / shape.gpu_count if shape.gpu_count else 1.0
+                yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
+                                       instance_type=f"{shape.base}:1gpu", gpu_count=1,
+                                       vcpus=_part(shape.vcpus, share), memory_gib=_part(shape.memory_gib, share),
+                                       free=cap.free, note=f"one GPU ({GPU_RESOURCE}: 1); {node_note}")
+            else:
+                yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
+                                       instance_type=f"{shape.base}:mig-{unit.profile}", gpu_count=unit.compute_share,
+                                       vcpus=None, memory_gib=None, free=cap.free, slice_memory_gib=unit.memory_gib,
+                                       note=f"MIG {unit.profile} slice ({unit.resource}: 1, "
+                                            f"{round(unit.compute_share * 7)}/7 of the GPU's compute); {node_note}")
+
+    def _offer(self, ctx: ProviderContext, shape: _Shape, gpu: Gpu, region: Region, place: ClusterPlace,
+               settings: Settings, missing_rates: dict[str, int], *, instance_type: str, gpu_count: float,
+               vcpus: float | None, memory_gib: float | None, free: int, note: str,
+               slice_memory_gib: float | None = None) -> Iterator[Offer]:
+        amount = self._price(shape, gpu, settings, gpu_count, whole=instance_type == shape.base)
+        if amount is None:
+            missing_rates[gpu.name] += 1
+            return
+        instance = Instance(
+            provider=self.name, instance_type=instance_type, gpu=gpu, gpu_count=gpu_count,
+            fractional=gpu_count < 1, vcpus=vcpus, memory_gib=memory_gib, cpu_arch=shape.cpu_arch,
+            bare_metal=place.bare_metal, slice_memory_gib=slice_memory_gib, note=note)
+        price = Price(amount=amount, currency=settings.currency, purchase="on_demand")
+        yield Offer(instance=instance, region=region.model_copy(update={"zone": shape.zone}), price=price,
+                    available=free > 0, available_count=free, source=ctx.source)
+
+    @staticmethod
+    def _price(shape: _Shape, gpu: Gpu, settings: Settings, gpu_count: float, *, whole: bool) -> Decimal | None:
+        if shape.instance_type and shape.instance_type in settings.node_rates:
+            node_rate = settings.node_rates[shape.instance_type]
+            share = node_rate / shape.gpu_count * Decimal(str(gpu_count))
+            return node_rate if whole else share.quantize(Decimal("0.000000001")).normalize()
+        rate = settings.rates.get(gpu.name)
+        if rate is None:
+            return None
+        return (rate * Decimal(str(gpu_count))).quantize(Decimal("0.000000001")).normalize()
+
+    def _dra_offers(self, ctx: ProviderContext, cluster: Cluster, region: Region, place: ClusterPlace,
+                    settings: Settings, missing_rates: dict[str, int]) -> Iterator[Offer]:
+        if ctx.recording is not None and not any(DRA_PATHS[0] in str(e.get("request", {}).get("url", ""))
+                                                 for e in ctx.recording.exchanges):
+            return  # the recording was made of a cluster that serves no DRA API
+        try:
+            slices = self._list(ctx, cluster, DRA_PATHS[0], "ResourceSliceList")
+            claims = self._list(ctx, cluster, DRA_PATHS[1], "ResourceClaimList")
+        except ProviderError as exc:
+            if "404" in str(exc):
+                return  # the cluster has no resource.k8s.io/v1: device plugins only
+            raise
+        devices = []
+        for item in slices:
+            with ctx.guard("resource slice"):
+                devices.extend(dra_devices([item], claims))
+        groups: dict[tuple[str, float | None], list[bool]] = defaultdict(list)
+        for device in devices:
+            if device.kind == "gpu" and device.product:
+                groups[(device.product, device.memory_gib)].append(not device.allocated)
+        for (product, memory), free_flags in sorted(groups.items(), key=lambda item: item[0][0]):
+            gpu = ctx.gpu(product, memory)
+            shape = _Shape(cluster.context, None, f"dra-{gpu.name.lower()}", product, memory, 1, None, None,
+                           "x86_64", None)
+            yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
+                                   instance_type=f"{shape.base}:dra", gpu_count=1, vcpus=None, memory_gib=None,
+                                   free=sum(free_flags),
+                                   note=f"one GPU through DRA (driver gpu.nvidia.com); {len(free_flags)} devices")
+
+
+def _whole(node: NodeFacts) -> Slice:
+    return Slice(GPU_RESOURCE, None, node.gpu_memory_gib, 1.0)
+
+
+def _part(value: float | None, share: float) -> float | None:
+    return None if value is None else round(value * share, 1)
+
+
+def _shape(context: str, facts: NodeFacts) -> _Shape:
+    assert facts.product is not None
+    gpus = max(facts.gpu_count, 1)
+    base = facts.instance_type or f"{facts.product.lower()}-x{gpus}"
+    return _Shape(context, facts.zone, base, facts.product, facts.gpu_memory_gib, gpus, facts.vcpus,
+                  facts.memory_gib, facts.cpu_arch, facts.instance_type)
+
+
+def _region(provider: str, context: str, place: ClusterPlace) -> Region:
+    return Region(provider=provider, code=context, city=place.city, country=place.country,
+                  continent=place.continent, latitude=place.latitude, longitude=place.longitude,
+                  carbon_gco2e_per_kwh=place.carbon_gco2e_per_kwh)
