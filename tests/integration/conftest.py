@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-PROVIDERS = ("aws", "azure", "coreweave", "gcp", "lambda")
+PROVIDERS = ("aws", "azure", "coreweave", "gcp", "kubernetes", "lambda")
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
 _CREDENTIALS = ("LAMBDA_API_KEY", "GOOGLE_API_KEY", "AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET",
                 "AZURE_SUBSCRIPTION_ID", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",

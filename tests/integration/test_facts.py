@@ -74,7 +74,7 @@ def test_coreweave_a100_is_80_gb_with_every_plugin(gpuhub_cli: Run) -> None:
 def test_a100_80gb_is_found_at_every_provider_that_sells_it(python_search: Any) -> None:
     result = python_search(gpu="A100-80GB", limit=None)
     assert {o.provider for o in result} >= {"aws", "azure", "coreweave", "lambda"}
-    assert all(o.instance.gpu_memory_gib == 80.0 for o in result)
+    assert all(o.instance.gpu_memory_gib == 80.0 for o in result if not o.instance.fractional)
     coreweave = [o for o in result if o.provider == "coreweave" and o.price.purchase == "on_demand"]
     assert {o.price.amount for o in coreweave} == {Decimal("21.60")}
 
@@ -98,9 +98,14 @@ def test_every_region_has_a_country_and_continent(every_offer: tuple[list[dict[s
     assert missing == []
 
 
-def test_country_us_keeps_gcp_us_west8(gpuhub_cli: Run) -> None:
-    records, _ = search_json(gpuhub_cli, "--provider", "gcp", "--country", "US", "--region", "us-west8")
-    assert records and {(r["country"], r["continent"]) for r in records} == {("US", "North America")}
+def test_country_us_keeps_every_us_region(gpuhub_cli: Run, every_offer: tuple[list[dict[str, Any]], str]) -> None:
+    from gpuhub.regions import make_region
+
+    assert (make_region("gcp", "us-west8").country, make_region("gcp", "us-west8").continent) == ("US",
+                                                                                                  "North America")
+    us, _ = search_json(gpuhub_cli, "--provider", "gcp", "--country", "US")
+    gcp_us = [r for r in every_offer[0] if r["provider"] == "gcp" and r["region"].startswith("us-")]
+    assert gcp_us and len(us) == len(gcp_us)
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/reference is not beside the repository")

@@ -25,7 +25,8 @@ def _age(day: str) -> int:
 def test_status_lines_say_kind_data_date_age_and_warnings(every_offer: tuple[list[dict[str, Any]], str]) -> None:
     stderr = every_offer[1]
     gcp = _line(stderr, "gcp")
-    assert f"(reconstructed recording, data of 2024-09-16 ({_age('2024-09-16')} days old))" in gcp
+    # The oldest price date in the recording (SKUs of 2023-03-24 and 2024-09-16), not the day it was rebuilt.
+    assert f"(reconstructed recording, data of 2023-03-24 ({_age('2023-03-24')} days old))" in gcp
     assert re.search(r"gcp: ok \(partial: \d+ reasons?\)", gcp), gcp  # unpriced machine types: never a plain ok
     assert re.search(r", \d+ warnings?", gcp)
     lam = _line(stderr, "lambda")
@@ -48,7 +49,7 @@ def test_verbose_prints_every_warning(gpuhub_cli: Run) -> None:
 def test_records_carry_source_kind_data_date_form_factor_cpu_arch(
         every_offer: tuple[list[dict[str, Any]], str]) -> None:
     kinds = {(r["provider"], r["source_kind"], r["data_date"]) for r in every_offer[0]}
-    assert ("gcp", "reconstructed", "2024-09-16") in kinds and ("coreweave", "static", "2026-09-20") in kinds
+    assert ("gcp", "reconstructed", "2023-03-24") in kinds and ("coreweave", "static", "2026-09-20") in kinds
     assert ("lambda", "reconstructed", None) in kinds and ("azure", "reconstructed", "2026-08-20") in kinds
     lam = next(r for r in every_offer[0] if r["instance_type"] == "gpu_1x_gh200")
     assert (lam["form_factor"], lam["cpu_arch"], lam["source"]) == ("Superchip", "arm64", "replay:lambda@undated")
@@ -61,7 +62,7 @@ def test_csv_has_the_provenance_columns(gpuhub_cli: Run) -> None:
                       "--purchase", "on_demand", "--format", "csv")
     [row] = list(csv.DictReader(io.StringIO(done.stdout)))
     assert (row["source_kind"], row["data_date"], row["form_factor"], row["cpu_arch"]) == (
-        "reconstructed", "2024-09-16", "SXM", "x86_64")
+        "reconstructed", "2023-03-24", "SXM", "x86_64")
     assert Decimal(row["price_per_hour"]) == Decimal("87.832465656")
 
 
