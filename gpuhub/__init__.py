@@ -32,6 +32,7 @@ _EXPORTS = {
     "Credential": "gpuhub.provider", "Provider": "gpuhub.provider", "ProviderContext": "gpuhub.provider",
     "ProviderKind": "gpuhub.provider", "ProviderStatus": "gpuhub.provider",
     "Ranker": "gpuhub.ranking",
+    "RegionFacts": "gpuhub.regions",
     "RetryPolicy": "gpuhub.retry",
     "SearchResult": "gpuhub.searching", "search": "gpuhub.searching",
 }
@@ -58,6 +59,7 @@ __all__ = [
     "QueryError",
     "Ranker",
     "Region",
+    "RegionFacts",
     "Registry",
     "ReplayMissError",
     "RetryPolicy",
@@ -114,5 +116,6 @@ if TYPE_CHECKING:
     from gpuhub.plugins import PluginReport, Registry, get_registry
     from gpuhub.provider import Credential, Provider, ProviderContext, ProviderKind, ProviderStatus
     from gpuhub.ranking import Ranker
+    from gpuhub.regions import RegionFacts
     from gpuhub.retry import RetryPolicy
     from gpuhub.searching import SearchResult, search

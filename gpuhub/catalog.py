@@ -91,7 +91,9 @@ class Catalog:
     """Offers plus their columns. ``offers[i]`` is described by row ``i`` of every column.
 
     Numeric columns hold NaN where a figure is unknown; a filter on an unknown figure does not pass (an offer whose
-    VRAM is unknown never satisfies a VRAM minimum), except ``available_only``, which keeps unknown availability.
+    VRAM is unknown never satisfies a VRAM minimum); ``available_only`` keeps only offers known to be available.
+
+    Ranking puts offers known to be sold out after every other offer at any price (:meth:`tiers`).
 
     Args:
         offers: the offers to index.
@@ -113,6 +115,7 @@ class Catalog:
         # Provider kind per row, through the provider column's codes (one lookup per provider, not per offer).
         kind_of = [(kinds or {}).get(p) for p in self.provider.values]
         self.kind = _Categorical([kind_of[c] if c >= 0 else None for c in self.provider.codes.tolist()])
+        self._gpus = gpus
         mig_names = [s.name for s in gpus.specs if s.mig_support] if gpus is not None else []
         self.instance_type = _Categorical(instance_type)
         self.gpu = _Categorical(gpu)
@@ -169,6 +172,29 @@ class Catalog:
         result: FloatArray = 2 * km * ROUTE_FACTOR / FIBRE_KM_PER_MS + FIXED_MS
         return result
 
+    def _compat_filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
+        """Masks from the GPU's compatibility facts (:mod:`gpuhub.compat`), one lookup per GPU name."""
+        from gpuhub.compat import compat, cuda_supports
+
+        mig = {s.name for s in self._gpus.specs if s.mig_support} if self._gpus is not None else set()
+        out: list[tuple[str, Callable[[], BoolArray]]] = []
+        if q.min_compute_capability:
+            floor = q.min_compute_capability
+            names = [n for n in self.gpu.values if (cc := compat(n).compute_capability) and cc >= floor]
+            out.append(("min_compute_capability", lambda: self.gpu.mask(names)))
+        if q.features:
+            have = [n for n in self.gpu.values if all(compat(n).has(f, n in mig) for f in q.features)]
+            out.append(("feature", lambda: self.gpu.mask(have)))
+        if q.cuda:
+            release = q.cuda
+            supported = [n for n in self.gpu.values if cuda_supports(n, release)]
+            out.append(("cuda", lambda: self.gpu.mask(supported)))
+        return out
+
+    def _instance_flag(self, test: Callable[[Any], bool]) -> BoolArray:
+        """A per-offer mask from an instance fact (built only when a filter asks for it)."""
+        return np.fromiter((test(o.instance) for o in self.offers), dtype=np.bool_, count=len(self.offers))
+
     def filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
         """The active filters in order, each named after the search argument that set it."""
         out: list[tuple[str, Callable[[], BoolArray]]] = []
@@ -188,6 +214,13 @@ class Catalog:
             out.append(("mig_capable", lambda: self.mig))
         if q.nvlink:
             out.append(("nvlink", lambda: self.fast_interconnect & (self.gpu_count > 1)))
+        if q.min_compute_capability or q.features or q.cuda:
+            out.extend(self._compat_filters(q))
+        if q.bare_metal:
+            out.append(("bare_metal", lambda: self._instance_flag(lambda i: i.bare_metal is True)))
+        if q.dedicated:
+            out.append(("dedicated", lambda: self._instance_flag(
+                lambda i: i.tenancy == "dedicated" or i.bare_metal is True)))
         if not q.include_accelerators and self.non_gpu.any():
             out.append(("include_accelerators", lambda: ~self.non_gpu))
         if q.min_gpus is not None:
@@ -213,8 +246,8 @@ class Catalog:
             out.append(("continent", lambda: self.continent.mask(q.continents)))
         if q.exclude_fractional:
             out.append(("exclude_fractional", lambda: ~self.fractional))
-        if q.available_only:
-            out.append(("available_only", lambda: self.available != 0))
+        if q.available_only:  # known available only; unknown and sold out are counted apart (explain)
+            out.append(("available_only", lambda: self.available == 1))
         place = q.place()
         if q.max_rtt_ms is not None and place is not None:
             out.append(("max_rtt", lambda: self.rtt_ms(place) <= (q.max_rtt_ms or 0)))
@@ -292,7 +325,7 @@ class Catalog:
         """
         if ranker.query_dependent or ranker.vector is None or len(rows) * 50 < len(self.offers):
             key = self.scores(rows, ranker, q)
-            order = self._lexsort(rows, key)
+            order = self._lexsort(rows, key, self.tiers(rows, q, ranker))
         else:
             full_order, full_key = self._full_order(ranker, q)
             keep = np.zeros(len(self.offers), dtype=np.bool_)
@@ -304,7 +337,17 @@ class Catalog:
             order = order[:limit]
         return rows[order], key[order]
 
-    def _lexsort(self, rows: IntArray, key: FloatArray) -> npt.NDArray[np.intp]:
+    def tiers(self, rows: IntArray, q: Query, ranker: Ranker) -> IntArray:
+        """Rank tier of each row (lower first, before any score): +2 when known sold out; +1 for an inference
+        preset with ``near`` when the round trip is over the real-time budget (``q.rtt_budget_ms``)."""
+        tier: IntArray = np.where(self.available[rows] == 0, 2, 0).astype(np.int32)
+        place = q.place()
+        if ranker.name == "inference" and place is not None:
+            rtt = self.rtt_ms(place)[rows]
+            tier += np.where(np.isnan(rtt) | (rtt > q.rtt_budget_ms), 1, 0).astype(np.int32)
+        return tier
+
+    def _lexsort(self, rows: IntArray, key: FloatArray, tier: IntArray | None = None) -> npt.NDArray[np.intp]:
         unknown = np.isnan(key)
         usd = self.currency.lookup.get("USD", -2)
         currency = self.currency.codes[rows]
@@ -312,7 +355,7 @@ class Catalog:
         order: npt.NDArray[np.intp] = np.lexsort((
             self.zone.codes[rows], self.region.codes[rows], self.instance_type.codes[rows],
             self.provider.codes[rows], self.price[rows], np.where(unknown, 0.0, key), unknown,
-            currency, currency != usd,
+            *(() if tier is None else (tier,)), currency, currency != usd,
         ))
         return order
 
@@ -321,7 +364,7 @@ class Catalog:
         if cached is None or cached[2] is not ranker:
             rows = np.arange(len(self.offers), dtype=np.int32)
             key = self.scores(rows, ranker, q)
-            cached = (rows[self._lexsort(rows, key)], key, ranker)
+            cached = (rows[self._lexsort(rows, key, self.tiers(rows, q, ranker))], key, ranker)
             self._orders[ranker.name] = cached
         return cached[0], cached[1]
 

@@ -6,10 +6,12 @@ Exit codes: 0 success (even when some providers failed: their status is on stder
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import logging
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -91,6 +93,13 @@ def search(
     launchable: Annotated[bool, typer.Option("--launchable", help="only offers quota and capacity allow")] = False,
     checkpoint_every: Annotated[float | None, typer.Option(
         help="hours between checkpoints: spot expected cost (training preset)")] = None,
+    min_compute_capability: Annotated[str | None, typer.Option(
+        help="CUDA compute capability at least, e.g. 8.0 (A100), 9.0 (Hopper)")] = None,
+    feature: Annotated[list[str] | None, typer.Option(
+        help="GPU feature, repeatable: fp8, transformer-engine, tensor-cores, mig")] = None,
+    cuda: Annotated[str | None, typer.Option(help="only GPUs this CUDA release supports, e.g. 12.4")] = None,
+    bare_metal: Annotated[bool, typer.Option("--bare-metal", help="only bare-metal instances")] = False,
+    dedicated: Annotated[bool, typer.Option("--dedicated", help="only instances on a host of their own")] = False,
     workload: Annotated[str | None, typer.Option(help="training, inference, data-science, rendering or "
                                                       "scientific")] = None,
     model: Annotated[str | None, typer.Option(help="model size to fit, e.g. 70b, 7B, 350m")] = None,
@@ -98,6 +107,13 @@ def search(
     model_mode: Annotated[str | None, typer.Option("--mode", help="inference, fine-tuning or training")] = None,
     near: Annotated[str | None, typer.Option(help="city, country, region code or 'lat,lon' of users/data")] = None,
     max_rtt: Annotated[float | None, typer.Option(help="longest estimated round trip from --near, ms")] = None,
+    rtt_budget: Annotated[float | None, typer.Option(help="--workload inference --near: real-time round-trip "
+                                                          "budget, ms (default 50); offers within it rank first")]
+    = None,
+    group_by: Annotated[list[str] | None, typer.Option(help="instance-type, gpu, provider, region (combinable: "
+                                                             "gpu,provider): one row per group")] = None,
+    all_regions: Annotated[bool, typer.Option("--all-regions", help="every offer, not one row per instance type "
+                                                                    "and purchase model")] = False,
     max_carbon: Annotated[float | None, typer.Option(help="highest grid intensity, gCO2e/kWh")] = None,
     sort: Annotated[str | None, typer.Option(help="price, price_per_gpu, price_per_vram, a workload, carbon, "
                                                   "latency, or a plugin's ranker")] = None,
@@ -130,14 +146,16 @@ def search(
             workload=workload, near=near, max_rtt=max_rtt, max_carbon=max_carbon, model=model,
             precision=precision, mode=model_mode, instance_type=instance_type,
             include_accelerators=include_accelerators, provider_kind=provider_kind, mig_capable=mig, nvlink=nvlink,
+            rtt_budget=rtt_budget, group_by=group_by, distinct=not all_regions,
             max_interruption=max_interruption, min_placement_score=min_placement_score, launchable=launchable,
-            checkpoint_every=checkpoint_every)
+            checkpoint_every=checkpoint_every, min_compute_capability=min_compute_capability, feature=feature,
+            cuda=cuda, bare_metal=bare_metal, dedicated=dedicated)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
     try:
         result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
-                           timeout=timeout)
+                           timeout=timeout, deadline=_DEADLINE[0] if timeout is not None and _DEADLINE else None)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
@@ -165,50 +183,121 @@ def _print_statuses(result: SearchResult, verbose: bool) -> None:
         colour = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}[status.state]
         if status.state == "ok" and status.partial:
             colour = "yellow"
-        err.print(f"[{colour}]{status.line()}[/{colour}]", highlight=False, markup=True)
+        blind = ", no availability data" if (
+            status.state in ("ok", "stale") and status.provider in result.no_availability) else ""
+        err.print(f"[{colour}]{status.line()}{blind}[/{colour}]", highlight=False, markup=True)
         if verbose:
             for warning in status.warnings:
                 err.print(f"  warning: {warning}", highlight=False, markup=False)
     if not verbose and any(s.warnings for s in result.statuses):
         err.print("(gpuhub search -v prints the warnings)", highlight=False, markup=False)
+    if result.query.available_only:
+        unknown, sold_out = result.availability_dropped
+        err.print(f"--available dropped {unknown} offers whose availability is unknown and {sold_out} sold out",
+                  highlight=False)
 
 
 def _print_result(result: SearchResult, output: OutputFormat) -> None:
+    from gpuhub.searching import record_fields
+
     records = result.to_dicts()
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(records, indent=2) + "\n")
         return
     if output is OutputFormat.csv:
-        buffer = io.StringIO()
-        fields = list(records[0]) if records else ["provider", "instance_type", "region", "price_per_hour"]
-        writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(records)
-        sys.stdout.write(buffer.getvalue())
+        if result.groups is None:  # prices as published (20.00, not 20.0)
+            for r, offer in zip(records, result.offers, strict=True):
+                r["price_per_hour"] = _money(offer.price.amount)
+        _write_csv(records, record_fields(result.query))
+        return
+    if result.groups is not None:
+        _print_groups(result)
         return
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     scored = result.query.sort not in ("price", "price_per_gpu", "price_per_vram")
+    arm = any(r["cpu_arch"] != "x86_64" for r in records)
+    sliced = any(r["fractional"] for r in records)
     for column, justify in (("provider", "left"), ("instance type", "left"), ("region", "left"), ("GPU", "left"),
-                            ("GPUs", "right"), ("VRAM/GPU GiB", "right"), ("vCPUs", "right"), ("RAM GiB", "right"),
+                            ("GPUs", "right"), ("VRAM/GPU GiB" + (" (slice: per slice)" if sliced else ""), "right"),
+                            ("vCPUs", "right"), ("RAM GiB", "right"), *((("CPU", "left"),) if arm else ()),
                             ("purchase", "left"), ("per hour", "right"), ("per GPU-hour", "right"),
                             ("avail", "left"), ("interruption", "left"), ("source", "left")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+        table.add_column(column, justify=justify)
     if scored:
         table.add_column(f"score ({records[0]['score_unit'] if records else ''})", justify="right")
-    for r in records:
+    for r, offer in zip(records, result.offers, strict=True):
         region = r["region"] + (f" ({r['zone']})" if r["zone"] else "")
+        if r.get("more_regions"):
+            region += f" +{r['more_regions']} region{'s' if r['more_regions'] > 1 else ''}"
         gpu = r["gpu_name"] or "-"
         if r["gpu_known"] is False:
             gpu += " (unknown)"
+        vram = _num(r["gpu_memory_gib"]) + (" slice" if r["fractional"] else "")
+        per_gpu = offer.price_per_gpu_hour
         table.add_row(
-            r["provider"], r["instance_type"], region, gpu, _num(r["gpu_count"]), _num(r["gpu_memory_gib"]),
-            _num(r["vcpus"]), _num(r["memory_gib"]), r["purchase"], f"{_price(r['price_per_hour'])} {r['currency']}",
-            _price(r["price_per_gpu_hour"]), {True: "yes", False: "no", None: "?"}[r["available"]],
+            r["provider"], r["instance_type"], region, gpu, _gpus(r["gpu_count"]), vram,
+            _num(r["vcpus"]), _num(r["memory_gib"]), *((r["cpu_arch"],) if arm else ()), r["purchase"],
+            f"{_money(offer.price.amount)} {r['currency']}", _money(per_gpu, derived=True) if per_gpu else "-",
+            {"available": "yes", "sold_out": "sold out", "unknown": "?"}[r["availability"]],
             _risk(r), r["source"],
             *([f"{r['score']:.4g}" if r.get("score") is not None else "-"] if scored else []))
     _out().print(table)
-    if result.matched > len(result.offers):
+    if result.more_regions is not None:
+        err.print(f"showing {len(result.offers)} of {result.choices} choices (one row per instance type and purchase "
+                  f"model, best region first) from {result.matched} matching offers; --all-regions for every offer",
+                  highlight=False)
+    if result.matched > len(result.offers) and result.more_regions is None:
         err.print(f"showing {len(result.offers)} of {result.matched} matching offers (--limit)", highlight=False)
+
+
+def _print_groups(result: SearchResult) -> None:
+    assert result.groups is not None
+    keys = list(result.groups[0].keys) if result.groups else [k for k in result.query.group_by]
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for column in (*keys, "offers", "price range per hour", "regions", "best offer"):
+        table.add_column(column, justify="right" if column == "offers" else "left")
+    for g in result.groups:
+        regions = [r.split(":", 1)[1] for r in g.regions]
+        shown = ", ".join(regions[:3]) + (f" +{len(regions) - 3}" if len(regions) > 3 else "")
+        span = _money(g.price_min) + ("" if g.price_min == g.price_max else f" - {_money(g.price_max)}")
+        table.add_row(*(g.keys[k] for k in keys), str(g.offers), f"{span} {g.currency}",
+                      f"{len(regions)}: {shown}", f"{g.best.instance_type} {g.best.region.code} "
+                      f"{g.best.price.purchase} {_money(g.best.price.amount)}")
+    _out().print(table)
+    err.print(f"{len(result.groups)} groups of {result.matched} matching offers", highlight=False)
+
+
+def _write_csv(records: list[dict[str, Any]], fields: list[str]) -> None:
+    """CSV with the same columns whether or not anything matched."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()} for r in records)
+    sys.stdout.write(buffer.getvalue())
+
+
+def _gpus(count: Any) -> str:
+    """GPU count; a fractional slice as a fraction (0.25 → 1/4)."""
+    if isinstance(count, float) and 0 < count < 1:
+        from fractions import Fraction
+
+        part = Fraction(count).limit_denominator(64)
+        return f"{part.numerator}/{part.denominator}"
+    return _num(count)
+
+
+def _money(value: Any, *, derived: bool = False) -> str:
+    """A price as published (at least 2 decimals: 20.00 beside 6.40; 0.9494 stays); a derived figure (per
+    GPU-hour) to at most 4 decimals."""
+    from decimal import Decimal
+
+    amount = value if isinstance(value, Decimal) else Decimal(str(value))
+    if derived:
+        amount = amount.quantize(Decimal("0.0001"))
+    amount = amount.normalize()
+    if amount.as_tuple().exponent > -2:  # type: ignore[operator]
+        amount = amount.quantize(Decimal("0.01"))
+    return format(amount, "f")
 
 
 def _risk(r: dict[str, Any]) -> str:
@@ -225,10 +314,7 @@ def _num(value: Any) -> str:
 
 
 def _price(value: Any) -> str:
-    if value is None:
-        return "-"
-    text = f"{value:.6f}".rstrip("0")
-    return text + "0" if text.endswith(".") else (text if len(text.split(".")[1]) >= 2 else f"{value:.2f}")
+    return "-" if value is None else _money(value)
 
 
 @app.command()
@@ -278,20 +364,42 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
 
 @app.command()
 def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
-    """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, aliases."""
+    """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, CUDA compute capability,
+    FP8, MIG, the CUDA releases that support each GPU and their minimum driver, aliases."""
+    from gpuhub.compat import compat
+
     table_data = get_registry().gpus
-    rows = [{"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
-             "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
-             "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s, "aliases": list(s.aliases)} for s in table_data.specs]
+    rows: list[dict[str, Any]] = []
+    for s in table_data.specs:
+        facts = compat(s.name)
+        cc = facts.compute_capability
+        rows.append({"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
+                     "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
+                     "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s,
+                     "compute_capability": f"{cc[0]}.{cc[1]}" if cc else None,
+                     "tensor_core_generation": facts.tensor_core_generation, "fp8": facts.fp8,
+                     "transformer_engine": facts.transformer_engine, "mig": s.mig_support,
+                     "cuda": facts.cuda_range if cc else None, "min_driver": facts.min_driver,
+                     "aliases": list(s.aliases)})
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
+    if output is OutputFormat.csv:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["name"], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({**r, "aliases": "|".join(r["aliases"])} for r in rows)
+        sys.stdout.write(buffer.getvalue())
+        return
     table = Table(show_edge=False, header_style="bold")
-    for column in ("name", "vendor", "form", "GiB", "BF16 TFLOPS", "FP64 TFLOPS", "aliases"):
+    for column in ("name", "vendor", "form", "GiB", "BF16 TFLOPS", "FP64 TFLOPS", "CC", "FP8", "MIG", "CUDA",
+                   "aliases"):
         table.add_column(column)
+    yes_no = {True: "yes", False: "no", None: "-"}
     for r in rows:
         table.add_row(str(r["name"]), str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
-                      _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), ", ".join(r["aliases"]))  # type: ignore[arg-type]
+                      _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), r["compute_capability"] or "-",
+                      yes_no[r["fp8"]], yes_no[r["mig"]], r["cuda"] or "-", ", ".join(r["aliases"]))
     _out().print(table)
 
 
@@ -379,6 +487,11 @@ def estimate(
         sys.stdout.write(json.dumps({"jobs": rows, "spread": float(spread.spread),
                                      "spread_fraction": round(spread.spread_fraction, 6)}, indent=2) + "\n")
         return
+    if output is OutputFormat.csv:
+        for r, j in zip(rows, jobs, strict=True):
+            r["price_per_hour"] = _money(j.offer.price.amount)
+        _write_csv(rows, list(rows[0]))
+        return
     table = Table(show_edge=False, header_style="bold")
     for column in ("provider", "region", "purchase", "per hour", "billed h", "job cost", "notes"):
         table.add_column(column)
@@ -417,8 +530,64 @@ def record(
     typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
 
 
+_DEADLINE: list[float] = []
+"""``search --timeout T``: T seconds from the start of the process (plugin loading included)."""
+
+
+def _argv_timeout(args: list[str]) -> float | None:
+    """The value of ``--timeout`` in the command line, read before the plugins load (None when absent or bad)."""
+    for i, arg in enumerate(args):
+        text = arg.split("=", 1)[1] if arg.startswith("--timeout=") else (
+            args[i + 1] if arg == "--timeout" and i + 1 < len(args) else None)
+        if text is not None:
+            try:
+                value = float(text)
+            except ValueError:
+                return None
+            return value if 0 < value < float("inf") else None
+    return None
+
+
+def _leave(code: object) -> None:
+    """Exit with ``code``. Fetch or plugin threads still running (a provider past its deadline, a plugin that hung
+    at import) are abandoned: flush and end the process at once instead of letting interpreter exit wait."""
+    import threading
+
+    if isinstance(code, str):
+        err.print(code, highlight=False, markup=False)
+        code = 1
+    status = code if isinstance(code, int) else (0 if code is None else 1)
+    if any(t.is_alive() and t.name.startswith("gpuhub-") for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(status)
+    raise SystemExit(status)
+
+
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the command's exit code; a search with ``--timeout T`` exits within T s (plus
+    printing) whatever a provider or plugin does."""
+    import time
+
+    started = time.monotonic()
+    timeout = _argv_timeout(sys.argv[1:])
+    if timeout is not None:
+        from gpuhub.plugins import limit_load_time
+
+        _DEADLINE[:] = [started + timeout]
+        limit_load_time(max(0.2, timeout / 2))  # a hanging plugin leaves the other half to the providers
+    try:
+        _main_inner()
+    except SystemExit as exc:
+        _leave(exc.code)
+    except KeyboardInterrupt:  # a real Ctrl-C (a plugin's own KeyboardInterrupt is contained as its failure)
+        err.print("interrupted", highlight=False)
+        _leave(130)
+    _leave(0)
+
+
+def _main_inner() -> None:
     # A provider's failure is already on its status line; the engine's log line would repeat it.
     logging.getLogger("gpuhub.engine").addHandler(logging.NullHandler())
     logging.getLogger("gpuhub.engine").propagate = False

@@ -14,8 +14,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,7 +91,11 @@ class Engine:
         self._last_good: dict[tuple[str, str, str | None], _Entry] = {}
         self._inflight: dict[tuple[str, str, str | None], Future[_Entry]] = {}
         self._lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="gpuhub-fetch")
+        self.max_response_bytes = 64 * 1024 * 1024
+        """The largest answer read whole (``ctx.request``/``get_json``), bytes; streamed reads have no cap."""
+        self.abandon_after_s = 120.0
+        """A fetch still running this many seconds past its search's wait is stopped at its next request, body
+        chunk or offer (seconds)."""
         self.fetch_count: dict[str, int] = {}
         self.disk = disk if disk is not None else DiskCache.from_environ(self.environ)
         self._catalogs: list[tuple[tuple[tuple[Offer, ...], ...], Catalog]] = []
@@ -134,16 +138,28 @@ class Engine:
     # --- fetching -----------------------------------------------------------------------------------------
     def collect(self, providers: Iterable[str], *, mode: RequestedMode = "auto", fixtures_dir: Path | None = None,
                 refresh: bool = False, timeout_s: float | None = None,
-                record_dir: Path | None = None) -> list[tuple[tuple[Offer, ...], ProviderStatus]]:
+                record_dir: Path | None = None,
+                deadline: float | None = None) -> list[tuple[tuple[Offer, ...], ProviderStatus]]:
         """Offers and a status for each named provider, fetched concurrently, within ``timeout_s`` seconds (a live
-        provider that declares a longer :attr:`Provider.timeout_s` gets that long, unless ``timeout_s`` is given)."""
+        provider that declares a longer :attr:`Provider.timeout_s` gets that long, unless ``timeout_s`` is given),
+        and never past ``deadline`` (a ``time.monotonic()`` value; the CLI's counts from the process start).
+
+        A provider still running then is reported ``timed out``; its fetch runs on in a daemon thread (it may fill
+        the cache for a later search, for at most :attr:`abandon_after_s` more seconds) and is never waited for,
+        not even at interpreter exit."""
         started = time.monotonic()
         budget = self.timeout_s if timeout_s is None else timeout_s
         waiting: list[tuple[_Plan, Future[_Entry] | _Entry]] = []
         results: list[tuple[tuple[Offer, ...], ProviderStatus]] = []
         for name in providers:
             provider = self.registry.providers[name]
-            plan = self.plan(provider, mode, fixtures_dir, record_dir)
+            try:
+                plan = self.plan(provider, mode, fixtures_dir, record_dir)
+            except QueryError:
+                raise
+            except Exception as exc:  # plugin code (fixtures_dir(), credentials) failing is that provider's failure
+                results.append(((), ProviderStatus(name, "failed", reason=_describe(exc))))
+                continue
             if isinstance(plan, str):
                 results.append(((), ProviderStatus(name, "skipped", reason=plan)))
                 continue
@@ -156,8 +172,9 @@ class Engine:
             own = self.registry.providers[plan.provider].timeout_s
             if timeout_s is None and own is not None and plan.mode != "replay":
                 allowed = max(budget, own)
+            until = started + allowed if deadline is None else min(deadline, started + allowed)
             try:
-                entry = job.result(timeout=max(0.0, started + allowed - time.monotonic()))
+                entry = job.result(timeout=max(0.0, until - time.monotonic()))
             except FutureTimeout:
                 entry = self._fallback(plan, f"timed out after {allowed:g} s (the fetch goes on in the background)")
             results.append((entry.offers, entry.status))
@@ -181,11 +198,16 @@ class Engine:
             running = self._inflight.get(plan.key)
             if running is not None:
                 return running
-            future = self._pool.submit(self._run, provider, plan)
+            future: Future[_Entry] = Future()
             self._inflight[plan.key] = future
-            return future
+        # A daemon thread per fetch (not a ThreadPoolExecutor, whose threads are joined at interpreter exit): a
+        # fetch that hangs, sleeps or reads forever never keeps the process alive.
+        worker = threading.Thread(target=self._run, args=(provider, plan, future), daemon=True,
+                                  name=f"gpuhub-fetch-{provider.name}")
+        worker.start()
+        return future
 
-    def _run(self, provider: Provider, plan: _Plan) -> _Entry:
+    def _run(self, provider: Provider, plan: _Plan, future: Future[_Entry] | None = None) -> _Entry:
         try:
             entry = self._fetch(provider, plan)
         except BaseException as exc:  # a provider bug must never take a search down
@@ -196,6 +218,8 @@ class Engine:
         finally:
             with self._lock:
                 self._inflight.pop(plan.key, None)
+        if future is not None:
+            future.set_result(entry)
         return entry
 
     def _fetch(self, provider: Provider, plan: _Plan) -> _Entry:
@@ -227,6 +251,9 @@ class Engine:
                             kind="live-capture")
         from gpuhub import __version__
 
+        own = provider.timeout_s if plan.mode != "replay" and provider.timeout_s is not None else 0.0
+        stop = _Stop(started + max(self.timeout_s, own) + self.abandon_after_s)
+        transport = _Guarded(transport, stop, self.max_response_bytes)
         client = httpx.Client(transport=transport, timeout=self.request_timeout_s, follow_redirects=True,
                               headers={"User-Agent": f"gpuhub/{__version__}"})
         ctx = ProviderContext(provider, client, mode=plan.mode, source=source, gpus=self.registry.gpus,
@@ -235,7 +262,7 @@ class Engine:
         with self._lock:
             self.fetch_count[provider.name] = self.fetch_count.get(provider.name, 0) + 1
         try:
-            offers = self._collect_offers(provider, ctx)
+            offers = self._collect_offers(provider, ctx, stop)
         finally:
             if recorder is not None:
                 for value in ctx.secrets_seen:
@@ -324,13 +351,20 @@ class Engine:
                       recorded_at=manifest.recorded_at, kind=manifest.kind, data_date=manifest.data_date,
                       data_date_known=manifest.data_date_known)
 
-    def _collect_offers(self, provider: Provider, ctx: ProviderContext) -> list[Offer]:
+    def _collect_offers(self, provider: Provider, ctx: ProviderContext, stop: _Stop | None = None) -> list[Offer]:
+        """Every offer ``fetch`` yields, each checked again here however it was built (:mod:`gpuhub.validate`):
+        bad ones are skipped and counted, never served."""
+        from gpuhub.model import known_purchase_models
+        from gpuhub.validate import offer_problem
+
+        purchases = frozenset(known_purchase_models())
         offers: list[Offer] = []
-        for item in provider.fetch(ctx):
-            if not isinstance(item, Offer):
-                ctx.skip(f"fetch yielded a {type(item).__name__}, not an Offer")
-            elif item.instance.provider != provider.name:
-                ctx.skip(f"offer names provider {item.instance.provider!r}, not {provider.name!r}")
+        for n, item in enumerate(provider.fetch(ctx)):
+            if stop is not None and n % 1000 == 0:
+                stop.check()
+            problem = offer_problem(item, provider.name, purchases)
+            if problem is not None:
+                ctx.skip(problem)
             else:
                 offers.append(item)
         return offers
@@ -369,7 +403,55 @@ class Engine:
             self._cache.clear()
 
     def shutdown(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Stop waiting for anything: fetches still running are daemon threads, abandoned (never joined)."""
+
+
+class _Stop:
+    """When an abandoned fetch stops: checked before each request, at each body chunk and every 1000 offers."""
+
+    def __init__(self, at: float) -> None:
+        self.at = at
+
+    def check(self) -> None:
+        if time.monotonic() > self.at:
+            raise ProviderError("abandoned: the fetch ran far past the search's timeout")
+
+
+class _Guarded(httpx.BaseTransport):
+    """Wraps a fetch's transport: answers read whole are capped at ``max_bytes`` (an endless or huge body fails
+    the fetch instead of filling memory), and an abandoned fetch stops at its next request or body chunk."""
+
+    def __init__(self, inner: httpx.BaseTransport, stop: _Stop, max_bytes: int) -> None:
+        self.inner, self.stop, self.max_bytes = inner, stop, max_bytes
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.stop.check()
+        response = self.inner.handle_request(request)
+        limit = None if request.extensions.get("gpuhub_streamed") else self.max_bytes
+        return httpx.Response(response.status_code, headers=response.headers, request=request,
+                              stream=_GuardedStream(response, self.stop, limit, request),
+                              extensions=response.extensions)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class _GuardedStream(httpx.SyncByteStream):
+    def __init__(self, response: httpx.Response, stop: _Stop, limit: int | None, request: httpx.Request) -> None:
+        self.response, self.stop, self.limit, self.request = response, stop, limit, request
+
+    def __iter__(self) -> Iterator[bytes]:
+        total = 0
+        for chunk in self.response.stream:  # type: ignore[union-attr]
+            self.stop.check()
+            total += len(chunk)
+            if self.limit is not None and total > self.limit:
+                raise ProviderError(f"the answer to {self.request.method} {self.request.url.path} is over "
+                                    f"{self.limit // (1024 * 1024)} MiB: refused")
+            yield chunk
+
+    def close(self) -> None:
+        self.response.close()
 
 
 def _provenance(status: ProviderStatus, source: Source, manifest: Manifest | None) -> None:
@@ -383,7 +465,7 @@ def _provenance(status: ProviderStatus, source: Source, manifest: Manifest | Non
 def _describe(exc: BaseException) -> str:
     """The status reason for a failure, with every credential value read in this process blanked (a provider bug
     may echo one). Only known values: the pattern rules of :func:`redact` would also eat prose like "token: the"."""
-    from gpuhub.recording import REDACTED, known_secrets
+    from gpuhub.recording import REDACTED, known_secret_forms
 
     if isinstance(exc, CredentialsError):
         text = f"credentials: {exc}"
@@ -391,7 +473,7 @@ def _describe(exc: BaseException) -> str:
         text = str(exc) if exc.code is None or exc.code in str(exc) else f"{exc} (code {exc.code})"
     else:
         text = f"{type(exc).__name__}: {exc}"
-    for secret in sorted(known_secrets(), key=len, reverse=True):
+    for secret in known_secret_forms():
         text = text.replace(secret, REDACTED)
     return text
 

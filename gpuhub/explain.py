@@ -35,9 +35,12 @@ def _gpus(offer: Offer) -> str:
 
 
 def _amount(value: Decimal) -> str:
-    """A published price without trailing zeros (55.0400000000 → 55.04), never in exponent form."""
+    """A published price without padding zeros but with at least cents (55.0400000000 → 55.04, 6.5 → 6.50),
+    never in exponent form."""
     text = format(value, "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    whole, _, cents = text.partition(".")
+    return f"{whole}.{cents:0<2}"
 
 
 def _num(value: float) -> str:
@@ -46,8 +49,9 @@ def _num(value: float) -> str:
 
 
 def offer_details(catalog: Catalog, row: int, score: float, next_score: float | None, next_row: int | None,
-                  ranker: Ranker, query: Query, gpus: GpuTable) -> dict[str, Any]:
-    """Score, explanation and figures for one ranked offer (``row`` in ``catalog``)."""
+                  ranker: Ranker, query: Query, gpus: GpuTable, cheapest: int | None = None) -> dict[str, Any]:
+    """Score, explanation and figures for one ranked offer (``row`` in ``catalog``); ``cheapest`` is the cheapest
+    matching row, for saying what distance-adjusted ranking traded away."""
     offer = catalog.offers[row]
     figures = price_performance(offer, gpus)
     parts: list[str] = []
@@ -67,12 +71,16 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         rtt = float(catalog.rtt_ms(place)[row])
         if not math.isnan(rtt):
             parts.append(f"{rtt:.0f} ms from {place.label}")
+            parts.extend(_distance_trade(catalog, row, cheapest, rtt, ranker, query))
     parts.append(carbon_note(offer.provider, offer.region.code))
     risk = offer.obtain.risk if offer.obtain is not None else None
     if risk is not None and offer.price.purchase in ("spot", "low_priority"):  # gpuhub.obtain
         from gpuhub.obtain.cost import risk_note
 
         parts.append(risk_note(risk, query.checkpoint_every_h, ranker.name == "training"))
+    precision_note = _precision_note(offer, query, ranker)
+    if precision_note:
+        parts.append(precision_note)
     fit = query.fit()
     split = None
     if fit is not None and offer.instance.gpu_memory_gib:
@@ -100,6 +108,21 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
     }
 
 
+def _precision_note(offer: Offer, query: Query, ranker: Ranker) -> str | None:
+    """A warning when the model's precision needs a GPU feature this offer's GPU lacks (FP8 before Ada/Hopper)."""
+    if query.precision != "fp8" or offer.instance.gpu is None:
+        return None
+    from gpuhub.compat import compat
+
+    facts = compat(offer.instance.gpu.name)
+    if facts.fp8:
+        return None
+    cc = facts.compute_capability
+    why = f"compute capability {cc[0]}.{cc[1]}; FP8 needs 8.9 or newer" if cc else "no FP8 support known"
+    effect = "training runs at BF16 speed and memory" if ranker.name == "training" else "runs at BF16 or slower"
+    return f"warning: {offer.instance.gpu.name} has no FP8 ({why}): {effect}"
+
+
 def removed_notes(catalog: Catalog, masks: list[tuple[str, npt.NDArray[np.bool_]]], ranker: Ranker,
                   query: Query) -> list[str]:
     """For each filter that removed offers, the best offer it alone removed and by how much it missed."""
@@ -117,6 +140,29 @@ def removed_notes(catalog: Catalog, masks: list[tuple[str, npt.NDArray[np.bool_]
         notes.append(f"--{name.replace('_', '-')} alone removed {len(only_this)}; the best of them: "
                      f"{_label(catalog.offers[row])}{_miss(catalog, row, name, query)}")
     return notes
+
+
+def _distance_trade(catalog: Catalog, row: int, cheapest: int | None, rtt: float, ranker: Ranker,
+                    query: Query) -> list[str]:
+    """For distance-weighted rankers: the weight applied, and the cheaper far offer this one beat, by how much."""
+    if ranker.name not in ("near", "inference"):
+        return []
+    from gpuhub.workloads import RTT_WEIGHT_MS
+
+    out = [f"distance adds {rtt / RTT_WEIGHT_MS * 100:.0f} % to the price (× (1 + {rtt:.0f}/{RTT_WEIGHT_MS:.0f}))"]
+    if ranker.name == "inference":
+        within = rtt <= query.rtt_budget_ms
+        out.append(f"{'within' if within else 'beyond'} the {query.rtt_budget_ms:g} ms real-time budget"
+                   + ("" if within else ": ranked after every offer within it"))
+    place = query.place()
+    if cheapest is not None and place is not None and cheapest != row:
+        price, low = float(catalog.price[row]), float(catalog.price[cheapest])
+        far = float(catalog.rtt_ms(place)[cheapest])
+        if low < price and not math.isnan(far):
+            out.append(f"the cheapest match, {_label(catalog.offers[cheapest])} at "
+                       f"{_amount(catalog.offers[cheapest].price.amount)}, is {(price - low) / price * 100:.0f} % "
+                       f"cheaper but {far:.0f} ms away")
+    return out
 
 
 def _miss(catalog: Catalog, row: int, name: str, query: Query) -> str:

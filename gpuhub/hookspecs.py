@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from gpuhub.gpus import GpuSpec
     from gpuhub.provider import Provider
     from gpuhub.ranking import Ranker
+    from gpuhub.regions import RegionFacts
 
 __all__ = ["hookimpl", "hookspec"]
 
@@ -48,3 +49,9 @@ def register_rankers(register: Callable[[Ranker], None]) -> None:
 @hookspec
 def register_commands(cli: Any) -> None:
     """Add CLI subcommands to ``cli``, a :class:`typer.Typer` application (``@cli.command()``)."""
+
+
+@hookspec
+def register_regions(register: Callable[[RegionFacts], None]) -> None:
+    """Say where a provider's regions are: ``register(RegionFacts(provider=..., region=..., city=..., country=...,
+    continent=..., lat=..., lon=..., carbon_gco2e_per_kwh=...))``, so ``near``, ``continent`` and carbon work."""

@@ -1,8 +1,9 @@
 """Places and network distance: where the users or the data are, and how far each region is from them.
 
-A place is a city (any city in the region table, e.g. ``Frankfurt``, ``Ashburn``), a country (ISO alpha-2 code
-or English name: the centre of that country's cloud regions), a region code of any provider (``eu-central-1``,
-``gcp:europe-west3``), or ``"lat,lon"`` in degrees.
+A place is a city (any city in the region table, e.g. ``Frankfurt``, ``Ashburn``, or any of the capitals, large
+cities and tech hubs in :mod:`gpuhub.places`, e.g. ``Nairobi``, ``Bangalore``, ``Cambridge, GB``), a country (ISO
+alpha-2 code or English name: the centre of that country's cloud regions, or its capital where it has none), a
+region code of any provider (``eu-central-1``, ``gcp:europe-west3``), or ``"lat,lon"`` in degrees.
 
 Round-trip time model (documented estimate, not a measurement)::
 
@@ -119,10 +120,18 @@ def resolve_place(text: str) -> Place:
             names = ", ".join(sorted(f"{r.provider}:{r.region}" for r in rows))
             raise QueryError("near", f"{raw!r} is a region code of several providers; write one of {names}")
         return Place(f"{rows[0].provider}:{rows[0].region}", rows[0].lat or 0.0, rows[0].lon or 0.0)
+    from gpuhub import places
+
+    city = places.find_city(raw)
+    if city is not None:
+        return Place(f"{city.name} ({city.country})", city.lat, city.lon)
     code = _country_code(raw)
     if code and code in countries:
         return countries[code]
-    choices = sorted(set(cities) | {r for r in regions if ":" not in r})
+    capital = places.capital_of(code) if code else None
+    if capital is not None:
+        return Place(f"{raw} (capital {capital.name})", capital.lat, capital.lon)
+    choices = sorted(set(cities) | {r for r in regions if ":" not in r} | set(places.names()))
     close = difflib.get_close_matches(key, choices, n=5, cutoff=0.6)
     hint = f" Close matches: {', '.join(close)}." if close else ""
     raise QueryError("near", f"unknown place {raw!r}.{hint} Give a city, a country, a region code or 'lat,lon'")

@@ -149,7 +149,13 @@ class Instance(_Frozen):
     network_gbps: float | None = Field(default=None, ge=0)
     interconnect: str | None = Field(default=None, description="NVLink, NVSwitch, InfiniBand, ...")
     cpu_arch: str = Field(default="x86_64", description="x86_64 or arm64")
-    bare_metal: bool | None = None
+    bare_metal: bool | None = Field(default=None, description="True: no hypervisor (the whole machine); None: "
+                                                                "the provider does not say")
+    tenancy: Literal["dedicated", "shared"] | None = Field(
+        default=None, description="dedicated: the host runs only this customer's instances (bare metal is); "
+                                  "shared: other customers' VMs may share it; None: not known")
+    control_source: str | None = Field(default=None, description="where the bare_metal and tenancy facts come "
+                                                                 "from (an API field, the provider's docs)")
     note: str | None = Field(default=None, description="anything a user must know, e.g. a non-GPU accelerator")
     slice_memory_gib: float | None = Field(
         default=None, gt=0, description="VRAM of a fractional GPU in GiB when the provider states it (a MIG "
@@ -341,6 +347,9 @@ class Offer(_Frozen):
             "payment_option": price.payment_option,
             "available": self.available,
             "available_count": self.available_count,
+            "bare_metal": inst.bare_metal,
+            "tenancy": inst.tenancy,
+            "control_source": inst.control_source,
             "source": self.source.label(),
             "source_kind": self.source.source_kind,
             "data_date": d.isoformat() if (d := self.source.date_of_data) else None,

@@ -35,12 +35,28 @@ __all__ = ["PluginReport", "Registry", "get_registry", "reset_registry"]
 log = logging.getLogger("gpuhub.plugins")
 ENTRY_POINT_GROUP = "gpuhub"
 _PROVIDER_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
-_HOOKS = ("register_gpu_specs", "register_providers", "register_rankers")
+BUNDLED_PROVIDERS = {"aws": "gpuhub-aws", "azure": "gpuhub-azure", "gcp": "gpuhub-gcp", "lambda": "gpuhub-lambda",
+                     "coreweave": "gpuhub-coreweave"}
+"""Provider names of the plugins in this repository and the distribution that owns each: no other distribution
+may register them (an impostor ``lambda`` would serve its own prices as Lambda's)."""
+DEFAULT_LOAD_TIMEOUT_S = 10.0
+"""How long one plugin's import or hook may run, seconds (``GPUHUB_PLUGIN_TIMEOUT``); past it, it is ``hung``."""
+_LOAD_LIMIT: list[float] = []
+
+
+def limit_load_time(seconds: float) -> None:
+    """Bound every plugin import and hook of registries made from now on to ``seconds`` (the CLI passes part of
+    ``search --timeout``, so a hanging plugin cannot outlast the search's deadline)."""
+    _LOAD_LIMIT[:] = [seconds]
+
+
+_HOOKS = ("register_gpu_specs", "register_providers", "register_rankers", "register_regions")
 
 
 @dataclass
 class PluginReport:
-    """One plugin's load outcome. ``status``: ``loaded``, ``failed``, ``blocked`` or ``duplicate``."""
+    """One plugin's load outcome. ``status``: ``loaded``, ``failed``, ``hung`` (its import or a hook ran past
+    ``GPUHUB_PLUGIN_TIMEOUT``; left out), ``blocked`` or ``duplicate``."""
 
     name: str
     distribution: str | None
@@ -71,6 +87,14 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def _seconds(value: str | None, default: float) -> float:
+    try:
+        seconds = float(value) if value else default
+    except ValueError:
+        return default
+    return seconds if 0 < seconds < float("inf") else default
+
+
 def _names(value: str | None) -> set[str]:
     return {n.strip() for n in (value or "").split(",") if n.strip()}
 
@@ -94,6 +118,8 @@ class Registry:
         env = os.environ if environ is None else environ
         self.strict = _truthy(env.get("GPUHUB_STRICT_PLUGINS")) if strict is None else strict
         self.trace = _truthy(env.get("GPUHUB_TRACE_PLUGINS"))
+        self.load_timeout_s = min(_seconds(env.get("GPUHUB_PLUGIN_TIMEOUT"), DEFAULT_LOAD_TIMEOUT_S), *_LOAD_LIMIT,
+                                  float("inf"))
         self._allow = _names(env.get("GPUHUB_PLUGINS"))
         self._block = _names(env.get("GPUHUB_DISABLE_PLUGINS"))
         self.providers: dict[str, Provider] = {}
@@ -153,10 +179,12 @@ class Registry:
             return
         self._trace(f"{candidate.name}: importing ({candidate.distribution} {candidate.version})")
         try:
-            plugin = candidate.load()
-        except Exception as exc:
+            plugin = self._plugin_code(candidate.load, "import")
+        except _PluginFault as fault:
             dist = candidate.distribution or candidate.name
-            self._fail(report, f"import failed: {type(exc).__name__}: {exc}",
+            if fault.hung:
+                report.status = "hung"
+            self._fail(report, f"import {fault}",
                        f"reinstall the plugin (pip install --force-reinstall {dist}) or block it with "
                        f"GPUHUB_DISABLE_PLUGINS={candidate.name}")
             return
@@ -192,6 +220,33 @@ class Registry:
         if self.strict:
             raise PluginError(f"plugin {report.name} ({report.distribution} {report.version}): {error}; fix: {fix}")
 
+    def _plugin_code(self, fn: Callable[[], Any], what: str) -> Any:
+        """Run plugin code (an import, a hook) in a daemon thread, at most :attr:`load_timeout_s` seconds.
+
+        Anything it raises, ``SystemExit`` and ``KeyboardInterrupt`` included (a real Ctrl-C reaches the main
+        thread, which is waiting here, so it is never mistaken for the plugin's), becomes :class:`_PluginFault`;
+        so does running past the limit (``hung``: the thread is abandoned, never joined).
+        """
+        done = threading.Event()
+        box: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                box["value"] = fn()
+            except BaseException as exc:  # the plugin's SystemExit / KeyboardInterrupt is its failure, not ours
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=run, name=f"gpuhub-plugin-{what}", daemon=True).start()
+        if not done.wait(self.load_timeout_s):
+            raise _PluginFault(f"hung: {what} did not finish within {self.load_timeout_s:g} s "
+                               "(GPUHUB_PLUGIN_TIMEOUT); the plugin is left out", hung=True)
+        if "error" in box:
+            exc = box["error"]
+            raise _PluginFault(f"failed: {type(exc).__name__}: {exc}")
+        return box.get("value")
+
     def _run_hooks(self) -> None:
         for name, (plugin, report) in list(self._plugins.items()):
             for hook in _HOOKS:
@@ -200,6 +255,12 @@ class Registry:
                     continue
                 try:
                     self._call(hook, impl, name, report)
+                except _PluginFault as fault:
+                    if fault.hung:
+                        report.status = "hung"
+                    self._fail(report, f"hook {hook} {fault}",
+                               f"report this to the maintainers of {report.distribution or name}, or block it "
+                               f"with GPUHUB_DISABLE_PLUGINS={name}")
                 except Exception as exc:
                     self._fail(report, f"hook {hook} raised {type(exc).__name__}: {exc}",
                                f"report this to the maintainers of {report.distribution or name}")
@@ -212,7 +273,7 @@ class Registry:
             def alias(spelling: str, canonical: str, *, global_alias: bool = False) -> None:
                 aliases.append((spelling, canonical, global_alias))
 
-            impl(register=specs.append, alias=alias)
+            self._plugin_code(lambda: impl(register=specs.append, alias=alias), hook)
             for spec in specs:
                 self.gpus.add(spec)
             seen = len(self.gpus.conflicts)
@@ -225,12 +286,22 @@ class Registry:
                 log.warning("plugin %s: %s", plugin_name, conflict)
         elif hook == "register_providers":
             providers: list[Provider] = []
-            impl(register=providers.append)
+            self._plugin_code(lambda: impl(register=providers.append), hook)
             for provider in providers:
                 self._add_provider(provider, plugin_name, report)
+        elif hook == "register_regions":
+            from gpuhub.regions import RegionFacts, add_region
+
+            regions: list[RegionFacts] = []
+            self._plugin_code(lambda: impl(register=regions.append), hook)
+            for facts in regions:
+                if not isinstance(facts, RegionFacts):
+                    self._fail(report, f"register_regions got {facts!r}", "pass gpuhub.RegionFacts(...) objects")
+                    continue
+                add_region(facts)
         elif hook == "register_rankers":
             rankers: list[Ranker] = []
-            impl(register=rankers.append)
+            self._plugin_code(lambda: impl(register=rankers.append), hook)
             for ranker in rankers:
                 if ranker.name in self.rankers:
                     self._fail(report, f"ranker {ranker.name!r} is already registered",
@@ -245,10 +316,34 @@ class Registry:
             self._fail(report, f"registered an invalid provider {provider!r} (needs a lower-case name and fetch())",
                        "subclass gpuhub.Provider and set name")
             return
-        if name in self.providers:
-            self._fail(report, f"provider {name!r} is already registered by plugin {self.provider_plugin[name]!r}",
-                       f"uninstall one of the two plugins, or block one with GPUHUB_DISABLE_PLUGINS={plugin_name}")
+        owner = BUNDLED_PROVIDERS.get(name)
+        mine = _dist_key(report.distribution)
+        if owner is not None and report.distribution is not None and mine != owner:
+            # A bundled provider's name belongs to its own distribution, whichever loads first.
+            holder = next((r for r in self.reports if _dist_key(r.distribution) == owner), None)
+            installed = f"{holder.distribution} {holder.version}" if holder else f"{owner} (not installed)"
+            self._fail(report, f"provider {name!r} belongs to the distribution {owner}; {report.distribution} "
+                               f"{report.version} (plugin {plugin_name!r}) may not register it (installed: "
+                               f"{installed})",
+                       f"uninstall the impostor (pip uninstall {report.distribution}), or load only the plugins you "
+                       f"trust with GPUHUB_PLUGINS (e.g. GPUHUB_PLUGINS={name}), or block this one with "
+                       f"GPUHUB_DISABLE_PLUGINS={plugin_name}")
             return
+        if name in self.providers:
+            first = self.provider_plugin[name]
+            other = next((r for r in self.reports if r.name == first), None)
+            if owner is not None and mine == owner and other is not None and _dist_key(other.distribution) != owner:
+                # the bundled distribution reclaims its name from a plugin without a distribution (embedding)
+                del self.providers[name]
+                other.providers.remove(name)
+            else:
+                theirs = f"{other.distribution} {other.version}" if other else "?"
+                self._fail(report, f"provider {name!r} is already registered by plugin {first!r} ({theirs}); "
+                                   f"{report.distribution} {report.version} (plugin {plugin_name!r}) registers it too",
+                           f"uninstall one of the two distributions (pip uninstall {report.distribution or plugin_name}"
+                           f" or {other.distribution if other else first}), or choose one with GPUHUB_PLUGINS, or "
+                           f"block one with GPUHUB_DISABLE_PLUGINS={plugin_name}")
+                return
         self.providers[name] = provider
         self.provider_plugin[name] = plugin_name
         self.gpus.bind_provider(name, plugin_name)
@@ -261,10 +356,36 @@ class Registry:
             if impl is None:
                 continue
             try:
-                impl(cli=cli)
+                self._plugin_code(lambda impl=impl: impl(cli=cli), "register_commands")  # type: ignore[misc]
+            except _PluginFault as fault:
+                self._fail(report, f"hook register_commands {fault}",
+                           f"report this to the maintainers of {report.distribution or name}")
             except Exception as exc:
                 self._fail(report, f"hook register_commands raised {type(exc).__name__}: {exc}",
                            f"report this to the maintainers of {report.distribution or name}")
+
+
+def installed_distributions() -> set[str]:
+    """Names of the installed distributions that provide ``gpuhub`` entry points (normalized: ``gpuhub-aws``)."""
+    names = set()
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        if dist is not None:
+            names.add(re.sub(r"[-_.]+", "-", dist.name).lower())
+    return names
+
+
+class _PluginFault(Exception):
+    """Plugin code raised (anything, ``SystemExit`` included) or hung; the message says which."""
+
+    def __init__(self, message: str, *, hung: bool = False) -> None:
+        super().__init__(message)
+        self.hung = hung
+
+
+def _dist_key(name: str | None) -> str | None:
+    """A distribution name normalized (PEP 503): ``gpuhub_AWS`` and ``gpuhub-aws`` are one distribution."""
+    return re.sub(r"[-_.]+", "-", name).lower() if name else None
 
 
 def _constant(obj: object) -> Callable[[], object]:

@@ -31,7 +31,7 @@ from gpuhub.gpus import GpuTable
 from gpuhub.model import Gpu, Region, Source
 from gpuhub.recording import Manifest, redact, remember_secret, request_secrets, scrub_url
 from gpuhub.regions import make_region
-from gpuhub.retry import RETRY_STATUSES, RetryableStatus, RetryPolicy
+from gpuhub.retry import RETRY_STATUSES, RateLimitedError, RetryableStatus, RetryPolicy, retry_at
 
 __all__ = ["Credential", "FetchReport", "Mode", "Provider", "ProviderContext", "ProviderKind", "ProviderStatus",
            "RecordGuard"]
@@ -337,6 +337,7 @@ class ProviderContext:
             self._throttle()
             self.report.requests += 1
             request = self.client.build_request(method, url, **kwargs)
+            request.extensions["gpuhub_streamed"] = stream  # the engine caps answers read whole, not streams
             for value in request_secrets(request):  # e.g. an API key a provider put in the query itself
                 remember_secret(value)
             response = self.client.send(request, stream=stream)
@@ -353,9 +354,15 @@ class ProviderContext:
             own = self.provider.error_from_response(exc.response)
             if own is not None:
                 raise own from None
-            raise ProviderError(f"HTTP {exc.response.status_code} from {method} {_short(url)} after retries",
+            when = retry_at(exc.response)
+            later = (f"; {'rate limited: ' if exc.response.status_code == 429 else ''}retry after "
+                     f"{when.isoformat()} (the server's time)") if when is not None else ""
+            raise ProviderError(f"HTTP {exc.response.status_code} from {method} {_short(url)} after retries{later}",
                                 code=str(exc.response.status_code), retryable=True,
                                 status=exc.response.status_code, body=redact(exc.response.text[:65536])) from None
+        except RateLimitedError as exc:
+            raise RateLimitedError(f"{exc} ({method} {_short(url)})", retry_at=exc.retry_at,
+                                   status=exc.status or 429) from None
         except httpx.TransportError as exc:
             raise ProviderError(f"{type(exc).__name__} on {method} {_short(url)} after retries: {redact(str(exc))}",
                                 retryable=True) from None
@@ -484,8 +491,10 @@ class _SecretList(list[str]):
 
 def _install_log_redaction() -> None:
     """Make every log record (gpuhub's, httpx's request lines, signers' debug output ...) carry no credential:
-    known credential values, credential query parameters and Bearer tokens are replaced by ``REDACTED`` when the
-    record is created. Installed once, on import; other record factories keep working underneath."""
+    known credential values (literal, URL-encoded, base64), credential query parameters and Bearer tokens are
+    replaced by ``REDACTED`` when the record is created, in the message, its arguments, the exception traceback
+    (``exc_info``, at every level) and the stack. Installed once, on import; other record factories keep working
+    underneath."""
     previous = logging.getLogRecordFactory()
     if getattr(previous, "gpuhub_redacts", False):
         return
@@ -497,8 +506,17 @@ def _install_log_redaction() -> None:
         except Exception:  # a record whose arguments do not format is left to the handler to report
             return record
         clean = redact(message)
-        if clean != message:
+        if clean != message or (record.args and redact(repr(record.args)) != repr(record.args)):
             record.msg, record.args = clean, ()
+        if record.exc_info and record.exc_info[0] is not None:
+            # The traceback is formatted now, redacted, and kept as the record's exception text; the live
+            # exception (whose message may hold a credential) is dropped so no handler formats it unredacted.
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            record.exc_info = None
+        elif record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = redact(record.stack_info)
         return record
 
     factory.gpuhub_redacts = True  # type: ignore[attr-defined]

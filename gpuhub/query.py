@@ -23,7 +23,13 @@ PROVIDER_KINDS = ("hyperscaler", "specialist", "internal", "other")
 WORKLOADS = ("training", "inference", "data-science", "rendering", "scientific")
 """The workload presets (rankers registered by the built-in plugin; see :mod:`gpuhub.workloads`)."""
 
-__all__ = ["Query", "build_query"]
+GROUP_KEYS = ("instance-type", "gpu", "provider", "region")
+"""What ``group_by`` accepts (combinable)."""
+KNOWN_PLUGINS = {"aws": "gpuhub-aws", "azure": "gpuhub-azure", "gcp": "gpuhub-gcp", "lambda": "gpuhub-lambda",
+                 "coreweave": "gpuhub-coreweave"}
+"""Providers of this project's plugin distributions (for "not installed: pip install ..." messages)."""
+
+__all__ = ["GROUP_KEYS", "Query", "build_query"]
 
 
 class Query(BaseModel):
@@ -68,6 +74,13 @@ class Query(BaseModel):
     """Total VRAM the model needs (from :func:`gpuhub.modelfit.model_fit`), GiB."""
     sort: str = "price"
     limit: int | None = None
+    # --- answers (issue 16): real-time budget, grouping, distinct choices ---
+    rtt_budget_ms: float = 50.0
+    """Real-time round-trip budget for ``workload="inference"`` with ``near``: offers within it rank first, ms."""
+    group_by: tuple[str, ...] = ()
+    """Group keys (:data:`GROUP_KEYS`): one result row per group (see :mod:`gpuhub.grouping`)."""
+    distinct: bool = False
+    """One row per (provider, instance type, purchase model): its best-ranked region, counting the others."""
     # Obtainability (gpuhub.obtain): unknown risk or score never passes a bound on it.
     max_interruption_pct: float | None = None
     """Spot/low priority only: the interruption bucket's upper bound (source's own table), percent, at most this."""
@@ -77,6 +90,17 @@ class Query(BaseModel):
     """Only offers that quota and capacity allow (unknown: kept, and the status says which check was missing)."""
     checkpoint_every_h: float = 1.0
     """Hours between checkpoints, for the expected cost of interruptible capacity (training preset)."""
+    # Framework compatibility and control level (gpuhub.compat): unknown never passes.
+    min_compute_capability: tuple[int, int] | None = None
+    """Only CUDA GPUs of at least this compute capability, e.g. (8, 0)."""
+    features: tuple[str, ...] = ()
+    """Only GPUs with every one of these (``fp8``, ``transformer-engine``, ``tensor-cores``, ``mig``)."""
+    cuda: tuple[int, int] | None = None
+    """Only GPUs this CUDA release can build for, e.g. (12, 4)."""
+    bare_metal: bool = False
+    """Only instances the provider says are bare metal (no hypervisor)."""
+    dedicated: bool = False
+    """Only instances on a host of their own (dedicated tenancy, bare metal included)."""
 
     def fit(self) -> ModelFit | None:
         """The model-fit figures when a model was given."""
@@ -144,10 +168,29 @@ def _number(name: str, value: Any, *, integer: bool = False) -> float | None:
     return number
 
 
+def _not_installed(value: str, allowed: Sequence[str]) -> str | None:
+    """For ``provider``: why a name is not there and the pip command that installs it (None: just unknown)."""
+    from gpuhub.plugins import installed_distributions
+
+    wanted = value.lower()
+    if not allowed:
+        every = " ".join(KNOWN_PLUGINS.values())
+        return f"no provider plugins installed: pip install {KNOWN_PLUGINS.get(wanted, every)} (or any of {every})"
+    if wanted in KNOWN_PLUGINS:
+        dist = KNOWN_PLUGINS[wanted]
+        if dist in installed_distributions():
+            return (f"{value!r} is installed ({dist}) but not loaded: see 'gpuhub plugins' (GPUHUB_PLUGINS, "
+                    f"GPUHUB_DISABLE_PLUGINS); loaded: {', '.join(allowed)}")
+        return f"{value!r} is not installed: pip install {dist}; installed: {', '.join(allowed)}"
+    return None
+
+
 def _choose(name: str, values: tuple[str, ...], allowed: Sequence[str], *, fold: bool = True) -> tuple[str, ...]:
     lookup = {a.lower() if fold else a: a for a in allowed}
     out = []
     for value in values:
+        if name == "provider" and value.lower() not in lookup and (why := _not_installed(value, allowed)):
+            raise QueryError(name, why)
         key = value.lower().replace("-", "_") if name == "purchase" else (value.lower() if fold else value)
         if key not in lookup:
             raise QueryError(name, f"{value!r} is not allowed; allowed values: {', '.join(allowed)}")
@@ -164,14 +207,19 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
                 max_rtt: Any = None, max_carbon: Any = None, model: Any = None, precision: str | None = None,
                 mode: str | None = None, instance_type: Any = None, include_accelerators: bool = False,
                 provider_kind: Any = None, mig_capable: bool = False, nvlink: bool = False,
+                rtt_budget: Any = None, group_by: Any = None, distinct: bool = False,
                 max_interruption: Any = None, min_placement_score: Any = None, launchable: bool = False,
-                checkpoint_every: Any = None) -> Query:
+                checkpoint_every: Any = None, min_compute_capability: Any = None, feature: Any = None,
+                cuda: Any = None, bare_metal: bool = False, dedicated: bool = False) -> Query:
     """Validate user arguments into a :class:`Query`.
 
     Raises:
         QueryError: an argument is invalid; the message names it and lists the allowed values (for an unknown
             GPU, the closest known names).
     """
+    _check_not_empty(purchase=purchase, near=near, country=country, continent=continent, currency=currency,
+                     provider_kind=provider_kind, sort=sort, workload=workload, model=model, precision=precision,
+                     mode=mode, group_by=group_by)
     names: list[str] = []
     forms: list[tuple[str, str]] = []
     for argument, value in (("instance_type", instance_type), ("region", region), ("provider", provider)):
@@ -212,7 +260,8 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         presets = [r for r in rankers if r in WORKLOADS]
         if workload not in WORKLOADS or workload not in rankers:
             raise QueryError("workload", f"{workload!r} is not a workload; allowed values: {', '.join(presets)}")
-    sort = sort or workload or "price"
+    # ``near`` without a sort ranks by a distance-adjusted price (``near`` ranker, :mod:`gpuhub.workloads`).
+    sort = sort or workload or ("near" if near is not None and "near" in rankers else "price")
     if sort not in rankers:
         raise QueryError("sort", f"{sort!r} is not a ranker; allowed values: {', '.join(rankers)}")
     place = _place(near)
@@ -234,8 +283,13 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         raise QueryError("limit", f"must be a whole number of at least 1, got {limit!r}") from None
     if limit_n is not None and limit_n < 1:
         raise QueryError("limit", f"must be a whole number of at least 1, got {limit!r}")
+    budget = _number("rtt_budget", rtt_budget)
+    if budget is not None and place is None:
+        raise QueryError("rtt_budget", "needs a place to measure from (near, on the CLI --near)")
+    groups = tuple(dict.fromkeys(_choose("group_by", _tuple("group_by", group_by), GROUP_KEYS)))
     countries = tuple(_country(c) for c in _tuple("country", country))
     obtain = _obtain_arguments(max_interruption, min_placement_score, launchable, checkpoint_every)
+    control = _control_arguments(min_compute_capability, feature, cuda, bare_metal, dedicated)
     # Sorted tuples: equal queries written in another order are equal (and hash alike) for caching.
     return Query(
         gpu=tuple(sorted(set(names) - {n for n, _ in forms})), gpu_forms=tuple(sorted(set(forms))),
@@ -256,8 +310,44 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         near=(place.label, place.latitude, place.longitude) if place else None, max_rtt_ms=rtt,
         max_carbon_g_per_kwh=_number("max_carbon", max_carbon),
         model_parameters=fit.parameters if fit else None, precision=fit.precision if fit else "bf16",
-        model_mode=fit.mode if fit else "inference", model_vram_gib=fit.total_gib if fit else None, **obtain,
+        model_mode=fit.mode if fit else "inference", model_vram_gib=fit.total_gib if fit else None,
+        rtt_budget_ms=50.0 if budget is None else budget, group_by=groups, distinct=bool(distinct), **obtain,
+        **control,
     )
+
+
+def _check_not_empty(**arguments: Any) -> None:
+    """An empty text argument (``--purchase ""``) is an error naming it, never "no filter"."""
+    for name, value in arguments.items():
+        if value is None:
+            continue
+        items = [value] if isinstance(value, str) else (list(value) if isinstance(value, (list, tuple)) else None)
+        if items is not None and (not items or all(isinstance(v, str) and not v.strip(" ,") for v in items)):
+            raise QueryError(name, "is empty; leave it out, or give a value")
+
+
+def _control_arguments(min_compute_capability: Any, feature: Any, cuda: Any, bare_metal: Any,
+                       dedicated: Any) -> dict[str, Any]:
+    """Compatibility and control-level arguments as :class:`Query` fields (see :mod:`gpuhub.compat`)."""
+    from gpuhub.compat import FEATURES, parse_version
+
+    versions: dict[str, tuple[int, int] | None] = {}
+    for name, value, example in (("min_compute_capability", min_compute_capability, "8.0"),
+                                 ("cuda", cuda, "12.4")):
+        if value is None:
+            versions[name] = None
+            continue
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)) or not str(value).strip():
+            raise QueryError(name, f"expected a version such as {example}, got {value!r}")
+        try:
+            versions[name] = parse_version(str(value))
+        except ValueError:
+            raise QueryError(name, f"expected a version such as {example}, got {value!r}") from None
+    if feature is not None and not _tuple("feature", feature):
+        raise QueryError("feature", f"is empty; allowed values: {', '.join(FEATURES)}")
+    features = _choose("feature", _tuple("feature", feature), FEATURES)
+    return {"min_compute_capability": versions["min_compute_capability"], "cuda": versions["cuda"],
+            "features": tuple(sorted(features)), "bare_metal": bool(bare_metal), "dedicated": bool(dedicated)}
 
 
 def _obtain_arguments(max_interruption: Any, min_placement_score: Any, launchable: Any,

@@ -16,22 +16,37 @@ credentials never take part in matching and are never written (see :data:`SECRET
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
 import httpx
 
 from gpuhub import safeio
 from gpuhub.errors import ReplayMissError
 
-__all__ = ["SECRET_NAMES", "Manifest", "RecordingTransport", "ReplayTransport", "known_secrets", "load_manifest",
-           "redact", "remember_secret", "request_secrets", "scrub_url"]
+__all__ = [
+    "SECRET_NAMES",
+    "Manifest",
+    "RecordingTransport",
+    "ReplayTransport",
+    "known_secret_forms",
+    "known_secrets",
+    "load_manifest",
+    "redact",
+    "remember_secret",
+    "request_secrets",
+    "scrub_url",
+    "secret_forms",
+]
 
 FORMAT_VERSION = 1
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
@@ -80,6 +95,30 @@ def known_secrets() -> frozenset[str]:
         return frozenset(_KNOWN_SECRETS)
 
 
+@lru_cache(maxsize=1024)
+def secret_forms(value: str) -> tuple[str, ...]:
+    """Every form a credential value travels in, longest first: literal, URL-encoded (``%XX`` and ``+``), and base64
+    (standard and URL-safe alphabets; for each of the 3 byte alignments the characters that depend on the value
+    alone, so a copy inside a longer base64 text, e.g. ``user:KEY`` of a Basic header, is found too)."""
+    forms = {value, quote(value, safe=""), quote_plus(value), quote(value)}
+    raw = value.encode()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + raw).decode()
+        core = encoded[-(-offset * 4 // 3):((offset + len(raw)) * 8) // 6]
+        if len(core) >= 8:
+            forms.update({core, core.replace("+", "-").replace("/", "_")})
+    return tuple(sorted((f for f in forms if len(f) >= 4), key=len, reverse=True))
+
+
+def known_secret_forms(extra: Iterable[str] = ()) -> list[str]:
+    """:func:`secret_forms` of every known credential (and ``extra``), longest first."""
+    out: set[str] = set()
+    for value in known_secrets() | set(extra):
+        if value and len(value) >= 4:
+            out.update(secret_forms(value))
+    return sorted(out, key=len, reverse=True)
+
+
 def request_secrets(request: httpx.Request) -> list[str]:
     """The credential values a request carries: secret-named headers, query parameters and form fields (and the
     token of a ``Bearer``/``Basic``/``Token`` header)."""
@@ -100,7 +139,7 @@ def request_secrets(request: httpx.Request) -> list[str]:
 def redact(text: str, extra: frozenset[str] | set[str] = frozenset()) -> str:
     """``text`` with every known credential value, credential query parameters (``key=…``, ``token=…``) and
     Bearer tokens replaced by ``REDACTED``: for messages, statuses and logs."""
-    for secret in sorted(known_secrets() | extra, key=len, reverse=True):
+    for secret in known_secret_forms(extra):
         if secret in text:
             text = text.replace(secret, REDACTED)
     text = _BEARER_RX.sub(r"\1" + REDACTED, text)
@@ -302,7 +341,7 @@ class RecordingTransport(httpx.BaseTransport):
     def _all_secrets(self) -> list[str]:
         # The values the requests carried plus every credential read in this process (known before the first
         # response arrives, so a body echoing one is blanked before it is written); longest first.
-        return sorted(self._secrets | known_secrets(), key=len, reverse=True)
+        return known_secret_forms(self._secrets)
 
     def _scrub_text(self, text: str) -> str:
         for secret in self._all_secrets():

@@ -2,8 +2,9 @@
 
 Retried: connection errors and timeouts (every ``httpx.TransportError``: ``TimeoutException``, ``NetworkError``,
 ``ProtocolError``), HTTP 408, 429 and 5xx. Not retried: other 4xx, replay misses. Waits are exponential with
-jitter, or what ``Retry-After`` says (seconds or an HTTP date), capped at ``max_wait_s``; the whole call stops
-after ``attempts`` tries or ``total_s`` seconds, whichever comes first.
+jitter, or exactly what ``Retry-After`` says (seconds or an HTTP date; never earlier). When the server asks for
+longer than ``max_wait_s`` or the time left of ``total_s``, the call stops at once with :class:`RateLimitedError`
+saying when to retry. The whole call stops after ``attempts`` tries or ``total_s`` seconds, whichever comes first.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_after_delay
 from tenacity.wait import wait_exponential, wait_random
 
-from gpuhub.errors import ReplayMissError
+from gpuhub.errors import ProviderError, ReplayMissError
 
-__all__ = ["RetryPolicy", "RetryableStatus", "parse_retry_after"]
+__all__ = ["RateLimitedError", "RetryPolicy", "RetryableStatus", "parse_retry_after", "retry_at"]
 
 T = TypeVar("T")
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
@@ -53,6 +54,32 @@ def parse_retry_after(value: str | None, now: dt.datetime | None = None) -> floa
     return max(0.0, (when - now).total_seconds())
 
 
+def retry_at(response: httpx.Response, now: dt.datetime | None = None) -> dt.datetime | None:
+    """When the server said it may be asked again (its ``Retry-After``, as a UTC time), or None."""
+    now = now or dt.datetime.now(dt.timezone.utc)
+    after = parse_retry_after(response.headers.get("retry-after"), now)
+    return None if after is None else (now + dt.timedelta(seconds=after)).replace(microsecond=0)
+
+
+class RateLimitedError(ProviderError):
+    """The server asked to wait longer than the retry budget (``Retry-After``): gpuhub stops at once instead of
+    asking early. ``retry_at`` is the server's time (UTC) when it may be asked again."""
+
+    def __init__(self, message: str, *, retry_at: dt.datetime | None = None, status: int | None = 429,
+                 code: str | None = None, retryable: bool = False, body: str | None = None) -> None:
+        # The same keywords as ProviderError (plugins re-raise errors with type(exc)(message, code=..., ...)).
+        super().__init__(message, code=code or (str(status) if status else None), retryable=retryable,
+                         status=status, body=body)
+        self.retry_at = retry_at or dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+
+    @classmethod
+    def from_response(cls, response: httpx.Response, after_s: float, budget_s: float) -> RateLimitedError:
+        when = retry_at(response) or dt.datetime.now(dt.timezone.utc)
+        return cls(f"rate limited (HTTP {response.status_code}): the server asks to wait {after_s:g} s, more than "
+                   f"the retry budget of {budget_s:g} s; retry after {when.isoformat()} (the server's time)",
+                   retry_at=when, status=response.status_code)
+
+
 def is_retryable(exc: BaseException) -> bool:
     """True for transient failures: transport errors (timeouts, network, protocol) and 408/429/5xx answers."""
     if isinstance(exc, ReplayMissError):
@@ -75,7 +102,11 @@ class RetryPolicy:
         if isinstance(exc, RetryableStatus):
             after = parse_retry_after(exc.response.headers.get("retry-after"))
             if after is not None:
-                return min(after, self.max_wait_s)
+                # Never earlier than the server asked; when it asks for longer than the budget, stop at once.
+                budget = min(self.max_wait_s, max(0.0, self.total_s - (state.seconds_since_start or 0.0)))
+                if after > budget:
+                    raise RateLimitedError.from_response(exc.response, after, budget)
+                return after
         backoff = wait_exponential(multiplier=self.initial_wait_s, max=self.max_wait_s) + wait_random(0, self.jitter_s)
         return min(float(backoff(state)), self.max_wait_s)
 

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from gpuhub.catalog import Catalog
 from gpuhub.engine import Engine, RequestedMode
 from gpuhub.errors import QueryError
@@ -43,6 +46,17 @@ class SearchResult:
     """The ranker's score of each offer (lower is better; None: could not be scored)."""
     removed_notes: list[str] = field(default_factory=list)
     """For each filter: the best offer it alone removed, and by how much it missed (``explain()`` shows them)."""
+    groups: list[Any] | None = None
+    """With ``group_by``: one :class:`~gpuhub.grouping.Group` per group, best first (``offers`` holds each group's
+    best offer)."""
+    more_regions: list[int] | None = None
+    """With ``distinct``: for each offer, how many other regions sell the same choice (instance type, purchase)."""
+    choices: int | None = None
+    """With ``distinct``: how many distinct choices matched (before ``limit``)."""
+    no_availability: list[str] = field(default_factory=list)
+    """Providers none of whose offers say whether they can be launched (availability unknown throughout)."""
+    availability_dropped: tuple[int, int] = (0, 0)
+    """With ``available_only``: (unknown, sold out) offers it removed."""
     _explain: Callable[[int], dict[str, Any]] | None = field(default=None, repr=False)
     _details: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
 
@@ -88,6 +102,9 @@ class SearchResult:
         if self.query.limit is not None and self.matched > len(self.offers):
             lines.append(f"--limit kept {len(self.offers)} of {self.matched}")
         lines.extend(self.removed_notes)
+        if self.query.available_only:
+            unknown, sold_out = self.availability_dropped
+            lines.append(f"--available dropped {unknown} offers whose availability is unknown and {sold_out} sold out")
         for status in self.statuses:
             if status.state in ("failed", "skipped"):
                 lines.append(f"{status.provider} {status.state}: {status.reason}")
@@ -96,7 +113,11 @@ class SearchResult:
     def to_dicts(self) -> list[dict[str, Any]]:
         """Each offer as the flat record documented in the README, plus ``score``, ``explanation`` and the
         price-performance figures (JSON-ready)."""
-        return [{**offer.to_record(), **self.details(i)} for i, offer in enumerate(self.offers)]
+        if self.groups is not None:
+            return [g.to_record() for g in self.groups]
+        more = self.more_regions
+        return [{**offer.to_record(), **_availability(offer), "more_regions": more[i] if more is not None else None,
+                 **self.details(i)} for i, offer in enumerate(self.offers)]
 
     def to_dict(self) -> dict[str, Any]:
         """Offers, provider statuses and the filter report, JSON-ready."""
@@ -105,6 +126,10 @@ class SearchResult:
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
+
+
+def _availability(offer: Offer) -> dict[str, str]:
+    return {"availability": {True: "available", False: "sold_out", None: "unknown"}[offer.available]}
 
 
 def _check_regions(query: Query, catalog: Catalog) -> None:
@@ -152,9 +177,12 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            max_rtt: float | None = None, max_carbon: float | None = None, sort: str | None = None,
            limit: int | None = None, instance_type: str | Sequence[str] | None = None,
            include_accelerators: bool = False, provider_kind: str | Sequence[str] | None = None,
-           mig_capable: bool = False, nvlink: bool = False,
+           mig_capable: bool = False, nvlink: bool = False, rtt_budget: float | None = None,
+           group_by: str | Sequence[str] | None = None, distinct: bool = False,
            max_interruption: float | None = None, min_placement_score: int | None = None,
            launchable: bool = False, checkpoint_every: float | None = None,
+           min_compute_capability: str | float | None = None, feature: str | Sequence[str] | None = None,
+           cuda: str | float | None = None, bare_metal: bool = False, dedicated: bool = False,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
            refresh: bool = False, timeout: float | None = None, engine: Engine | None = None) -> SearchResult:
     """Find GPU offers across every installed provider, filtered and ranked for a workload.
@@ -171,7 +199,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         provider: provider name(s); default all installed. region: region or zone code(s).
         country: ISO 3166 alpha-2 code(s). continent: Africa, Asia, Europe, North America, Oceania, South America.
         exclude_fractional: drop offers that get part of one GPU.
-        available_only: drop offers the provider says cannot be launched now.
+        available_only: keep only offers the provider says can be launched now (unknown and sold out are dropped
+            and counted). Without it, an offer known to be sold out ranks after every other offer.
         workload: ``training``, ``inference``, ``data-science``, ``rendering`` or ``scientific``: rank with that
             preset (see :mod:`gpuhub.workloads`).
         model, precision, mode: a model size (``"70b"``), its precision (``bf16`` default) and ``inference``
@@ -188,12 +217,22 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         provider_kind: ``hyperscaler`` (AWS, Azure, GCP), ``specialist`` (Lambda, CoreWeave), ``internal``, ``other``.
         mig_capable: only GPUs that support MIG partitioning (GPU table). nvlink: only multi-GPU instances whose
             GPUs are linked by NVLink/NVSwitch (SXM boards).
+        rtt_budget: real-time round-trip budget for ``workload="inference"`` with ``near``, ms (default 50):
+            offers within it rank ahead of the others.
+        group_by: ``instance-type``, ``gpu``, ``provider``, ``region`` (one or several): one row per group
+            (``result.groups``, :mod:`gpuhub.grouping`). distinct: one offer per (provider, instance type,
+            purchase model), its best-ranked region (``result.more_regions`` counts the others).
         max_interruption: spot/low priority offers whose interruption bucket's upper bound (from the source's own
             table: AWS's 5-10 % bucket ends at 11) is at most this percentage; unknown risk never passes; offers
             that are not interruptible pass. min_placement_score: spot offers with an AWS placement score (1-10)
             of at least this (needs credentials). launchable: drop offers that quota or capacity rule out.
             checkpoint_every: hours between checkpoints, for the training preset's expected spot cost
             (:mod:`gpuhub.obtain.cost`; default 1).
+        min_compute_capability: CUDA GPUs of at least this compute capability (``"9.0"``: Hopper and newer).
+            feature: GPUs with every named feature: ``fp8``, ``transformer-engine``, ``tensor-cores``, ``mig``.
+            cuda: GPUs this CUDA release can build for (``"12.4"``; facts in :mod:`gpuhub.compat`).
+        bare_metal: only instances the provider says are bare metal. dedicated: only instances on a host of their
+            own (dedicated tenancy or bare metal). Unknown control level never passes either.
         fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
         fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
         refresh: ignore the in-memory cache. timeout: seconds to wait for providers.
@@ -216,8 +255,11 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
                         max_rtt=max_rtt, max_carbon=max_carbon, model=model, precision=precision, mode=mode,
                         instance_type=instance_type, include_accelerators=include_accelerators,
                         provider_kind=provider_kind, mig_capable=mig_capable, nvlink=nvlink,
+                        rtt_budget=rtt_budget, group_by=group_by, distinct=distinct,
                         max_interruption=max_interruption, min_placement_score=min_placement_score,
-                        launchable=launchable, checkpoint_every=checkpoint_every)
+                        launchable=launchable, checkpoint_every=checkpoint_every,
+                        min_compute_capability=min_compute_capability, feature=feature, cuda=cuda,
+                        bare_metal=bare_metal, dedicated=dedicated)
     if fixtures_dir is not None and not isinstance(fixtures_dir, (str, os.PathLike)):
         raise QueryError("fixtures_dir", f"expected a directory path, got {fixtures_dir!r}")
     if fetch not in ("auto", "live", "replay"):
@@ -230,29 +272,93 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
 
 
 def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
-              refresh: bool = False, timeout: float | None = None) -> SearchResult:
-    """Run an already validated :class:`Query` (the CLI and :func:`search` both end here)."""
+              refresh: bool = False, timeout: float | None = None, deadline: float | None = None) -> SearchResult:
+    """Run an already validated :class:`Query` (the CLI and :func:`search` both end here); ``deadline`` (a
+    ``time.monotonic()`` value) bounds the wait for providers too."""
     names = list(query.providers) or sorted(engine.registry.providers)
-    collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout)
+    collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout,
+                               deadline=deadline)
     catalog = engine.catalog([offers for offers, _ in collected])
     _check_regions(query, catalog)
     rows, removed, masks = catalog.select_with_masks(query)
     ranker = engine.registry.rankers[query.sort]
+    grouped = query.distinct or bool(query.group_by)
     # One more than asked, so the last offer shown can say what separates it from the next one.
-    limit = query.limit + 1 if query.limit is not None else None
+    limit = query.limit + 1 if query.limit is not None and not grouped else None
     ranked, scores = catalog.rank(rows, ranker, query, limit)
+    groups, more = None, None
+    if query.group_by:
+        from gpuhub.grouping import group
+
+        groups = group(catalog, ranked, query.group_by)
+        positions = np.asarray([g.rank for g in groups], dtype=np.intp)
+        ranked, scores = ranked[positions], scores[positions]
+        groups = groups[:query.limit] if query.limit is not None else groups
+    elif query.distinct:
+        from gpuhub.grouping import distinct
+
+        positions, more = distinct(catalog, ranked)
+        ranked, scores = ranked[positions], scores[positions]
     shown = len(ranked) if query.limit is None else min(query.limit, len(ranked))
     gpus = engine.registry.gpus
+    cheapest = _cheapest(catalog, rows)
 
     def explain(i: int) -> dict[str, Any]:
         nxt = i + 1 if i + 1 < len(ranked) else None
         return offer_details(catalog, int(ranked[i]), float(scores[i]),
                              float(scores[nxt]) if nxt is not None else None,
-                             int(ranked[nxt]) if nxt is not None else None, ranker, query, gpus)
+                             int(ranked[nxt]) if nxt is not None else None, ranker, query, gpus, cheapest=cheapest)
 
     short = shown == 0 or (query.limit is not None and shown < query.limit)
     notes = removed_notes(catalog, masks, ranker, query) if short else []
+    dropped = (0, 0)
+    if query.available_only:
+        before = np.ones(len(catalog), dtype=np.bool_)
+        for name, mask in masks:
+            if name != "available_only":
+                before &= mask
+        dropped = (int(np.count_nonzero(before & (catalog.available == -1))),
+                   int(np.count_nonzero(before & (catalog.available == 0))))
     return SearchResult([catalog.offers[int(r)] for r in ranked[:shown]], [status for _, status in collected], query,
                         considered=len(catalog), matched=len(rows), removed_by=removed,
                         scores=[None if math.isnan(s) else float(s) for s in scores[:shown]], removed_notes=notes,
-                        _explain=explain)
+                        groups=groups, more_regions=more[:shown] if more is not None else None,
+                        choices=len(more) if more is not None else None,
+                        no_availability=_no_availability(catalog), availability_dropped=dropped, _explain=explain)
+
+
+def _cheapest(catalog: Catalog, rows: npt.NDArray[np.int32]) -> int | None:
+    """The cheapest matching row in USD (or the only currency), for "a far one is N % cheaper" explanations."""
+    if len(rows) == 0:
+        return None
+    usd = catalog.currency.lookup.get("USD")
+    pool = rows[catalog.currency.codes[rows] == usd] if usd is not None else rows
+    pool = pool if len(pool) else rows
+    return int(pool[int(np.argmin(catalog.price[pool]))])
+
+
+def _no_availability(catalog: Catalog) -> list[str]:
+    """Providers whose every offer has unknown availability."""
+    known = np.zeros(len(catalog.provider.values) + 1, dtype=np.bool_)
+    known[catalog.provider.codes[catalog.available != -1]] = True
+    return [name for i, name in enumerate(catalog.provider.values) if not known[i]]
+
+
+def record_fields(query: Query) -> list[str]:
+    """The column names of :meth:`SearchResult.to_dicts` for ``query`` (CSV headers: the same whether or not
+    anything matched), read off a one-offer result so they never drift from the records."""
+    from decimal import Decimal
+
+    from gpuhub.grouping import group
+    from gpuhub.model import Instance, Price, Region, Source
+    from gpuhub.plugins import get_registry
+    from gpuhub.ranking import BUILTIN_RANKERS
+
+    offer = Offer(instance=Instance(provider="p", instance_type="t"), region=Region(provider="p", code="r"),
+                  price=Price(amount=Decimal(1), currency="USD", purchase="on_demand"), source=Source(mode="static"))
+    catalog = Catalog([offer])
+    rows = np.zeros(1, dtype=np.int32)
+    if query.group_by:
+        return list(group(catalog, rows, query.group_by)[0].to_record())
+    details = offer_details(catalog, 0, 1.0, None, None, BUILTIN_RANKERS[0], query, get_registry().gpus)
+    return [*offer.to_record(), *_availability(offer), "more_regions", *details]

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from gpuhub import ProviderContext, ProviderError, RetryPolicy, Source
-from gpuhub.retry import parse_retry_after
+from gpuhub.retry import RateLimitedError, parse_retry_after
 from gpuhub.testing import CountingTransport
 
 NO_WAIT = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=10, jitter_s=0)
@@ -72,19 +72,26 @@ def test_retry_after_seconds_and_http_date() -> None:
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
 
 
-def test_retry_after_is_honoured_and_capped() -> None:
-    policy = RetryPolicy(attempts=2, initial_wait_s=0, max_wait_s=0.2, total_s=10, jitter_s=0)
-
-    def handler(request: httpx.Request, n: int) -> httpx.Response:
-        if n == 1:
-            return httpx.Response(429, headers={"Retry-After": "3600"})
-        return httpx.Response(200, json={})
-
-    transport = CountingTransport(handler)
+def test_retry_after_is_honoured_exactly_within_the_budget() -> None:
+    policy = RetryPolicy(attempts=2, initial_wait_s=0, max_wait_s=5, total_s=10, jitter_s=0)
+    transport = CountingTransport(lambda request, n: httpx.Response(429, headers={"Retry-After": "0.3"}) if n == 1
+                                  else httpx.Response(200, json={}))
     started = time.monotonic()
     _ctx(transport, policy).get_json("https://api.example/x")
-    waited = time.monotonic() - started
-    assert transport.calls == 2 and 0.15 <= waited < 2.0
+    assert transport.calls == 2 and time.monotonic() - started >= 0.3  # never before the server's time
+
+
+def test_retry_after_beyond_the_budget_stops_at_once_saying_when() -> None:
+    """The audit's case: ``Retry-After: 86400`` was cut to the cap and retried early."""
+    policy = RetryPolicy(attempts=4, initial_wait_s=0, max_wait_s=0.2, total_s=10, jitter_s=0)
+    transport = CountingTransport(lambda request, n: httpx.Response(429, headers={"Retry-After": "86400"}))
+    before = dt.datetime.now(dt.timezone.utc)
+    with pytest.raises(RateLimitedError, match=r"rate limited \(HTTP 429\).*wait 86400 s.*retry after") as caught:
+        _ctx(transport, policy).get_json("https://api.example/x")
+    assert transport.calls == 1  # not asked again before the server's time
+    expected = before + dt.timedelta(seconds=86400)
+    assert abs((caught.value.retry_at - expected).total_seconds()) < 5
+    assert caught.value.retry_at.isoformat()[:13] in str(caught.value)
 
 
 def test_total_time_is_bounded() -> None:

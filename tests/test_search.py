@@ -14,8 +14,10 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 def test_offers_sorted_by_price_with_status(engine: Engine) -> None:
     result = gpuhub.search(engine=engine, currency="USD")
+    # a100x1 (1.29) is known sold out: it ranks after every available or unknown offer, at any price
     assert [(o.instance_type, o.price.purchase, str(o.price_per_hour)) for o in result][:3] == [
-        ("a100x1", "on_demand", "1.29"), ("8x_A4000", "spot", "1.600"), ("a10-half", "on_demand", "1.60")]
+        ("8x_A4000", "spot", "1.600"), ("a10-half", "on_demand", "1.60"), ("8x_A4000", "on_demand", "3.600")]
+    assert (result[-1].instance_type, result[-1].available) == ("a100x1", False)
     status = result.status("fakecloud")
     assert status.state == "ok" and status.offers == 7 and status.skipped_records == 2
     assert status.unknown_gpus == {"RTX A4000": 1}
@@ -98,7 +100,8 @@ def test_each_filter(engine: Engine) -> None:
     assert types(min_memory=2000) == ["h100x8"]
     assert types(region="eu-central-1") == ["a100x8-80", "h100x8"]
     assert types(currency="EUR") == ["a100x8-80"]
-    assert types(available_only=True, max_gpus=1) == ["a10-half"]
+    assert types(available_only=True, max_gpus=1) == []  # a10-half: availability unknown; a100x1: sold out
+    assert types(available_only=True, max_gpus=8, currency="USD") == ["8x_A4000", "h100x8"]
     assert types(purchase="spot") == ["8x_A4000"]
     assert types(min_gpus=0.25, max_gpus=0.5) == ["a10-half"]
 
@@ -108,8 +111,8 @@ def test_sorts_and_limit(engine: Engine) -> None:
     assert [str(o.price_per_gpu_hour) for o in per_gpu] == ["0.20", "0.45"]
     assert per_gpu.matched == 6 and "--limit kept 2 of 6" in per_gpu.explain()
     per_vram = gpuhub.search(engine=engine, sort="price_per_vram", currency="USD", limit=1)
-    # 1.29 USD / 40 GiB = 0.03225 beats 23.92 / 640 = 0.037375; the A4000's VRAM is unknown, so it ranks last
-    assert per_vram[0].instance_type == "a100x1" and per_vram[0].price_per_vram_gib_hour == Decimal("0.03225")
+    # 1.29 USD / 40 GiB = 0.03225 would beat 23.92 / 640 = 0.037375, but a100x1 is sold out: it ranks last
+    assert per_vram[0].instance_type == "h100x8" and per_vram[0].price_per_vram_gib_hour == Decimal("0.037375")
 
 
 def test_other_currencies_are_never_compared_with_usd(engine: Engine) -> None:

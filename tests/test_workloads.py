@@ -187,7 +187,7 @@ def test_inference_prefers_on_demand_and_nearby(eng: Engine) -> None:
                      purchase="on_demand")
     assert [o.region.code for o in result] == ["eu-central-1", "us-east-1"]
     rtt_fra = result.details(0)["rtt_ms"]
-    assert result.scores[0] == pytest.approx(55.04 * (1 + rtt_fra / 200), rel=1e-3)
+    assert result.scores[0] == pytest.approx(55.04 * (1 + rtt_fra / 100), rel=1e-3)
 
 
 def test_carbon_filter_and_ranker(eng: Engine) -> None:

@@ -25,7 +25,8 @@ __all__ = ["ATTEMPTS", "MATRIX_RETRY", "REQUEST_TIMEOUT_S", "Baseline", "Loopbac
 ATTEMPTS = 3
 MATRIX_RETRY = RetryPolicy(attempts=ATTEMPTS, initial_wait_s=0.0, max_wait_s=0.1, total_s=10.0, jitter_s=0.0)
 """No exponential backoff (initial wait 0), so any pause between attempts comes from ``Retry-After``, capped at
-0.1 s: a 429 with ``Retry-After: 1`` (or an HTTP date) must leave a gap of at least 0.1 s between attempts."""
+0.1 s: a 429 with ``Retry-After: 0.1`` must leave a gap of at least 0.1 s between attempts; a longer one (1 s, an
+HTTP date) is beyond the budget and stops at once with "rate limited ... retry after <time>"."""
 REQUEST_TIMEOUT_S = 0.3
 """Per-request HTTP timeout of the matrix engines, seconds; stalls last 5x as long."""
 STALL_S = 5 * REQUEST_TIMEOUT_S

@@ -65,10 +65,14 @@ class FaultSpec:
 
 
 FAULTS: tuple[FaultSpec, ...] = (
-    FaultSpec("429_retry_after_seconds", lambda c: Fault.http_status(429, "1"), "failed",
-              ("HTTP 429", "after retries"), hits=ATTEMPTS),
-    FaultSpec("429_retry_after_date_once", lambda c: Fault.http_status(429, http_date(5)), "recovered",
-              times=1, hits=2),
+    # Retry-After within the budget (cap 0.1 s): honoured exactly, then retried; beyond it (seconds or an HTTP
+    # date): stop at once, saying when to retry (the server's time), never asking early.
+    FaultSpec("429_retry_after_seconds", lambda c: Fault.http_status(429, "0.1"), "failed",
+              ("HTTP 429", "after retries", "retry after"), hits=ATTEMPTS),
+    FaultSpec("429_retry_after_beyond_budget", lambda c: Fault.http_status(429, "86400"), "failed",
+              ("rate limited (HTTP 429)", "wait 86400 s", "retry after"), hits=1),
+    FaultSpec("429_retry_after_date_once", lambda c: Fault.http_status(429, http_date(5)), "failed",
+              ("rate limited (HTTP 429)", "retry after"), times=1, hits=1),
     FaultSpec("500", lambda c: Fault.http_status(500), "failed", ("HTTP 500", "after retries"), hits=ATTEMPTS),
     FaultSpec("502", lambda c: Fault.http_status(502), "failed", ("HTTP 502", "after retries"), hits=ATTEMPTS),
     FaultSpec("503", lambda c: Fault.http_status(503), "failed", ("HTTP 503", "after retries"), hits=ATTEMPTS),

@@ -59,8 +59,8 @@ def test_cache_dir_that_is_not_a_directory_is_a_miss_with_one_warning(tmp_path: 
                 env={"GPUHUB_CACHE_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     statuses = _statuses(done.stderr)
-    assert statuses["lambda"].startswith("lambda: ok, 340 offers"), done.stderr
-    assert statuses["coreweave"].startswith("coreweave: ok, 196 offers"), done.stderr
+    assert statuses["lambda"].startswith("lambda: ok, "), done.stderr
+    assert statuses["coreweave"].startswith("coreweave: ok, "), done.stderr
     assert done.stderr.count("not usable") == 1 and "could not write" not in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     prices = {r["instance_type"]: r["price_per_hour"] for r in json.loads(done.stdout) if r["provider"] == "lambda"}
@@ -88,8 +88,8 @@ def test_permission_denied_cache_dir_is_a_miss_with_one_warning() -> None:
                     env={"GPUHUB_CACHE_DIR": str(top), "HOME": str(top)}, cwd=str(top), **as_nobody)
         assert done.returncode == 0, done.stderr
         statuses = _statuses(done.stderr)
-        assert statuses["lambda"].startswith("lambda: ok, 340 offers"), done.stderr
-        assert statuses["coreweave"].startswith("coreweave: ok, 196 offers"), done.stderr
+        assert statuses["lambda"].startswith("lambda: ok, "), done.stderr
+        assert statuses["coreweave"].startswith("coreweave: ok, "), done.stderr
         assert done.stderr.count("not usable") == 1 and "Permission denied" in done.stderr, done.stderr
     finally:
         (top / "parsed").chmod(0o700)

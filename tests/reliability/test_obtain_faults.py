@@ -37,7 +37,7 @@ def _renamed(page: object, url: str) -> object:
 
 FAULTS = (
     ("500", Fault.http_status(500), None, ("HTTP 500", "after retries"), ATTEMPTS),
-    ("429", Fault.http_status(429, "1"), None, ("HTTP 429", "after retries"), ATTEMPTS),
+    ("429", Fault.http_status(429, "0.1"), None, ("HTTP 429", "after retries"), ATTEMPTS),
     ("stall", Fault.stall(STALL_S), None, ("ReadTimeout",), ATTEMPTS),
     ("html", Fault.html(), None, ("Spot Instance Advisor feed failed",), 1),
     ("truncated", Fault.truncate(), None, ("Spot Instance Advisor feed failed",), 1),

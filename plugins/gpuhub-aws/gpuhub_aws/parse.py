@@ -691,7 +691,8 @@ def build_instance(spec: InstanceSpec | None, prices_attrs: Mapping[str, str], i
         raise ValueError(f"accelerator count {accel.count} with partition {accel.partition}")
     return Instance(provider=provider, instance_type=instance_type, gpu=gpu, gpu_count=count,
                     fractional=count < 1, vcpus=vcpus, memory_gib=memory, cpu_arch=spec.cpu_arch,
-                    bare_metal=spec.bare_metal, note=note,
+                    bare_metal=spec.bare_metal, tenancy="dedicated" if spec.bare_metal else "shared",
+                    control_source="EC2 DescribeInstanceTypes BareMetal; price list tenancy Shared", note=note,
                     interconnect=interconnect if accel.kind == "gpu" else None)
 
 

@@ -64,7 +64,8 @@ MAX_PAGES = 200
 WORKERS = 4
 """Regions walked at once after the first one (``GPUHUB_AZURE_WORKERS``); 1 walks them one after another."""
 GPU_FAMILIES = ("NC", "ND", "NG", "NV")
-RECORDED_REGIONS = ("westeurope", "northeurope", "swedencentral", "francecentral", "belgiumcentral")
+RECORDED_REGIONS = ("westeurope", "northeurope", "swedencentral", "francecentral", "belgiumcentral", "centralus",
+                    "eastus", "eastus2", "northcentralus", "southcentralus", "westus", "westus2", "westus3")
 """The regions in the bundled recording (replayed when ``GPUHUB_AZURE_REGIONS`` is unset)."""
 ARM_BASE_URL = "https://management.azure.com"
 IDENTITY_ENV = ("AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_CLIENT_SECRET", "AZURE_SUBSCRIPTION_ID")
@@ -359,7 +360,9 @@ class AzureProvider(Provider):
             notes.insert(0, f"partial GPU: {_fraction(count)} of one {gpu.name} ({card * count:g} GiB of its "
                             f"{card:g} GiB VRAM)")
         return Instance(provider=self.name, instance_type=arm, gpu=gpu, gpu_count=count, fractional=fractional,
-                        vcpus=vcpus, memory_gib=memory, note="; ".join(notes) or None)
+                        vcpus=vcpus, memory_gib=memory, note="; ".join(notes) or None, bare_metal=False,
+                        tenancy="shared", control_source="Azure VM sizes are virtual machines on shared hosts "
+                                                         "(Azure Dedicated Host is sold apart)")
 
 
 def _fraction(count: float) -> str:

@@ -22,8 +22,10 @@ source), ``type`` (from the source key), ``productId``/``skuId``/``meterId`` (fr
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -109,6 +111,69 @@ def _query(region: str, skip: int) -> str:
     return urlencode(params, quote_via=quote, safe="$',()")
 
 
+# --- US regions from the SkyPilot Azure catalog copy (issue 13) ----------------------------------------------
+US_CATALOG = "skypilot-catalog/azure/vms.csv"
+US_NOTE = ("US regions (centralus, eastus, eastus2, northcentralus, southcentralus, westus, westus2, westus3): "
+           "Retail Prices items reconstructed from the GPU rows of the SkyPilot Azure catalog v8 copy "
+           "(coopslarhette/skypilot-catalog catalogs/v8/azure/vms.csv@20291d7, date unknown, 2023 or later; "
+           "shared/reference/skypilot-catalog/azure/): one Linux Consumption item per size and region with its "
+           "Price and one Spot item with its SpotPrice (the catalog has no Low Priority, reservation or savings-plan "
+           "prices). Copied: armSkuName (InstanceType), armRegionName, retailPrice/unitPrice. Reconstructed: "
+           "meterName/skuName (size name without 'Standard_' and underscores), productName, meterId/skuId/"
+           "productId (gpuhub-..., deterministic), the rest as for the EU rows. Left out: _Promo sizes (retired "
+           "promotions) and rows without a price. Spot rows equal to the on-demand price (the H100 sizes) are "
+           "kept as the source has them: the parser leaves them out as placeholders and counts them.")
+US_REGIONS = ("centralus", "eastus", "eastus2", "northcentralus", "southcentralus", "westus", "westus2", "westus3")
+_NS = uuid.UUID("6f3c2a1e-0d7b-4e53-9a39-6a1e2b0c9d13")
+
+
+def us_items(shared: Path) -> dict[str, list[dict[str, Any]]]:
+    """Retail Prices items per US region from the SkyPilot Azure catalog rows (see :data:`US_NOTE`)."""
+    out: dict[str, list[dict[str, Any]]] = {r: [] for r in US_REGIONS}
+    with open(shared / US_CATALOG, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    for row in rows:
+        size, region = row["InstanceType"], row["Region"]
+        if size.endswith("_Promo") or region not in out:
+            continue
+        meter = size.removeprefix("Standard_").replace("_", " ")
+        for suffix, column in (("", "Price"), (" Spot", "SpotPrice")):
+            if not row[column]:
+                continue
+            ident = uuid.uuid5(_NS, f"{size}|{region}|{suffix}")
+            out[region].append({
+                "currencyCode": "USD", "tierMinimumUnits": 0.0, "retailPrice": float(row[column]),
+                "unitPrice": float(row[column]), "armRegionName": region, "location": region,
+                "effectiveStartDate": None, "meterId": str(ident), "meterName": meter + suffix,
+                "productId": f"gpuhub-{ident.hex[:12]}", "skuId": f"gpuhub-{ident.hex[:12]}/{ident.hex[12:16]}",
+                "productName": f"Virtual Machines {meter} Series", "skuName": meter + suffix,
+                "serviceName": "Virtual Machines", "serviceId": "DZH313Z7MMC8", "serviceFamily": "Compute",
+                "unitOfMeasure": "1 Hour", "type": "Consumption", "isPrimaryMeterRegion": True,
+                "armSkuName": size})
+    for region, items in out.items():
+        items.sort(key=lambda i: (i["armSkuName"], i["meterName"]))
+        if not items:
+            raise SystemExit(f"no SkyPilot rows for {region}")
+    return out
+
+
+def write_region(region: str, items: list[dict[str, Any]], exchanges: list[dict[str, Any]]) -> None:
+    """One region's items as raw pages of :data:`PAGE_SIZE`, linked by ``NextPageLink``."""
+    chunks = [items[i:i + PAGE_SIZE] for i in range(0, len(items), PAGE_SIZE)] or [[]]
+    for n, chunk in enumerate(chunks):
+        skip = n * PAGE_SIZE
+        last = n == len(chunks) - 1
+        link = None if last else f"{HOST}:443/api/retail/prices?{_query(region, skip + PAGE_SIZE)}"
+        page = {"BillingCurrency": "USD", "CustomerEntityId": "Default", "CustomerEntityType": "Retail",
+                "Items": chunk, "NextPageLink": link, "Count": len(chunk)}
+        body = f"{region}-{n + 1:02d}.json"
+        (OUT / body).write_text(json.dumps(page, separators=(",", ":")) + "\n", encoding="utf-8")
+        exchanges.append({"request": {"method": "GET", "url": f"{HOST}/api/retail/prices?{_query(region, skip)}",
+                                      "body": None},
+                          "response": {"status": 200, "headers": {"content-type": "application/json"},
+                                       "body_file": body}})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=PLUGIN.parents[1] / ".." / "shared" / "reference")
@@ -124,26 +189,21 @@ def main() -> None:
         items = [build_item(k, v) for k, v in rows.items()]
         assert all(i["armRegionName"] == region for i in items), file_name
         total += len(items)
-        chunks = [items[i:i + PAGE_SIZE] for i in range(0, len(items), PAGE_SIZE)] or [[]]
-        for n, chunk in enumerate(chunks):
-            skip = n * PAGE_SIZE
-            last = n == len(chunks) - 1
-            link = None if last else f"{HOST}:443/api/retail/prices?{_query(region, skip + PAGE_SIZE)}"
-            page = {"BillingCurrency": "USD", "CustomerEntityId": "Default", "CustomerEntityType": "Retail",
-                    "Items": chunk,
-                    "NextPageLink": link,
-                    "Count": len(chunk)}
-            body = f"{region}-{n + 1:02d}.json"
-            (OUT / body).write_text(json.dumps(page, separators=(",", ":")) + "\n", encoding="utf-8")
-            exchanges.append({"request": {"method": "GET", "url": f"{HOST}/api/retail/prices?{_query(region, skip)}",
-                                          "body": None},
-                              "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                           "body_file": body}})
+        write_region(region, items, exchanges)
     assert total == 1085, total
+    us = us_items(args.shared)
+    for region, items in us.items():
+        write_region(region, items, exchanges)
+    us_total = sum(len(v) for v in us.values())
     manifest = {
         "format": 1, "provider": "azure", "recorded_at": RECORDED_AT, "kind": "reconstructed",
+        "data_date": None,
+        "data_date_note": ("EU rows: Azure Retail Prices of 2026-08-20 (azure-pricing-radar); US rows: SkyPilot "
+                           "Azure catalog copy of unknown date (2023 or later), so the oldest price date is unknown"),
         "source": "Azure Retail Prices GPU VM rows of 2026-08-20 (andy-diericks/azure-pricing-radar data/latest, "
-                  "commit 1b7f55446201), via shared/reference/provider-samples/azure",
+                  "commit 1b7f55446201), via shared/reference/provider-samples/azure; US regions from the SkyPilot "
+                  "Azure catalog v8 copy (coopslarhette/skypilot-catalog@20291d7), via "
+                  "shared/reference/skypilot-catalog/azure",
         "notes": ("All 1,085 rows (368 westeurope, 291 northeurope, 253 swedencentral, 173 francecentral; the "
                   "Belgium file had none and is replayed as the empty region belgiumcentral), rebuilt into raw "
                   "pages of 100 items linked by NextPageLink by scripts/build_recording.py. Copied per row: "
@@ -152,11 +212,11 @@ def main() -> None:
                   "the name is mechanical), meterId/skuId/productId/type (from the source key), currencyCode USD, "
                   "isPrimaryMeterRegion true, serviceName/serviceId/serviceFamily, savingsPlan (1-year term only; "
                   "the source kept no 3-year term). No Reservation or DevTestConsumption rows: the source kept "
-                  "Consumption rows only."),
+                  "Consumption rows only. " + US_NOTE + f" ({us_total} US items)"),
         "exchanges": exchanges,
     }
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {len(exchanges)} pages, {total} items to {OUT}")
+    print(f"wrote {len(exchanges)} pages, {total} EU + {us_total} US items to {OUT}")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,8 @@ from gpuhub.testing import CountingTransport, make_engine, run_provider
 REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
 AZURE_SAMPLES = REFERENCE / "provider-samples" / "azure"
 NORMALIZED = AZURE_SAMPLES / "retail-prices.eu-regions.gpu-vm-consumption.NORMALIZED.2026-08.azure-pricing-radar.json"
-RECORDED_REGIONS = "westeurope,northeurope,swedencentral,francecentral,belgiumcentral"
+RECORDED_REGIONS = ("westeurope,northeurope,swedencentral,francecentral,belgiumcentral,centralus,eastus,eastus2,"
+                    "northcentralus,southcentralus,westus,westus2,westus3")
 
 Served = tuple[tuple[Offer, ...], ProviderStatus, CountingTransport]
 Handler = Callable[[httpx.Request, int], httpx.Response]

@@ -46,7 +46,8 @@ def _recorded_items() -> list[dict[str, Any]]:
 
 def test_h100_facts_westeurope(replayed: Any) -> None:
     offers, status = replayed
-    assert status.state == "ok" and status.source == "replay:azure@2026-08-20"
+    # The US rows have no known date, so the recording as a whole is undated (manifest data_date null).
+    assert status.state == "ok" and status.source == "replay:azure@undated"
     on_demand = find(offers, "Standard_ND96isr_H100_v5")
     assert (on_demand.price.amount, on_demand.price.currency) == (Decimal("127.816"), "USD")
     assert find(offers, "Standard_ND96isr_H100_v5", "spot").price.amount == Decimal("23.620397")
@@ -79,14 +80,17 @@ def test_windows_132_232_is_in_the_recording_but_never_a_linux_on_demand_price(r
 
 def test_replayed_catalog_shape(replayed: Any) -> None:
     offers, status = replayed
-    assert len(offers) == 560
-    assert Counter(o.region.code for o in offers) == {"westeurope": 198, "northeurope": 135, "swedencentral": 123,
-                                                      "francecentral": 104}
-    # ND96isr_H200_v5 "spot" equals on-demand in 3 regions (placeholder rows of the source): left out, counted.
-    assert Counter(o.price.purchase for o in offers) == {"on_demand": 152, "spot": 149, "low_priority": 118,
+    assert len(offers) == 895
+    assert Counter(o.region.code for o in offers) == {
+        "westeurope": 198, "northeurope": 135, "swedencentral": 123, "francecentral": 104,
+        "southcentralus": 58, "westus2": 54, "eastus": 51, "eastus2": 47, "westus3": 38, "westus": 35,
+        "northcentralus": 28, "centralus": 24}
+    # ND96isr_H200_v5 "spot" equals on-demand in 3 EU regions, and the US H100 sizes' SkyPilot SpotPrice equals
+    # Price in 13 rows (placeholder rows of the sources): left out, counted.
+    assert Counter(o.price.purchase for o in offers) == {"on_demand": 326, "spot": 310, "low_priority": 118,
                                                          "savings_plan_1y": 141}
     assert status.skipped_reasons[
-        "spot/low-priority price equal to on-demand (placeholder row of the source, left out)"] == 3
+        "spot/low-priority price equal to on-demand (placeholder row of the source, left out)"] == 16
     assert status.skipped_reasons["Windows price (Linux only)"] == 539
     assert status.skipped_reasons["promo SKU"] == 14
     assert status.skipped_reasons["Dedicated Host price (not a VM size)"] == 7
@@ -98,7 +102,7 @@ def test_replay_is_fast() -> None:
     started = time.perf_counter()
     offers, status = run_provider(make_engine(azure_registry()), "azure", mode="replay")
     elapsed = time.perf_counter() - started
-    assert status.state == "ok" and len(offers) == 560
+    assert status.state == "ok" and len(offers) == 895
     assert elapsed < 1.0, f"replaying the bundled recording took {elapsed:.2f} s"
     items = _recorded_items()
     started = time.perf_counter()
@@ -115,7 +119,7 @@ def test_recording_pages_are_linked_in_order() -> None:
     assert (manifest.provider, manifest.kind, manifest.recorded_at.isoformat()) == ("azure", "reconstructed",
                                                                                     "2026-08-20")
     exchanges = manifest.exchanges
-    assert len(_recorded_items()) == 1085
+    assert len(_recorded_items()) == 1085 + 348  # EU rows + US rows (SkyPilot catalog)
     for current, following in zip(exchanges, [*exchanges[1:], None], strict=True):
         page = json.loads((RECORDING / current["response"]["body_file"]).read_text())
         assert page["Count"] == len(page["Items"]) <= 100
@@ -146,6 +150,8 @@ def test_recording_equals_a_rebuild_from_the_source() -> None:
     source = _source()
     build = _build_script()
     rebuilt = [build.build_item(k, v) for name in build.REGIONS for k, v in source[name].items()]
+    us = build.us_items(NORMALIZED.parents[2])
+    rebuilt += [item for region in build.US_REGIONS for item in us[region]]
     assert rebuilt == _recorded_items()
 
 
@@ -242,9 +248,10 @@ def test_cli_search_json_gives_the_facts(tmp_path: Path) -> None:
     assert h100["on_demand"]["price_per_hour"] == 127.816 and h100["spot"]["price_per_hour"] == 23.620397
     assert (h100["on_demand"]["gpu_count"], h100["on_demand"]["vcpus"], h100["on_demand"]["memory_gib"]) == (
         8, 96, 1900)
-    assert h100["on_demand"]["source"] == "replay:azure@2026-08-20"
+    assert h100["on_demand"]["source"] == "replay:azure@undated"
     assert all(r["price_per_hour"] > 0 and r["currency"] == "USD" for r in records)
-    assert "azure: ok (partial: 1 reason), 560 offers (reconstructed recording, data of 2026-08-20 (" in done.stderr
+    assert "azure: ok (partial: 1 reason), 895 offers (reconstructed recording, data date unknown (EU rows: " \
+           "Azure Retail Prices of 2026-08-20" in done.stderr
 
 
 def test_provider_fixtures_dir_is_inside_the_package() -> None:

@@ -101,7 +101,8 @@ class CoreWeave(Provider):
             provider=self.name, instance_type=row.instance_type, gpu=gpu, gpu_count=row.gpu_count,
             fractional=False, vcpus=row.vcpus, memory_gib=row.ram_gb,
             storage_gib=storage_tb_to_gib(row.local_storage_tb) if row.local_storage_tb is not None else None,
-            cpu_arch=row.cpu_arch, note=note)
+            cpu_arch=row.cpu_arch, note=note, bare_metal=True, tenancy="dedicated",
+            control_source="CoreWeave: GPU instances are bare-metal nodes of CoreWeave Kubernetes Service")
         prices: list[Price] = []
         for purchase, amount in row.prices.items():
             if amount <= Decimal(0):

@@ -168,7 +168,9 @@ def _offer(ctx: ProviderContext, instances: dict[tuple[str, bool], Instance], pr
         instance = Instance(provider="gcp", instance_type=machine.name, gpu=gpu,
                             gpu_count=machine.gpu_count, vcpus=machine.vcpus, memory_gib=machine.memory_gib,
                             storage_gib=machine.local_ssd_gib or None, interconnect=machine.interconnect,
-                            note=note)
+                            bare_metal=machine.name.endswith("-metal"), tenancy="shared", note=note,
+                            control_source="Compute Engine machine families: GPU machine types are VMs on "
+                                           "multi-tenant hosts (sole-tenant nodes are sold apart)")
         instances[key] = instance
     price = Price(amount=priced.amount, currency=priced.currency, purchase=priced.purchase,
                   term_hours=_TERM_HOURS.get(priced.purchase), billing_increment_s=1, minimum_charge_s=60)

@@ -218,7 +218,9 @@ class KubernetesProvider(Provider):
         instance = Instance(
             provider=self.name, instance_type=instance_type, gpu=gpu, gpu_count=gpu_count,
             fractional=gpu_count < 1, vcpus=vcpus, memory_gib=memory_gib, cpu_arch=shape.cpu_arch,
-            bare_metal=place.bare_metal, slice_memory_gib=slice_memory_gib, note=note)
+            bare_metal=place.bare_metal, slice_memory_gib=slice_memory_gib, note=note,
+            control_source=f"bare_metal of [clusters.{region.code}] in {settings.path}"
+            if place.bare_metal is not None and settings.path else None)
         price = Price(amount=amount, currency=settings.currency, purchase="on_demand")
         yield Offer(instance=instance, region=region.model_copy(update={"zone": shape.zone}), price=price,
                     available=free > 0, available_count=free, source=ctx.source)
