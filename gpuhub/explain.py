@@ -125,7 +125,10 @@ def _precision_note(offer: Offer, query: Query, ranker: Ranker) -> str | None:
 
 def removed_notes(catalog: Catalog, masks: list[tuple[str, npt.NDArray[np.bool_]]], ranker: Ranker,
                   query: Query) -> list[str]:
-    """For each filter that removed offers, the best offer it alone removed and by how much it missed."""
+    """For each filter that removed offers, the nearest miss among the offers it alone removed (the one closest to
+    passing on that filter's own figure: most VRAM for ``model``, lowest price for ``max_price``, shortest round
+    trip for ``max_rtt`` ...; the best-ranked one for filters without a figure) and by how much it missed. For a
+    model larger than any single instance: how many nodes of the cheapest such set it needs."""
     notes: list[str] = []
     if not masks:
         return notes
@@ -135,11 +138,56 @@ def removed_notes(catalog: Catalog, masks: list[tuple[str, npt.NDArray[np.bool_]
         only_this = np.flatnonzero(others & ~mask).astype(np.int32)
         if len(only_this) == 0:
             continue
-        best_rows, _ = catalog.rank(only_this, ranker, query, limit=1)
+        gap = _gap(catalog, name, query)
+        if gap is not None:
+            distance = gap[only_this]
+            known = only_this[~np.isnan(distance)]
+            pool = known[distance[~np.isnan(distance)] == np.nanmin(distance)] if len(known) else only_this
+            best_rows, _ = catalog.rank(pool, ranker, query, limit=1)
+            which = "the nearest miss"
+        else:
+            best_rows, _ = catalog.rank(only_this, ranker, query, limit=1)
+            which = "the best of them"
         row = int(best_rows[0])
-        notes.append(f"--{name.replace('_', '-')} alone removed {len(only_this)}; the best of them: "
+        notes.append(f"--{name.replace('_', '-')} alone removed {len(only_this)}; {which}: "
                      f"{_label(catalog.offers[row])}{_miss(catalog, row, name, query)}")
+        if name == "model" and query.model_vram_gib is not None and not (others & mask).any():
+            notes.append(_nodes(catalog, row, only_this, query.model_vram_gib))
     return notes
+
+
+def _gap(catalog: Catalog, name: str, query: Query) -> npt.NDArray[np.float64] | None:
+    """How far each row is from passing filter ``name`` (0 = passes; larger = further), None: no such figure."""
+    place = query.place()
+    figures: dict[str, tuple[npt.NDArray[np.float64], float | None, int]] = {
+        # filter: (column, bound, +1 for a minimum / -1 for a maximum)
+        "min_gpus": (catalog.gpu_count, query.min_gpus, 1), "max_gpus": (catalog.gpu_count, query.max_gpus, -1),
+        "min_vram": (catalog.vram, query.min_vram_gib, 1),
+        "min_total_vram": (catalog.total_vram, query.min_total_vram_gib, 1),
+        "model": (catalog.total_vram, query.model_vram_gib, 1), "min_vcpus": (catalog.vcpus, query.min_vcpus, 1),
+        "min_memory": (catalog.memory, query.min_memory_gib, 1),
+        "max_price": (catalog.price, float(query.max_price_per_hour) if query.max_price_per_hour else None, -1),
+        "max_carbon": (catalog.carbon_intensity, query.max_carbon_g_per_kwh, -1),
+    }
+    if name == "max_rtt" and place is not None and query.max_rtt_ms is not None:
+        figures["max_rtt"] = (catalog.rtt_ms(place), query.max_rtt_ms, -1)
+    if name not in figures or figures[name][1] is None:
+        return None
+    column, bound, sign = figures[name]
+    result: npt.NDArray[np.float64] = np.maximum(0.0, (float(bound or 0) - column) * sign)
+    return result
+
+
+def _nodes(catalog: Catalog, row: int, rows: npt.NDArray[np.int32], need_gib: float) -> str:
+    """No single instance holds the model: how many nodes of the nearest miss (the largest instance) it takes."""
+    offer = catalog.offers[row]
+    total = float(catalog.total_vram[row])
+    if not total > 0:
+        return f"no single instance holds the model ({need_gib:.1f} GiB)"
+    n = math.ceil(need_gib / total - 1e-9)
+    return (f"no single instance holds the model ({need_gib:.1f} GiB): it needs {n} nodes of "
+            f"{_label(offer)} ({total:g} GiB each, {_amount(offer.price.amount * n)} {offer.price.currency}/h for "
+            f"the {n}), linked by a fast interconnect for training across nodes")
 
 
 def _distance_trade(catalog: Catalog, row: int, cheapest: int | None, rtt: float, ranker: Ranker,

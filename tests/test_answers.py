@@ -192,8 +192,11 @@ def test_group_by_gpu_provider_on_real_data(bundled: Engine) -> None:
     result = gpuhub.search("H100", group_by="gpu,provider", engine=bundled)
     assert result.groups is not None
     by = {g.keys["provider"]: g for g in result.groups}
-    # Azure sells H100 in two of its regions: the group lists those, not Azure's 70 regions.
-    assert by["azure"].regions == ["azure:swedencentral", "azure:westeurope"] and by["azure"].offers == 6
+    # Azure sells H100 in a few of its regions: the group lists those (its own offers'), not Azure's 70 regions.
+    every = gpuhub.search("H100", provider="azure", engine=bundled)
+    assert by["azure"].regions == sorted({f"azure:{o.region.code}" for o in every}) and by["azure"].offers == len(
+        every)
+    assert "azure:westeurope" in by["azure"].regions and len(by["azure"].regions) < 20
     assert (str(by["lambda"].price_min), str(by["lambda"].price_max), len(by["lambda"].regions)) == (
         "2.49", "23.92", 17)
     order = [g.keys["provider"] for g in result.groups]  # best offer first: aws 0.9494 before lambda 2.49
@@ -235,7 +238,7 @@ def test_fractional_slices_and_cpu_architecture_are_shown(cli: Engine) -> None:
     assert "VRAM/GPU GiB (slice: per slice)" in header
     assert "g6f.large" in row and " 1/8 " in row and "3 slice" in row and "0.0309 USD" in row
     # Was: the arm64 g5g in T4 lists with no architecture column.
-    t4 = runner.invoke(app, ["search", "--gpu", "T4", "--limit", "4"]).stdout.splitlines()
+    t4 = runner.invoke(app, ["search", "--gpu", "T4", "--provider", "aws", "--limit", "4"]).stdout.splitlines()
     assert "┃ CPU " in t4[0]
     assert any("g5g.xlarge" in line and "arm64" in line for line in t4)
     assert "┃ CPU " not in runner.invoke(app, ["search", "--gpu", "H100", "--limit", "2"]).stdout.splitlines()[0]
@@ -294,3 +297,35 @@ def test_uninstalled_known_provider_says_not_installed(monkeypatch: pytest.Monke
     monkeypatch.setattr(gpuhub.plugins, "installed_distributions", lambda: {"gpuhub-aws"})
     with pytest.raises(gpuhub.QueryError, match="'gcp' is not installed: pip install gpuhub-gcp; installed: aws"):
         build_query(gpus=gpuhub.get_registry().gpus, providers=["aws"], rankers=["price"], provider="gcp")
+
+
+def test_carbon_is_on_one_location_based_basis(bundled: Engine) -> None:
+    # Was: --sort carbon compared GCP's location-based figures with AWS/Azure consumption-based ones.
+    from gpuhub.regions import region_facts
+
+    aws, gcp = region_facts("aws", "us-east-1"), region_facts("gcp", "us-east4")
+    assert aws is not None and gcp is not None
+    assert (aws.carbon_gco2e_per_kwh, aws.carbon_proxy_of, aws.carbon_year) == (
+        gcp.carbon_gco2e_per_kwh, "gcp:us-east4", gcp.carbon_year)
+    result = gpuhub.search("H100", sort="carbon", purchase="on_demand", limit=2, engine=bundled, distinct=True)
+    # Stockholm for AWS and Azure: the same grid, the same figure (Google's 2024 figure of europe-north2).
+    assert [(o.provider, o.region.code, o.region.carbon_gco2e_per_kwh) for o in result] == [
+        ("aws", "eu-north-1", 2.73), ("azure", "swedencentral", 2.73)]
+    assert "location-based" in result.details(0)["explanation"] and "2024" in result.details(0)["explanation"]
+    # Ireland has no location-based figure (no GCP region there): marked, never mixed in.
+    ireland = region_facts("aws", "eu-west-1")
+    assert ireland is not None and ireland.carbon_gco2e_per_kwh is None
+    dublin = gpuhub.search(provider="aws", region="eu-west-1", gpu="T4", limit=1, engine=bundled)
+    assert "no location-based grid figure for aws:eu-west-1" in dublin.details(0)["explanation"]
+
+
+def test_explain_names_the_nearest_miss_and_the_nodes_a_huge_model_needs(cli: Engine) -> None:
+    # Was: explained with a 3 GiB slice, "7239 GiB short", and never said the model needs several nodes.
+    out = runner.invoke(app, ["search", "--model", "405b", "--mode", "training", "--explain"])
+    assert "the nearest miss: azure Standard_ND96isr_MI300X_v5 in northeurope (spot) with 1536 GiB of VRAM, " \
+           "5706.0 GiB short of the model's need" in out.stderr
+    assert "no single instance holds the model (7242.0 GiB): it needs 5 nodes of azure Standard_ND96isr_MI300X_v5" \
+           in out.stderr
+    price = runner.invoke(app, ["search", "--gpu", "H100", "--max-price", "0.5", "--explain"])
+    assert "--max-price alone removed" in price.stderr and "the nearest miss: aws p5.4xlarge in ap-southeast-3" \
+        in price.stderr and "0.4494 over your --max-price" in price.stderr
