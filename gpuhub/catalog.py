@@ -6,10 +6,12 @@ offers costs a few milliseconds; only the offers that survive are touched as Pyt
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -17,10 +19,13 @@ import numpy.typing as npt
 from gpuhub.carbon import PUE
 from gpuhub.gpus import GpuTable
 from gpuhub.location import EARTH_RADIUS_KM, FIBRE_KM_PER_MS, FIXED_MS, ROUTE_FACTOR, Place
-from gpuhub.model import Offer
-from gpuhub.perf import PRECISIONS, throughput
+from gpuhub.model import Instance, Offer, Region
+from gpuhub.perf import PRECISIONS, instance_throughput
 from gpuhub.query import Query
 from gpuhub.ranking import Ranker
+
+if TYPE_CHECKING:
+    from gpuhub.store.columns import OfferColumns
 
 __all__ = ["Catalog", "ScoreView"]
 
@@ -40,6 +45,18 @@ class _Categorical:
         self.codes: IntArray = np.fromiter((lookup.get(v, -1) if v is not None else -1 for v in values),
                                            dtype=np.int32, count=len(values))
         self.lookup = lookup
+
+    @classmethod
+    def from_codes(cls, parts: Sequence[tuple[Sequence[str | None], IntArray]]) -> _Categorical:
+        """One column from parts that each have their own values and codes into them (codes re-mapped to the
+        sorted values of all parts)."""
+        column = cls.__new__(cls)
+        column.values = sorted({v for values, _ in parts for v in values if v is not None})
+        column.lookup = {v: i for i, v in enumerate(column.values)}
+        remapped = [np.asarray([column.lookup[v] if v is not None else -1 for v in values] + [-1],
+                               dtype=np.int32)[codes] for values, codes in parts]
+        column.codes = np.concatenate(remapped).astype(np.int32) if remapped else np.zeros(0, dtype=np.int32)
+        return column
 
     def mask(self, wanted: Sequence[str]) -> BoolArray:
         # A boolean table indexed by code (the last slot stands for "missing", code -1) beats np.isin.
@@ -102,52 +119,85 @@ class Catalog:
 
     def __init__(self, offers: Sequence[Offer], gpus: GpuTable | None = None,
                  kinds: Mapping[str, str] | None = None) -> None:
-        self.offers = list(offers)
+        self._build([offers], gpus, kinds)
+
+    @classmethod
+    def from_parts(cls, parts: Sequence[Sequence[Offer]], gpus: GpuTable | None = None,
+                   kinds: Mapping[str, str] | None = None) -> Catalog:
+        """The catalog over several providers' offers, each part either stored columns
+        (:class:`~gpuhub.store.columns.OfferColumns`: read as columns, Offer objects built only for rows asked for)
+        or any sequence of :class:`Offer` objects.
+
+        Args:
+            parts: one sequence of offers per provider.
+            gpus: the GPU table (throughput, bandwidth, power, MIG, accelerator columns).
+            kinds: provider name -> provider kind.
+        """
+        catalog = cls.__new__(cls)
+        catalog._build(parts, gpus, kinds)
+        return catalog
+
+    def _build(self, parts: Sequence[Sequence[Offer]], gpus: GpuTable | None,
+               kinds: Mapping[str, str] | None) -> None:
+        from gpuhub.store.columns import ColumnBuilder, OfferColumns
+
+        stored = [p if isinstance(p, OfferColumns) else ColumnBuilder().extend(p).build() for p in parts]
+        self._stored = stored
+        self.offers: Sequence[Offer] = _Offers(stored, [None if isinstance(p, OfferColumns) else p for p in parts])
         n = len(self.offers)
-        # Offers share Instance and Region objects: build each one's part of the row once.
-        inst_part: dict[int, tuple[Any, ...]] = {}
-        region_part: dict[int, tuple[Any, ...]] = {}
-        rows = [_row(o, inst_part, region_part) for o in self.offers]
-        columns = list(zip(*rows, strict=True)) if rows else [()] * 21
-        (provider, instance_type, gpu, form, gpu_count, card_vram, vcpus, memory, price, currency, purchase,
-         region, zone, country, continent, fractional, available, lat, lon, carbon, fast) = columns
-        self.provider = _Categorical(provider)
+        # Each distinct instance, region and price-terms row is looked at once; rows gather through the codes.
+        inst_rows = [[_instance_part(c.instance(i)) for i in range(len(c.tables["instances"]))] for c in stored]
+        region_rows = [[_region_part(c.region(i)) for i in range(len(c.tables["regions"]))] for c in stored]
+        term_rows = [[(t.get("currency"), t.get("purchase")) for t in c.tables["terms"]] for c in stored]
+        inst_codes = [c.columns["instance"] for c in stored]
+        region_codes = [c.columns["region"] for c in stored]
+        term_codes = [c.columns["terms"] for c in stored]
+
+        def cat(rows: list[list[tuple[Any, ...]]], codes: list[IntArray], field: int) -> _Categorical:
+            return _Categorical.from_codes([([r[field] for r in part], c) for part, c in zip(rows, codes,
+                                                                                             strict=True)])
+
+        def num(rows: list[list[tuple[Any, ...]]], codes: list[IntArray], field: int) -> FloatArray:
+            return _gather([np.asarray([r[field] for r in part], dtype=np.float64) for part in rows], codes)
+
+        self.provider = cat(inst_rows, inst_codes, 0)
         # Provider kind per row, through the provider column's codes (one lookup per provider, not per offer).
-        kind_of = [(kinds or {}).get(p) for p in self.provider.values]
-        self.kind = _Categorical([kind_of[c] if c >= 0 else None for c in self.provider.codes.tolist()])
+        kind_of = np.asarray([(kinds or {}).get(p) for p in self.provider.values] + [None], dtype=object)
+        self.kind = _Categorical.from_codes([(list(kind_of), np.where(self.provider.codes >= 0, self.provider.codes,
+                                                                      len(kind_of) - 1).astype(np.int32))])
         self._gpus = gpus
         mig_names = [s.name for s in gpus.specs if s.mig_support] if gpus is not None else []
-        self.instance_type = _Categorical(instance_type)
-        self.gpu = _Categorical(gpu)
-        self.form = _Categorical(form)
-        self.currency = _Categorical(currency)
-        self.purchase = _Categorical(purchase)
-        self.region = _Categorical(region)
-        self.zone = _Categorical(zone)
-        self.country = _Categorical(country)
-        self.continent = _Categorical(continent)
-        self.gpu_count = _floats(gpu_count)
-        card = _floats(card_vram)
+        self.instance_type = cat(inst_rows, inst_codes, 1)
+        self.gpu = cat(inst_rows, inst_codes, 2)
+        self.form = cat(inst_rows, inst_codes, 3)
+        self.currency = cat(term_rows, term_codes, 0)
+        self.purchase = cat(term_rows, term_codes, 1)
+        self.region = cat(region_rows, region_codes, 0)
+        self.zone = cat(region_rows, region_codes, 1)
+        self.country = cat(region_rows, region_codes, 2)
+        self.continent = cat(region_rows, region_codes, 3)
+        self.gpu_count = num(inst_rows, inst_codes, 4)
+        card = num(inst_rows, inst_codes, 5)
         # Usable VRAM per GPU: the card's, or the slice's for a fractional GPU (half an A10: 12 GiB).
         self.vram = np.where((self.gpu_count > 0) & (self.gpu_count < 1), card * self.gpu_count, card)
         self.total_vram = card * self.gpu_count
-        self.vcpus, self.memory, self.price = _floats(vcpus), _floats(memory), _floats(price)
+        self.vcpus, self.memory = num(inst_rows, inst_codes, 6), num(inst_rows, inst_codes, 7)
+        self.price = np.concatenate([c.columns["price"] for c in stored]) if stored else np.zeros(0)
         with np.errstate(divide="ignore", invalid="ignore"):
             self.price_per_gpu = np.where(self.gpu_count > 0, self.price / self.gpu_count, np.nan)
             self.price_per_vram = np.where(self.total_vram > 0, self.price / self.total_vram, np.nan)
-        self.latitude, self.longitude, self.carbon_intensity = _floats(lat), _floats(lon), _floats(carbon)
-        self.fractional: BoolArray = np.asarray(fractional, dtype=np.bool_)
-        self.fast_interconnect: BoolArray = np.asarray(fast, dtype=np.bool_)
-        self.available = np.asarray(available, dtype=np.int8)  # 1 yes, 0 no, -1 unknown
-        # Per-GPU figures looked up once per (GPU, form factor), then scaled by the GPU count of each row.
-        per_gpu_figures: dict[tuple[str | None, str | None], tuple[float, ...]] = {}
-        keys = list(zip(gpu, form, strict=True))
-        for i, key in enumerate(keys):
-            if key not in per_gpu_figures:
-                per_gpu_figures[key] = _per_gpu(self.offers[i], gpus)
-        table = np.asarray([per_gpu_figures[k] for k in keys], dtype=np.float64).reshape(n, len(PRECISIONS) + 2)
+        self.latitude, self.longitude = num(region_rows, region_codes, 4), num(region_rows, region_codes, 5)
+        self.carbon_intensity = num(region_rows, region_codes, 6)
+        self.fractional: BoolArray = num(inst_rows, inst_codes, 8).astype(np.bool_)
+        self.fast_interconnect: BoolArray = num(inst_rows, inst_codes, 9).astype(np.bool_)
+        self.available = (np.concatenate([c.columns["available"] for c in stored]) if stored
+                          else np.zeros(0, dtype=np.int8))  # 1 yes, 0 no, -1 unknown
+        # Per-GPU figures looked up once per instance, then scaled by the GPU count of each row.
+        width = len(PRECISIONS) + 2
+        table = _gather([np.asarray([_per_gpu(c.instance(i), gpus) for i in range(len(c.tables["instances"]))],
+                                    dtype=np.float64).reshape(-1, width) for c in stored], inst_codes, width)
         scale = np.where(self.gpu_count > 0, self.gpu_count, np.nan)[:, None]
-        table = table * scale
+        table = table.reshape(n, width) * scale
         self.tflops = {p: table[:, i] for i, p in enumerate(PRECISIONS)}
         self.bandwidth_tb_s = table[:, len(PRECISIONS)]
         self.power_kw = table[:, len(PRECISIONS) + 1]
@@ -157,8 +207,14 @@ class Catalog:
         self.mig: BoolArray = self.gpu.mask(mig_names)
         non_gpu_names = [n for n in self.gpu.values if gpus is not None and not gpus.is_gpu(n)]
         self.non_gpu: BoolArray = self.gpu.mask(non_gpu_names)
-        # Obtainability (gpuhub.obtain): NaN where unknown; launchable -1 unknown, 0 no, 1 yes.
-        self.interruption_max_pct, self.placement_score, self.launchable = _obtain_columns(self.offers)
+        # Obtainability (gpuhub.obtain): NaN where unknown; launchable -1 unknown, 0 no, 1 yes. Read once per
+        # distinct stored ``obtain`` value, then gathered by each row's extra-fields code.
+        obtain = _gather([np.asarray([_obtain_part(e.get("obtain")) for e in c.tables["extras"]] + [_NO_OBTAIN],
+                                     dtype=np.float64).reshape(-1, 3) for c in stored],
+                         [np.where(c.columns["extra"] < 0, len(c.tables["extras"]), c.columns["extra"])
+                          for c in stored], 3).reshape(n, 3)
+        self.interruption_max_pct, self.placement_score = obtain[:, 0], obtain[:, 1]
+        self.launchable = obtain[:, 2].astype(np.int8)
 
     def __len__(self) -> int:
         return len(self.offers)
@@ -192,8 +248,11 @@ class Catalog:
         return out
 
     def _instance_flag(self, test: Callable[[Any], bool]) -> BoolArray:
-        """A per-offer mask from an instance fact (built only when a filter asks for it)."""
-        return np.fromiter((test(o.instance) for o in self.offers), dtype=np.bool_, count=len(self.offers))
+        """A per-offer mask from an instance fact (built only when a filter asks for it): the test runs once per
+        distinct instance, rows gather through their instance codes."""
+        picked = [np.asarray([test(c.instance(i)) for i in range(len(c.tables["instances"]))] + [False],
+                             dtype=np.bool_)[c.columns["instance"]] for c in self._stored]
+        return np.concatenate(picked) if picked else np.zeros(0, dtype=np.bool_)
 
     def filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
         """The active filters in order, each named after the search argument that set it."""
@@ -369,57 +428,91 @@ class Catalog:
         return cached[0], cached[1]
 
 
-def _per_gpu(offer: Offer, gpus: GpuTable | None) -> tuple[float, ...]:
+def _per_gpu(instance: Instance, gpus: GpuTable | None) -> tuple[float, ...]:
     """Per-GPU dense TFLOPS per precision, bandwidth TB/s and power kW (NaN where unknown)."""
     if gpus is None:
         return (math.nan,) * (len(PRECISIONS) + 2)
-    figures = throughput(offer, gpus)
-    n = offer.instance.gpu_count or 1
+    figures = instance_throughput(instance, gpus)
+    n = instance.gpu_count or 1
     values = [figures.tflops[p] for p in PRECISIONS] + [figures.bandwidth_tb_s, figures.power_kw]
     return tuple(v / n if v else math.nan for v in values)
 
 
-def _row(o: Offer, inst_part: dict[int, tuple[Any, ...]], region_part: dict[int, tuple[Any, ...]]) -> tuple[Any, ...]:
-    inst, price, region = o.instance, o.price, o.region
-    ip = inst_part.get(id(inst))
-    if ip is None:
-        gpu = inst.gpu
-        link = (inst.interconnect or "").lower()
-        fast = inst.gpu_count <= 1 or any(word in link for word in _FAST_LINKS) or (
-            gpu is not None and gpu.form_factor in ("SXM", "Superchip", "OAM"))
-        ip = inst_part[id(inst)] = (
-            inst.provider, inst.instance_type, gpu.name if gpu else None, gpu.form_factor if gpu else None,
+def _instance_part(inst: Instance) -> tuple[Any, ...]:
+    gpu = inst.gpu
+    link = (inst.interconnect or "").lower()
+    fast = inst.gpu_count <= 1 or any(word in link for word in _FAST_LINKS) or (
+        gpu is not None and gpu.form_factor in ("SXM", "Superchip", "OAM"))
+    return (inst.provider, inst.instance_type, gpu.name if gpu else None, gpu.form_factor if gpu else None,
             inst.gpu_count, _float(gpu.memory_gib if gpu else None), _float(inst.vcpus), _float(inst.memory_gib),
-            inst.fractional, fast)
-    rp = region_part.get(id(region))
-    if rp is None:
-        rp = region_part[id(region)] = (
-            region.code.lower(), region.zone.lower() if region.zone else None, region.country, region.continent,
+            float(inst.fractional), float(fast))
+
+
+def _region_part(region: Region) -> tuple[Any, ...]:
+    return (region.code.lower(), region.zone.lower() if region.zone else None, region.country, region.continent,
             _float(region.latitude), _float(region.longitude), _float(region.carbon_gco2e_per_kwh))
-    return (*ip[:8], float(price.amount), price.currency, price.purchase, *rp[:4], ip[8],
-            -1 if o.available is None else int(o.available), *rp[4:], ip[9])
 
 
-def _obtain_columns(offers: Sequence[Offer]) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int8]]:
-    """Interruption upper bound (percent), placement score and launchability of every offer; offers share
-    ``obtain`` objects, so each is read once."""
-    seen: dict[int, tuple[float, float, int]] = {}
-    none = (math.nan, math.nan, -1)
-    rows = []
-    for offer in offers:
-        obtain = offer.obtain
-        if obtain is None:
-            rows.append(none)
-            continue
-        row = seen.get(id(obtain))
-        if row is None:
-            risk = obtain.risk
-            high = risk.max_pct if risk is not None and risk.max_pct is not None else math.nan
-            score = math.nan if obtain.placement_score is None else float(obtain.placement_score)
-            quota, capacity = obtain.quota_instances, obtain.capacity
-            ok = -1 if quota is None and capacity is None else \
-                int((quota is None or quota > 0) and capacity is not False)
-            row = seen[id(obtain)] = (high, score, ok)
-        rows.append(row)
-    table = np.asarray(rows, dtype=np.float64).reshape(len(offers), 3)
-    return table[:, 0], table[:, 1], table[:, 2].astype(np.int8)
+def _gather(tables: list[npt.NDArray[np.float64]], codes: list[IntArray], width: int = 0) -> FloatArray:
+    """Rows of each part's per-code table picked by that part's codes, parts one after another."""
+    picked = [table[c] if len(c) else np.zeros((0, width) if width else 0) for table, c in zip(tables, codes,
+                                                                                              strict=True)]
+    if not picked:
+        return np.zeros((0, width) if width else 0)
+    out: FloatArray = np.concatenate(picked)
+    return out
+
+
+class _Offers(Sequence[Offer]):
+    """The catalog's offers, row by row: the original objects when the catalog was given Offer objects, else
+    built from the stored columns on first access (and kept)."""
+
+    def __init__(self, parts: list[OfferColumns], originals: list[Sequence[Offer] | None]) -> None:
+        self._parts = parts
+        self._originals = originals
+        self._starts = list(itertools.accumulate((len(p) for p in parts), initial=0))
+        self._built: dict[int, Offer] = {}
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, index: int) -> Offer: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Offer]: ...
+
+    def __getitem__(self, index: int | slice) -> Offer | list[Offer]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        index = int(index)
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        index %= len(self)
+        offer = self._built.get(index)
+        if offer is None:
+            part = bisect.bisect_right(self._starts, index) - 1
+            row = index - self._starts[part]
+            original = self._originals[part]
+            offer = original[row] if original is not None else self._parts[part].offer(row)
+            self._built[index] = offer
+        return offer
+
+
+_NO_OBTAIN = (math.nan, math.nan, -1)
+
+
+def _obtain_part(data: Any) -> tuple[float, float, int]:
+    """Interruption upper bound (percent), placement score and launchability (-1 unknown, 0 no, 1 yes) of one
+    stored ``obtain`` value (see :mod:`gpuhub.obtain`)."""
+    if data is None:
+        return _NO_OBTAIN
+    from gpuhub.obtain.model import Obtainability
+
+    obtain = Obtainability.model_validate(data)
+    risk = obtain.risk
+    high = risk.max_pct if risk is not None and risk.max_pct is not None else math.nan
+    score = math.nan if obtain.placement_score is None else float(obtain.placement_score)
+    quota, capacity = obtain.quota_instances, obtain.capacity
+    ok = -1 if quota is None and capacity is None else int((quota is None or quota > 0) and capacity is not False)
+    return (float(high), score, ok)

@@ -15,21 +15,31 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
+from gpuhub._lazy import lazy
 from gpuhub.errors import PluginError, QueryError
-from gpuhub.model import Offer
-from gpuhub.plugins import Registry, get_registry, reset_registry
-from gpuhub.query import build_query
-from gpuhub.searching import SearchResult, default_engine, run_query
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from gpuhub.model import Offer
+    from gpuhub.plugins import Registry, get_registry, reset_registry
+    from gpuhub.query import build_query
+    from gpuhub.searching import SearchResult, default_engine, run_query
+else:  # imported on first use: `gpuhub --version`, `--help` and `store` never load numpy, pydantic or httpx
+    Console, Table = lazy("rich.console", "Console"), lazy("rich.table", "Table")
+    Registry, get_registry = lazy("gpuhub.plugins", "Registry"), lazy("gpuhub.plugins", "get_registry")
+    reset_registry, build_query = lazy("gpuhub.plugins", "reset_registry"), lazy("gpuhub.query", "build_query")
+    default_engine, run_query = lazy("gpuhub.searching", "default_engine"), lazy("gpuhub.searching", "run_query")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  rich_markup_mode=None,
                   help="Find and price cloud GPU instances across providers.")
-err = Console(stderr=True, soft_wrap=True)
+err: Console = lazy("rich.console", "Console", stderr=True, soft_wrap=True)
 
 
 def _version(value: bool) -> None:
@@ -122,7 +132,9 @@ def search(
     limit: Annotated[int | None, typer.Option(help="at most this many offers")] = 20,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
-    refresh: Annotated[bool, typer.Option(help="ignore cached data")] = False,
+    refresh: Annotated[bool, typer.Option(help="fetch again, ignoring stored and cached data")] = False,
+    max_age: Annotated[str | None, typer.Option(help="how old stored live data may be: 600, 15min, 2h (default 1 h, "
+                                                     "spot 10 min)")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="print each provider's warnings")] = False,
@@ -136,6 +148,14 @@ def search(
         _fail_usage(f"--fixtures: {fixtures} is not a directory")
     if timeout is not None and not (0 < timeout < float("inf")):
         _fail_usage(f"--timeout: must be a positive number of seconds, got {timeout:g}")
+    max_age_s = None
+    if max_age is not None:
+        from gpuhub.cli_store import parse_duration
+
+        try:
+            max_age_s = parse_duration(max_age)
+        except ValueError as exc:
+            _fail_usage(f"--max-age: {exc}")
     try:
         query = build_query(
             gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers), gpu=gpu,
@@ -155,7 +175,8 @@ def search(
         return
     try:
         result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
-                           timeout=timeout, deadline=_DEADLINE[0] if timeout is not None and _DEADLINE else None)
+                           timeout=timeout, deadline=_DEADLINE[0] if timeout is not None and _DEADLINE else None,
+                           max_age=max_age_s)
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
@@ -519,15 +540,64 @@ def record(
     if provider not in engine.registry.providers:
         _fail_usage(f"PROVIDER: {provider!r} is not installed; allowed values: "
                     f"{', '.join(sorted(engine.registry.providers))}")
-    if engine.registry.providers[provider].static:
-        from gpuhub.cli_record import record_static
-
-        raise typer.Exit(record_static(engine, provider, out, err))
     [(offers, status)] = engine.collect([provider], mode="record", record_dir=out, refresh=True)
     err.print(status.line(), highlight=False)
     if status.state != "ok":
         raise typer.Exit(1)
     typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
+
+
+from gpuhub.cli_store import store_app  # noqa: E402  (light: typer only)
+
+app.add_typer(store_app, name="store")
+
+
+def _builtin_commands() -> set[str]:
+    names = {c.name or typer.main.get_command_name(c.callback.__name__)  # type: ignore[union-attr]
+             for c in app.registered_commands}
+    return names | {g.name for g in app.registered_groups if g.name}
+
+
+def _plugin_commands_key() -> str:
+    """The installed ``gpuhub`` entry points (name, target, distribution, version, code fingerprint) and the plugin
+    switches: what decides which plugins add CLI commands."""
+    import hashlib
+    import os
+    from importlib import metadata
+
+    from gpuhub.store.keys import code_fingerprint
+
+    parts = []
+    for ep in sorted(metadata.entry_points(group="gpuhub"), key=lambda e: (e.name, e.value)):
+        dist = getattr(ep, "dist", None)
+        parts.append(f"{ep.name}={ep.value}|{dist.metadata['Name'] if dist else ''}|{dist.version if dist else ''}|"
+                     f"{code_fingerprint(ep.value.split(':')[0])}")
+    parts += [os.environ.get(n, "") for n in ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def _no_plugin_commands() -> bool:
+    """True when the store remembers that no installed plugin adds commands (so top-level help imports none)."""
+    from gpuhub.store import StoreError, open_store
+
+    try:
+        store = open_store()
+        cached = store.get_meta("plugin-commands") if store is not None else None
+        return cached == json.dumps({"key": _plugin_commands_key(), "plugins": []})
+    except (StoreError, OSError):
+        return False
+
+
+def _remember_plugin_commands(registry: Registry) -> None:
+    from gpuhub.store import StoreError, open_store
+
+    try:
+        store = open_store()
+        if store is not None:
+            plugins = sorted(n for n, (p, _) in registry._plugins.items() if hasattr(p, "register_commands"))
+            store.put_meta("plugin-commands", json.dumps({"key": _plugin_commands_key(), "plugins": plugins}))
+    except (StoreError, OSError):
+        pass
 
 
 _DEADLINE: list[float] = []
@@ -588,11 +658,30 @@ def main() -> None:
 
 
 def _main_inner() -> None:
+    """Plugins are loaded only when the command needs them: ``--version``, a built-in command's own ``--help`` and
+    ``gpuhub store`` never import a plugin; top-level help imports them only when the store does not already
+    know (from the installed entry points' versions and code) that none adds a command."""
+    argv = sys.argv[1:]
+    if argv == ["--version"]:
+        from gpuhub import __version__
+
+        sys.stdout.write(f"gpuhub {__version__}\n")
+        return
     # A provider's failure is already on its status line; the engine's log line would repeat it.
     logging.getLogger("gpuhub.engine").addHandler(logging.NullHandler())
     logging.getLogger("gpuhub.engine").propagate = False
+    strict = os.environ.get("GPUHUB_STRICT_PLUGINS", "").strip().lower() in ("1", "true", "yes", "on")
+    # Commands that need no plugin: `store ...`, a built-in command's --help, top-level help when no plugin adds
+    # commands. Every other command loads the registry here (it needs it anyway), so a broken plugin in strict
+    # mode stops it cleanly below.
+    builtin_help = bool(argv) and argv[0] in _builtin_commands() and ("--help" in argv or "-h" in argv)
+    if not strict and (argv[:1] == ["store"] or builtin_help or (argv in ([], ["--help"])
+                                                                 and _no_plugin_commands())):
+        app()
+        return
     try:
         get_registry().register_commands(app)
+        _remember_plugin_commands(get_registry())
     except PluginError as exc:
         # Strict mode: a broken plugin stops every command but the one that diagnoses plugins.
         if sys.argv[1:2] != ["plugins"]:

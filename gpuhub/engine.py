@@ -1,14 +1,21 @@
 """The engine: decides each provider's mode, fans out fetches concurrently, caches, and reports status.
 
-- One fetch per provider at a time: concurrent callers share the in-flight fetch (single flight).
-- Parsed offers are cached per (provider, mode, recording) in a cachetools TTL cache.
-- A failed refresh, or an empty answer where data existed before, keeps the last good data, marked ``stale``.
+- One fetch per provider at a time: concurrent callers share the in-flight fetch (single flight), and concurrent
+  processes share one through the store's claim (a per-provider lock).
+- Every fetch, live or replayed, becomes a snapshot in the offer store (:mod:`gpuhub.store`); a later process reads
+  the newest good snapshot that is fresh enough instead of fetching (replays: until the recording or the parsing
+  code changes; live: ``GPUHUB_FRESH_ON_DEMAND_S`` / ``GPUHUB_FRESH_SPOT_S``). In the process, parsed offers are
+  also kept per (provider, mode, recording) in a cachetools TTL cache.
+- A failed refresh, an empty answer, or a live answer the provider marked partial (``ctx.partial``: an interrupted
+  walk, empty pages half-way) never replaces good data: the last good snapshot is served, marked ``stale`` with
+  its age.
 - A provider that does not answer within the timeout is reported as such; its fetch goes on in the background and
   fills the cache for the next search, and the other providers' offers are returned on time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import os
@@ -17,21 +24,25 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import httpx
 from cachetools import TTLCache
 
 from gpuhub.catalog import Catalog
-from gpuhub.diskcache import DiskCache, code_fingerprint
+from gpuhub.diskcache import DiskCache
 from gpuhub.errors import CredentialsError, ProviderError, QueryError
 from gpuhub.model import Offer, Source
 from gpuhub.plugins import Registry
 from gpuhub.provider import Mode, Provider, ProviderContext, ProviderStatus
 from gpuhub.recording import Manifest, RecordingTransport, ReplayTransport, load_manifest
 from gpuhub.retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from gpuhub.store import Snapshot, SnapshotMeta, Store
+    from gpuhub.store.columns import OfferColumns
 
 __all__ = ["MODES", "Engine"]
 
@@ -47,15 +58,25 @@ class _Plan:
     recording: Path | None = None
     record_to: Path | None = None
     static: bool = False
+    refresh: bool = False
+    """Fetch again even when the store has fresh data (``--refresh``)."""
+    max_age_s: float | None = None
+    """How old stored live data may be, seconds (``--max-age``; default: per purchase model, see
+    :meth:`Engine.freshness_s`)."""
+    purchases: tuple[str, ...] | None = None
+    """The purchase models the search asks for (None: all), for freshness."""
 
     @property
     def key(self) -> tuple[str, str, str | None]:
         return (self.provider, self.mode, str(self.recording) if self.recording else None)
 
 
+_UNSET = object()
+
+
 @dataclass
 class _Entry:
-    offers: tuple[Offer, ...]
+    offers: Sequence[Offer]
     status: ProviderStatus
     fetched_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
 
@@ -71,14 +92,23 @@ class Engine:
         retry: the retry policy for every request.
         environ: environment for credentials and settings (default: ``os.environ`` at each fetch).
         transport: a transport to use for live requests (tests point it at a local server or a mock).
-        disk: the on-disk cache of parsed recordings (default: from ``GPUHUB_CACHE_DIR`` /
-            ``GPUHUB_NO_DISK_CACHE``, else the user cache directory).
+        disk: compatibility: a :class:`~gpuhub.diskcache.DiskCache` naming the store directory (None in it: no
+            store).
+        store: the offer store (default: :func:`gpuhub.store.open_store` from ``GPUHUB_STORE``, opened on first
+            use; None: nothing persists).
+        fresh_on_demand_s, fresh_spot_s: how long stored live data stays fresh, seconds (default from
+            ``GPUHUB_FRESH_ON_DEMAND_S`` / ``GPUHUB_FRESH_SPOT_S``, else 3600 / 600).
+        min_fraction: a live answer with fewer offers than this fraction of the last complete one is taken as an
+            incomplete walk and does not replace it (default 0: off, since one empty region among others is data,
+            known fault C12; providers say an incomplete walk with ``ctx.partial`` or an error).
     """
 
     def __init__(self, registry: Registry, *, ttl_s: float = 900.0, timeout_s: float = 60.0,
                  request_timeout_s: float = 20.0, retry: RetryPolicy | None = None,
                  environ: Mapping[str, str] | None = None, transport: httpx.BaseTransport | None = None,
-                 max_workers: int = 16, disk: DiskCache | None = None) -> None:
+                 max_workers: int = 16, disk: DiskCache | None = None, store: Store | object | None = _UNSET,
+                 fresh_on_demand_s: float | None = None, fresh_spot_s: float | None = None,
+                 min_fraction: float = 0.0) -> None:
         self.registry = registry
         self.ttl_s = ttl_s
         self.timeout_s = timeout_s
@@ -97,8 +127,17 @@ class Engine:
         """A fetch still running this many seconds past its search's wait is stopped at its next request, body
         chunk or offer (seconds)."""
         self.fetch_count: dict[str, int] = {}
-        self.disk = disk if disk is not None else DiskCache.from_environ(self.environ)
-        self._catalogs: list[tuple[tuple[tuple[Offer, ...], ...], Catalog]] = []
+        self.disk = disk
+        # An engine given only the old parsed-recordings cache (``disk=``) keeps replays there, as it used to.
+        self._store_modes: tuple[str, ...] = ("replay",) if store is _UNSET and disk is not None else (
+            "replay", "live", "record")
+        if store is _UNSET and disk is not None:
+            store = disk.open_store()
+        self._store: Store | object | None = store
+        self.fresh_on_demand_s = _seconds(fresh_on_demand_s, self.environ, "GPUHUB_FRESH_ON_DEMAND_S", 3600.0)
+        self.fresh_spot_s = _seconds(fresh_spot_s, self.environ, "GPUHUB_FRESH_SPOT_S", 600.0)
+        self.min_fraction = min_fraction
+        self._catalogs: list[tuple[tuple[Sequence[Offer], ...], Catalog]] = []
 
     @property
     def environ(self) -> Mapping[str, str]:
@@ -137,20 +176,24 @@ class Engine:
 
     # --- fetching -----------------------------------------------------------------------------------------
     def collect(self, providers: Iterable[str], *, mode: RequestedMode = "auto", fixtures_dir: Path | None = None,
-                refresh: bool = False, timeout_s: float | None = None,
-                record_dir: Path | None = None,
-                deadline: float | None = None) -> list[tuple[tuple[Offer, ...], ProviderStatus]]:
+                refresh: bool = False, timeout_s: float | None = None, record_dir: Path | None = None,
+                deadline: float | None = None, max_age_s: float | None = None,
+                purchases: Sequence[str] | None = None) -> list[tuple[Sequence[Offer], ProviderStatus]]:
         """Offers and a status for each named provider, fetched concurrently, within ``timeout_s`` seconds (a live
         provider that declares a longer :attr:`Provider.timeout_s` gets that long, unless ``timeout_s`` is given),
         and never past ``deadline`` (a ``time.monotonic()`` value; the CLI's counts from the process start).
 
         A provider still running then is reported ``timed out``; its fetch runs on in a daemon thread (it may fill
         the cache for a later search, for at most :attr:`abandon_after_s` more seconds) and is never waited for,
-        not even at interpreter exit."""
+        not even at interpreter exit.
+
+        ``refresh`` fetches again even when the store holds fresh data; ``max_age_s`` bounds the age of stored live
+        data (seconds; default per purchase model, :meth:`freshness_s`); ``purchases`` are the purchase models the
+        caller needs (their freshness applies)."""
         started = time.monotonic()
         budget = self.timeout_s if timeout_s is None else timeout_s
         waiting: list[tuple[_Plan, Future[_Entry] | _Entry]] = []
-        results: list[tuple[tuple[Offer, ...], ProviderStatus]] = []
+        results: list[tuple[Sequence[Offer], ProviderStatus]] = []
         for name in providers:
             provider = self.registry.providers[name]
             try:
@@ -163,6 +206,8 @@ class Engine:
             if isinstance(plan, str):
                 results.append(((), ProviderStatus(name, "skipped", reason=plan)))
                 continue
+            plan = replace(plan, refresh=refresh, max_age_s=max_age_s,
+                           purchases=tuple(purchases) if purchases else None)
             waiting.append((plan, self._start(provider, plan, refresh)))
         for plan, job in waiting:
             if isinstance(job, _Entry):
@@ -222,16 +267,102 @@ class Engine:
             future.set_result(entry)
         return entry
 
+    # --- the store: snapshots that outlive the process ----------------------------------------------------
+    @property
+    def store(self) -> Store | None:
+        """The offer store (opened on first use from ``GPUHUB_STORE``; None when off or it cannot be opened)."""
+        with self._lock:
+            if self._store is _UNSET:
+                from gpuhub.store import StoreError, open_store
+
+                try:
+                    self._store = open_store(environ=self.environ)
+                except StoreError as exc:
+                    logging.getLogger("gpuhub.store").warning("offer store not usable, searching without it: %s",
+                                                              exc)
+                    self._store = None
+            return self._store  # type: ignore[return-value]
+
+    def freshness_s(self, purchases: Iterable[str]) -> float:
+        """How long stored live data stays fresh for these purchase models, seconds: the shortest of their
+        kinds (spot and low-priority prices and capacity change often: ``GPUHUB_FRESH_SPOT_S``, default 600;
+        everything else ``GPUHUB_FRESH_ON_DEMAND_S``, default 3600)."""
+        kinds = set(purchases)
+        spot = bool(kinds & {"spot", "low_priority"})
+        rest = bool(kinds - {"spot", "low_priority"}) or not kinds
+        ages = ([self.fresh_spot_s] if spot else []) + ([self.fresh_on_demand_s] if rest else [])
+        return min(ages)
+
+    def _snapshot_key(self, provider: Provider, plan: _Plan, manifest: Manifest | None) -> str | None:
+        from gpuhub.store.keys import live_key, replay_key
+
+        try:
+            if manifest is not None and plan.mode == "replay":
+                return replay_key(self.registry, provider, manifest, self._replay_source(provider, plan,
+                                                                                         manifest).label())
+            if plan.mode in ("live", "record"):
+                base = self.environ.get(f"GPUHUB_{provider.name.upper().replace('-', '_')}_BASE_URL")
+                return live_key(self.registry, provider, (base or provider.base_url).rstrip("/"))
+        except OSError:
+            return None
+        return None  # a static provider without a recording: its packaged table is read each time
+
     def _fetch(self, provider: Provider, plan: _Plan) -> _Entry:
         started = time.monotonic()
         try:
             manifest: Manifest | None = load_manifest(plan.recording) if plan.recording else None
         except (OSError, ValueError) as exc:
             raise ProviderError(f"recording {plan.recording} cannot be read: {exc}") from None
-        if manifest is not None and plan.mode == "replay":
-            cached = self._from_disk(provider, plan, manifest, started)
-            if cached is not None:
-                return cached
+        key = self._snapshot_key(provider, plan, manifest)
+        store = self.store if key is not None and plan.mode in self._store_modes else None
+        if store is None or plan.mode == "record":
+            return self._fetch_now(provider, plan, manifest, started, key, store)
+        if not plan.refresh:
+            hit = self._stored(store, provider, plan, key, started)
+            if hit is not None:
+                return hit
+        waiting = time.monotonic()
+        # One fetch per provider across processes: the others wait, then read what it stored.
+        budget = max(self.timeout_s, provider.timeout_s or 0.0) if plan.mode != "replay" else self.timeout_s
+        with store.claim(provider.name, budget) as held:
+            if held:
+                hit = self._stored(store, provider, plan, key, started,
+                                   since_s=time.monotonic() - waiting if plan.refresh else None)
+                if hit is not None:
+                    return hit
+            return self._fetch_now(provider, plan, manifest, started, key, store)
+
+    def _stored(self, store: Store, provider: Provider, plan: _Plan, key: str | None, started: float,
+                since_s: float | None = None) -> _Entry | None:
+        """The newest good snapshot under ``key`` that is fresh enough (a replay's never ages; ``since_s``: only
+        one stored in the last seconds, by another process, while this one waited for the claim)."""
+        from gpuhub.store import StoreError
+
+        try:
+            snap = store.latest_good(provider.name, key=key, max_age_s=since_s)
+            if snap is None:
+                return None
+            age = snap.age_s()
+            if since_s is None and plan.mode == "live":
+                allowed = plan.max_age_s if plan.max_age_s is not None else self.freshness_s(
+                    [p for p in snap.purchases if plan.purchases is None or p in plan.purchases])
+                if age > allowed:
+                    return None
+            columns = _checked(store, snap)
+        except StoreError as exc:
+            log.warning("%s; fetching %s again", exc, provider.name)
+            return None
+        status = _stored_status(snap, "ok", time.monotonic() - started)
+        if plan.mode == "live":
+            status.reason = f"from the store, fetched {_age(age)} ago"
+        entry = _Entry(columns, status, snap.fetched_at)
+        with self._lock:
+            self._cache[plan.key] = entry
+            self._last_good[plan.key] = entry
+        return entry
+
+    def _fetch_now(self, provider: Provider, plan: _Plan, manifest: Manifest | None, started: float,
+                   key: str | None, store: Store | None) -> _Entry:
         recorder: RecordingTransport | None = None
         if plan.mode == "replay" and manifest is not None:
             transport: httpx.BaseTransport = ReplayTransport(manifest)
@@ -263,6 +394,11 @@ class Engine:
             self.fetch_count[provider.name] = self.fetch_count.get(provider.name, 0) + 1
         try:
             offers = self._collect_offers(provider, ctx, stop)
+        except BaseException as exc:
+            self._remember_attempt(store, plan, key, source, manifest, ProviderStatus(
+                provider.name, "failed", reason=_describe(exc), mode=plan.mode,
+                fetched_at=dt.datetime.now(dt.timezone.utc), elapsed_s=time.monotonic() - started))
+            raise
         finally:
             if recorder is not None:
                 for value in ctx.secrets_seen:
@@ -284,10 +420,20 @@ class Engine:
         if plan.static:
             when = manifest.recorded_at.isoformat() if manifest and manifest.recorded_at else "unknown date"
             status.reason = f"static price table, verified {when}"
-        previous = self._last_good.get(plan.key)
-        if not offers and previous is not None and previous.offers:
-            return self._fallback(plan, "the provider answered with no offers where it had "
-                                        f"{len(previous.offers)} before")
+        previous, previous_partial = self._previous_good(store, plan, key)
+        if status.partial and plan.mode != "replay" and previous and not previous_partial:
+            # A partial answer (the provider said part of its catalog is missing) never replaces a complete one.
+            self._remember_attempt(store, plan, key, source, manifest, status)
+            return self._fallback(plan, "the provider delivered part of its catalog ("
+                                        + "; ".join(sorted(status.partial_reasons))[:200] + ")")
+        if not offers and previous:
+            self._remember_attempt(store, plan, key, source, manifest, status)
+            return self._fallback(plan, f"the provider answered with no offers where it had {previous} before")
+        if offers and plan.mode != "replay" and previous and len(offers) < self.min_fraction * previous:
+            # A walk that stopped early (an empty page half-way, a truncated answer) looks like a smaller catalog.
+            self._remember_attempt(store, plan, key, source, manifest, status)
+            return self._fallback(plan, f"the provider answered with {len(offers)} offers where the last complete "
+                                        f"fetch had {previous} (an incomplete walk?)")
         if not offers:
             status.warnings.append("the provider returned no offers")
             if report.skipped_total:
@@ -295,52 +441,49 @@ class Engine:
                 top = "; ".join(f"{why} (×{n})" for why, n in report.skipped.most_common(3))
                 status.warnings.append(f"every record was skipped ({report.skipped_total}): {top}; the API's "
                                        "answer may have changed shape")
+            self._remember_attempt(store, plan, key, source, manifest, status)
             return _Entry((), status)  # an empty answer is reported, never cached as the catalog
-        if manifest is not None and plan.mode == "replay":
-            self.disk.save(provider.name, self._disk_key(provider, manifest), offers, status.to_dict())
-        entry = _Entry(tuple(offers), status)
+        if store is not None and key is not None:
+            from gpuhub.store import StoreError
+
+            try:
+                store.put_snapshot(_meta(plan, key, source, manifest, status, True, offers.purchases()), offers)
+            except StoreError as exc:
+                log.warning("%s; the offers of %s are not kept for the next process", exc, provider.name)
+        entry = _Entry(offers, status)
         with self._lock:
             self._cache[plan.key] = entry
             self._last_good[plan.key] = entry
         return entry
 
-    def _disk_key(self, provider: Provider, manifest: Manifest) -> str:
-        from gpuhub import __version__
+    def _previous_good(self, store: Store | None, plan: _Plan, key: str | None) -> tuple[int, bool]:
+        """Offers in the last good answer under this plan (this process's, else the store's; 0 if none), and
+        whether that answer was itself partial."""
+        kept = self._last_good.get(plan.key)
+        if kept is not None and kept.offers:
+            return len(kept.offers), kept.status.partial
+        if store is None or key is None:
+            return 0, False
+        from gpuhub.store import StoreError
 
-        plugin = self.registry.provider_plugin.get(provider.name, "")
-        version = next((r.version or "" for r in self.registry.reports if r.name == plugin), "")
-        # The code that parsed the offers is part of the key too (an edited plugin or core re-parses even when
-        # nobody bumped a version): size and mtime of every file in both packages.
-        code = code_fingerprint(type(provider).__module__) + code_fingerprint("gpuhub")
-        # GPU identities depend on the GPU table and aliases (which plugins are installed): part of the key.
-        return DiskCache.key(provider.name, manifest, (__version__, plugin, version, type(provider).__qualname__,
-                                                       code, self.registry.gpus.fingerprint()))
-
-    def _from_disk(self, provider: Provider, plan: _Plan, manifest: Manifest, started: float) -> _Entry | None:
-        """The offers parsed from this exact recording by an earlier process, if the disk cache has them."""
-        if self.disk.directory is None:
-            return None
         try:
-            key = self._disk_key(provider, manifest)
-        except OSError:
-            return None
-        source = self._replay_source(provider, plan, manifest)
-        hit = self.disk.load(provider.name, key, source)
-        if hit is None:
-            return None
-        offers, report = hit
-        status = ProviderStatus(
-            provider.name, "ok", reason=report.get("reason"), mode=source.mode, source=source.label(),
-            offers=len(offers), skipped_records=int(report.get("skipped_records", 0)),
-            skipped_reasons=dict(report.get("skipped_reasons", {})), unknown_gpus=dict(report.get("unknown_gpus", {})),
-            warnings=list(report.get("warnings", [])), fetched_at=dt.datetime.now(dt.timezone.utc),
-            elapsed_s=time.monotonic() - started, partial_reasons=dict(report.get("partial_reasons", {})))
-        _provenance(status, source, manifest)
-        entry = _Entry(tuple(offers), status)
-        with self._lock:
-            self._cache[plan.key] = entry
-            self._last_good[plan.key] = entry
-        return entry
+            snap = store.latest_good(plan.provider, key=key)
+        except StoreError:
+            return 0, False
+        return (snap.offers, bool(snap.status.get("partial_reasons"))) if snap is not None else (0, False)
+
+    @staticmethod
+    def _remember_attempt(store: Store | None, plan: _Plan, key: str | None, source: Source,
+                          manifest: Manifest | None, status: ProviderStatus) -> None:
+        """Record a failed, empty or incomplete fetch (never served; ``gpuhub store show`` lists it)."""
+        if store is None or key is None:
+            return
+        from gpuhub.store import StoreError
+
+        try:
+            store.put_snapshot(_meta(plan, key, source, manifest, status, False, ()), None)
+        except StoreError as exc:
+            log.debug("could not record the attempt: %s", exc)
 
     @staticmethod
     def _replay_source(provider: Provider, plan: _Plan, manifest: Manifest) -> Source:
@@ -351,14 +494,16 @@ class Engine:
                       recorded_at=manifest.recorded_at, kind=manifest.kind, data_date=manifest.data_date,
                       data_date_known=manifest.data_date_known)
 
-    def _collect_offers(self, provider: Provider, ctx: ProviderContext, stop: _Stop | None = None) -> list[Offer]:
+    def _collect_offers(self, provider: Provider, ctx: ProviderContext, stop: _Stop | None = None) -> OfferColumns:
         """Every offer ``fetch`` yields, each checked again here however it was built (:mod:`gpuhub.validate`):
-        bad ones are skipped and counted, never served."""
+        bad ones are skipped and counted, never served. Offers go straight into columns: a provider yielding a
+        million offers never has them all alive at once."""
         from gpuhub.model import known_purchase_models
+        from gpuhub.store.columns import ColumnBuilder
         from gpuhub.validate import offer_problem
 
         purchases = frozenset(known_purchase_models())
-        offers: list[Offer] = []
+        builder = ColumnBuilder()
         for n, item in enumerate(provider.fetch(ctx)):
             if stop is not None and n % 1000 == 0:
                 stop.check()
@@ -366,32 +511,52 @@ class Engine:
             if problem is not None:
                 ctx.skip(problem)
             else:
-                offers.append(item)
-        return offers
+                builder.add(item)
+        return builder.build()
 
     def _fallback(self, plan: _Plan, reason: str) -> _Entry:
         previous = self._last_good.get(plan.key)
         if previous is None:
+            previous = self._stored_fallback(plan)
+        if previous is None:
             return _Entry((), ProviderStatus(plan.provider, "failed", reason=reason, mode=plan.mode))
         prev = previous.status
+        age = (dt.datetime.now(dt.timezone.utc) - previous.fetched_at).total_seconds()
         status = ProviderStatus(
             plan.provider, "stale", reason=f"{reason}; showing the last good data from "
-                                           f"{previous.fetched_at.isoformat(timespec='seconds')}",
+                                           f"{previous.fetched_at.isoformat(timespec='seconds')} ({_age(age)} old)",
             mode=prev.mode, source=prev.source, offers=len(previous.offers), skipped_records=prev.skipped_records,
             skipped_reasons=prev.skipped_reasons, unknown_gpus=prev.unknown_gpus, warnings=prev.warnings,
             fetched_at=previous.fetched_at, elapsed_s=prev.elapsed_s, source_kind=prev.source_kind,
             data_date=prev.data_date, data_date_note=prev.data_date_note, partial_reasons=prev.partial_reasons)
         return _Entry(previous.offers, status, previous.fetched_at)
 
-    def catalog(self, parts: Sequence[tuple[Offer, ...]]) -> Catalog:
+    def _stored_fallback(self, plan: _Plan) -> _Entry | None:
+        """The newest complete stored snapshot of the same kind (live for a live fetch, recorded for a replay),
+        any age, written by this process or an earlier one."""
+        store = self.store if plan.mode in self._store_modes else None
+        if store is None:
+            return None
+        from gpuhub.store import StoreError
+
+        live = plan.mode in ("live", "record")
+        try:
+            for snap in store.snapshots(plan.provider, limit=200):
+                if snap.complete and (snap.source_kind == "live") == live:
+                    return _Entry(_checked(store, snap), _stored_status(snap, "ok", None), snap.fetched_at)
+        except StoreError as exc:
+            log.warning("%s", exc)
+        return None
+
+    def catalog(self, parts: Sequence[Sequence[Offer]]) -> Catalog:
         """The columnar index over these providers' offers, built once and reused while the same results are
-        served from the cache (identity of the offer tuples is the key)."""
+        served from the cache (identity of the offer sequences is the key)."""
         with self._lock:
             for kept_parts, built in self._catalogs:
                 if len(kept_parts) == len(parts) and all(a is b for a, b in zip(kept_parts, parts, strict=True)):
                     return built
         kinds = {name: provider.kind for name, provider in self.registry.providers.items()}
-        built = Catalog([offer for part in parts for offer in part], self.registry.gpus, kinds)
+        built = Catalog.from_parts(parts, self.registry.gpus, kinds)
         with self._lock:
             self._catalogs.insert(0, (tuple(parts), built))
             del self._catalogs[4:]
@@ -498,3 +663,69 @@ def _manifest_provider(directory: Path) -> str | None:
 
 def _no_network(request: httpx.Request) -> httpx.Response:
     raise ProviderError(f"static provider attempted a network request: {request.method} {request.url}")
+
+
+def _seconds(value: float | None, environ: Mapping[str, str], name: str, default: float) -> float:
+    if value is not None:
+        return value
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        seconds = float(raw)
+        if seconds < 0 or seconds != seconds:
+            raise ValueError
+    except ValueError:
+        log.warning("%s=%r is not a number of seconds; using %g", name, raw, default)
+        return default
+    return seconds
+
+
+def _age(seconds: float) -> str:
+    """A short human age: ``45 s``, ``12 min``, ``3 h 5 min``, ``2 d 4 h``."""
+    s = max(0, int(seconds))
+    if s < 120:
+        return f"{s} s"
+    if s < 7200:
+        return f"{s // 60} min"
+    if s < 172800:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    return f"{s // 86400} d {s % 86400 // 3600} h"
+
+
+def _meta(plan: _Plan, key: str, source: Source, manifest: Manifest | None, status: ProviderStatus, complete: bool,
+          purchases: tuple[str, ...]) -> SnapshotMeta:
+    from gpuhub.store import SnapshotMeta
+
+    return SnapshotMeta(provider=plan.provider, fetched_at=status.fetched_at or dt.datetime.now(dt.timezone.utc),
+                        data_date=source.date_of_data, source_kind=source.source_kind,
+                        source=source.model_dump(mode="json"), key=key, complete=complete, status=status.to_dict(),
+                        purchases=purchases)
+
+
+def _stored_status(snap: Snapshot, state: Literal["ok", "stale"], elapsed_s: float | None) -> ProviderStatus:
+    """The status a stored snapshot was saved with, as served now (its fetch time is the snapshot's)."""
+    saved = snap.status
+    return ProviderStatus(
+        snap.provider, state, reason=saved.get("reason"), mode=saved.get("mode"), source=saved.get("source"),
+        offers=snap.offers, skipped_records=int(saved.get("skipped_records") or 0),
+        skipped_reasons=dict(saved.get("skipped_reasons") or {}), unknown_gpus=dict(saved.get("unknown_gpus") or {}),
+        warnings=list(saved.get("warnings") or []), fetched_at=snap.fetched_at, elapsed_s=elapsed_s,
+        source_kind=saved.get("source_kind") or snap.source_kind, data_date=snap.data_date,
+        data_date_note=saved.get("data_date_note"), partial_reasons=dict(saved.get("partial_reasons") or {}))
+
+
+def _checked(store: Store, snap: Snapshot) -> OfferColumns:
+    """A snapshot's columns, validated; a damaged snapshot is discarded (with a warning) and StoreError raised."""
+    from gpuhub.store import StoreError
+    from gpuhub.store.columns import ColumnsError
+
+    try:
+        columns = store.read_columns(snap)
+        columns.validate(snap.provider)
+        return columns
+    except (StoreError, ColumnsError) as exc:
+        log.warning("discarding unusable snapshot %s of %s: %s", snap.id, snap.provider, str(exc)[:200])
+        with contextlib.suppress(StoreError):
+            store.discard(snap)
+        raise StoreError(f"snapshot {snap.id} of {snap.provider} was unusable") from None

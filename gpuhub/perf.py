@@ -17,9 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpuhub.gpus import GpuSpec, GpuTable
-from gpuhub.model import Offer
+from gpuhub.model import Instance, Offer
 
-__all__ = ["PRECISIONS", "InstanceThroughput", "price_performance", "spec_for", "throughput"]
+__all__ = ["PRECISIONS", "InstanceThroughput", "instance_throughput", "price_performance", "spec_for",
+           "throughput"]
 
 PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
 """Precisions with a dense TFLOPS figure in the GPU table (fp64/fp32: vector units; the others: tensor cores)."""
@@ -49,9 +50,14 @@ def spec_for(gpus: GpuTable, name: str | None, form_factor: str | None) -> GpuSp
 
 def throughput(offer: Offer, gpus: GpuTable) -> InstanceThroughput:
     """Dense TFLOPS per precision, memory bandwidth (TB/s) and GPU power (kW) of the whole instance."""
-    gpu = offer.instance.gpu
+    return instance_throughput(offer.instance, gpus)
+
+
+def instance_throughput(instance: Instance, gpus: GpuTable) -> InstanceThroughput:
+    """:func:`throughput` of an instance (the figures depend on the instance only)."""
+    gpu = instance.gpu
     spec = spec_for(gpus, gpu.name, gpu.form_factor) if gpu is not None and gpu.known else None
-    n = offer.instance.gpu_count
+    n = instance.gpu_count
     if spec is None or n <= 0:
         return InstanceThroughput({p: None for p in PRECISIONS}, None, None, spec)
     per_gpu = {"fp64": spec.fp64_tflops, "fp32": spec.fp32_tflops, "tf32": spec.tf32_tflops,

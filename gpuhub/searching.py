@@ -184,7 +184,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            min_compute_capability: str | float | None = None, feature: str | Sequence[str] | None = None,
            cuda: str | float | None = None, bare_metal: bool = False, dedicated: bool = False,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
-           refresh: bool = False, timeout: float | None = None, engine: Engine | None = None) -> SearchResult:
+           refresh: bool = False, timeout: float | None = None, engine: Engine | None = None,
+           max_age: float | None = None) -> SearchResult:
     """Find GPU offers across every installed provider, filtered and ranked for a workload.
 
     Args:
@@ -235,7 +236,9 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
             own (dedicated tenancy or bare metal). Unknown control level never passes either.
         fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
         fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
-        refresh: ignore the in-memory cache. timeout: seconds to wait for providers.
+        refresh: fetch again, ignoring stored and cached data. timeout: seconds to wait for providers.
+        max_age: how old stored live data may be, seconds (default: ``GPUHUB_FRESH_ON_DEMAND_S``, 3600, or for
+            spot and low-priority prices ``GPUHUB_FRESH_SPOT_S``, 600).
         engine: an :class:`~gpuhub.engine.Engine` to use instead of the process-wide one.
 
     Returns:
@@ -267,17 +270,21 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not math.isfinite(timeout) or timeout <= 0):
         raise QueryError("timeout", f"must be a positive number of seconds, got {timeout!r}")
+    if max_age is not None and (isinstance(max_age, bool) or not isinstance(max_age, (int, float))
+                                or not math.isfinite(max_age) or max_age < 0):
+        raise QueryError("max_age", f"must be a number of seconds, 0 or more, got {max_age!r}")
     return run_query(query, eng, fixtures_dir=Path(fixtures_dir) if fixtures_dir else None, fetch=fetch,
-                     refresh=refresh, timeout=timeout)
+                     refresh=refresh, timeout=timeout, max_age=max_age)
 
 
 def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
-              refresh: bool = False, timeout: float | None = None, deadline: float | None = None) -> SearchResult:
+              refresh: bool = False, timeout: float | None = None, deadline: float | None = None,
+              max_age: float | None = None) -> SearchResult:
     """Run an already validated :class:`Query` (the CLI and :func:`search` both end here); ``deadline`` (a
-    ``time.monotonic()`` value) bounds the wait for providers too."""
+    ``time.monotonic()`` value) bounds the wait for providers too; ``max_age`` bounds stored live data (seconds)."""
     names = list(query.providers) or sorted(engine.registry.providers)
     collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout,
-                               deadline=deadline)
+                               deadline=deadline, max_age_s=max_age, purchases=query.purchase or None)
     catalog = engine.catalog([offers for offers, _ in collected])
     _check_regions(query, catalog)
     rows, removed, masks = catalog.select_with_masks(query)

@@ -30,6 +30,7 @@ from gpuhub.plugins import Registry
 from gpuhub.provider import Provider, ProviderStatus
 from gpuhub.recording import ReplayTransport, load_manifest
 from gpuhub.retry import RetryPolicy
+from gpuhub.store import Store
 
 __all__ = ["FAST_RETRY", "CountingTransport", "ProviderConformance", "make_engine", "run_provider"]
 
@@ -57,17 +58,22 @@ class CountingTransport(httpx.BaseTransport):
 
 def make_engine(registry: Registry | None = None, *, transport: httpx.BaseTransport | None = None,
                 environ: Mapping[str, str] | None = None, retry: RetryPolicy = FAST_RETRY,
-                timeout_s: float = 60.0, disk: DiskCache | None = None) -> Engine:
+                timeout_s: float = 60.0, disk: DiskCache | None = None, store: Store | None = None) -> Engine:
     """An engine for tests: no waits between retries, an empty environment unless given, its own in-memory
-    cache, and no on-disk cache unless ``disk`` is given."""
+    cache, and no offer store unless ``store`` (every fetch) or ``disk`` (a store directory for replays only) is
+    given."""
+    if store is not None:
+        return Engine(registry or Registry(), transport=transport, environ=dict(environ or {}), retry=retry,
+                      timeout_s=timeout_s, store=store)
     return Engine(registry or Registry(), transport=transport, environ=dict(environ or {}), retry=retry,
                   timeout_s=timeout_s, disk=disk or DiskCache(None))
 
 
 def run_provider(engine: Engine, name: str, **kwargs: Any) -> tuple[tuple[Offer, ...], ProviderStatus]:
-    """Collect one provider through ``engine`` (keyword arguments go to :meth:`Engine.collect`)."""
+    """Collect one provider through ``engine`` (keyword arguments go to :meth:`Engine.collect`); the offers as a
+    tuple of :class:`Offer` objects (built from the stored columns when they came from the store)."""
     [(offers, status)] = engine.collect([name], **kwargs)
-    return offers, status
+    return tuple(offers), status
 
 
 class ProviderConformance:

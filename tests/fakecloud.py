@@ -47,7 +47,12 @@ class FakeCloud(Provider):
             for item in data.get("offers", []):
                 with ctx.guard("offer"):
                     yield from self._offers(ctx, item)
-            page = data.get("next_page")
+            following = data.get("next_page")
+            if not data.get("offers") and following is not None and following not in seen:
+                # An empty page that says more follow is a broken walk, not a page of data.
+                ctx.partial("empty pages half-way through the walk", detail=f"page {page} was empty "
+                            f"but pointed to page {following}")
+            page = following
 
     def _offers(self, ctx: ProviderContext, item: dict) -> list[Offer]:  # type: ignore[type-arg]
         count = float(item["gpu_count"])

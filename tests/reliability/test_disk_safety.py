@@ -1,12 +1,13 @@
-"""Disk safety: the on-disk cache of parsed recordings (gpuhub/diskcache.py) and recordings (gpuhub/recording.py)
-are written atomically (a crash mid-write leaves the old file), readable by the user only, and a corrupt cache file
-is discarded with a warning and never trusted (JSON only, validated; the recording is parsed again)."""
+"""Disk safety: the offer store (gpuhub/store/, SQLite) and recordings (gpuhub/recording.py) are written
+atomically (a failed write leaves the old snapshot or file), readable by the user only, and a corrupt store is set
+aside with a warning and never trusted (NPY and JSON only, validated; the recording is parsed again)."""
 
 from __future__ import annotations
 
 import logging
 import os
 import pickle
+import sqlite3
 import stat
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,11 @@ from harness import LoopbackOnly, live_engine, live_env, offer_keys, serving
 from provider_cases import BY_NAME
 
 import gpuhub.recording
+import gpuhub.safeio
 from gpuhub import Registry
-from gpuhub.diskcache import DiskCache, seal, unseal
+from gpuhub.diskcache import DiskCache
+from gpuhub.store import SnapshotMeta, StoreError, open_store
+from gpuhub.store.columns import ColumnBuilder
 from gpuhub.testing import make_engine, run_provider
 
 PROVIDER = "fakecloud"  # the core's own provider: its recording and parser do not change under us
@@ -31,8 +35,9 @@ def _replay(registry: Registry, cache_dir: Path) -> tuple[Any, Any]:
         engine.shutdown()
 
 
-def _cache_file(cache_dir: Path) -> Path:
-    [path] = sorted((cache_dir / "parsed").glob(f"{PROVIDER}-*.json"))
+def _store_file(cache_dir: Path) -> Path:
+    path = cache_dir / "store" / "store.sqlite"
+    assert path.is_file()
     return path
 
 
@@ -40,38 +45,49 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-def test_cache_file_is_user_only_json_and_reused(rel_registry: Registry, tmp_path: Path) -> None:
+def test_store_file_is_user_only_and_reused(rel_registry: Registry, tmp_path: Path) -> None:
     offers, status = _replay(rel_registry, tmp_path)
     assert status.state == "ok" and offers
-    path = _cache_file(tmp_path)
+    path = _store_file(tmp_path)
     assert _mode(path) == 0o600, oct(_mode(path))
     assert _mode(path.parent) & 0o077 == 0, oct(_mode(path.parent))
-    assert unseal(path.read_bytes())["provider"] == PROVIDER
-    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
-    again, status2 = _replay(rel_registry, tmp_path)  # a second process: served from the file
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT provider, complete FROM snapshot").fetchall() == [(PROVIDER, 1)]
+        blobs = [bytes(b) for (b,) in db.execute("SELECT data FROM content_part")]
+    assert all(not b.startswith(b"\x80") for b in blobs), "a pickle in the store"  # NPY or JSON only
+    again, status2 = _replay(rel_registry, tmp_path)  # a second process: served from the store
     assert offer_keys(again) == offer_keys(offers) and status2.skipped_records == status.skipped_records
 
 
-def test_crash_mid_write_leaves_the_old_file(rel_registry: Registry, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch,
-                                             caplog: pytest.LogCaptureFixture) -> None:
-    offers, _ = _replay(rel_registry, tmp_path)
-    path = _cache_file(tmp_path)
-    before = path.read_bytes()
-    key = unseal(before)["key"]
+def test_failed_write_leaves_the_old_snapshot(rel_registry: Registry, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    offers, _status = _replay(rel_registry, tmp_path)
+    store = open_store(str(tmp_path / "store"))
+    assert store is not None
+    [before] = store.snapshots(PROVIDER)
+    smaller = ColumnBuilder().extend(list(offers)[:1]).build()
 
-    def crash(*args: object, **kwargs: object) -> None:
-        raise OSError(28, "No space left on device")
+    class FailingDisk:  # the connection, failing once the content is half written
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
 
-    monkeypatch.setattr(gpuhub.safeio.os, "replace", crash)
-    caplog.set_level(logging.WARNING)
-    DiskCache(tmp_path / "parsed").save(PROVIDER, key, list(offers[:1]), {"warnings": ["smaller"]})
-    assert path.read_bytes() == before, "a failed write replaced the cache file"
-    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")], "temporary file left behind"
-    assert any("could not write cache file" in r.getMessage() for r in caplog.records)
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.db, name)
 
-    # an interrupt (not an OSError) in the middle of writing: same guarantee for any atomic_write caller
+        def executemany(self, *args: object) -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+    meta = SnapshotMeta(PROVIDER, before.fetched_at, None, "captured", {}, before.key, True, {}, ())
+    monkeypatch.setattr(store, "_db", FailingDisk(store._db))  # type: ignore[attr-defined]
+    with pytest.raises(StoreError):
+        store.put_snapshot(meta, smaller)
     monkeypatch.undo()
+    assert store.snapshots(PROVIDER) == [before], "a failed write changed the store"
+    assert len(store.read_columns(before)) == len(offers)
+
+    # an interrupt (not an OSError) in the middle of writing a recording: atomic_write leaves the old file
+    path = tmp_path / "file.json"
+    path.write_bytes(b"old")
 
     def interrupted(fd: int) -> None:
         raise KeyboardInterrupt
@@ -79,60 +95,36 @@ def test_crash_mid_write_leaves_the_old_file(rel_registry: Registry, tmp_path: P
     monkeypatch.setattr(gpuhub.safeio.os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
         gpuhub.recording.atomic_write(path, b"half a file")
-    assert path.read_bytes() == before
+    assert path.read_bytes() == b"old"
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
 
 
 CORRUPTIONS: dict[str, Any] = {
-    "garbage": b"\x00\xff not json at all",
+    "garbage": b"\x00\xff not a database at all" * 50,
     "truncated": None,  # first half of the real file
     "pickle": pickle.dumps({"offers": [os.getcwd]}),
-    "negative_price": lambda d: d["prices"][0].update(amount="-1.50"),
-    "zero_price": lambda d: d["prices"][0].update(amount="0"),
-    "other_provider": lambda d: d["instances"][0].update(provider="evilcloud"),
-    "bad_index": lambda d: d["offers"][0].__setitem__(0, 10_000),
-    "wrong_key": lambda d: d.update(key="0" * 32),
-    "offers_not_rows": lambda d: d.update(offers={"a": 1}),
 }
 
 
 @pytest.mark.parametrize("kind", list(CORRUPTIONS))
-def test_corrupt_cache_file_is_discarded_with_a_warning(kind: str, rel_registry: Registry, tmp_path: Path,
+def test_corrupt_store_file_is_set_aside_with_a_warning(kind: str, rel_registry: Registry, tmp_path: Path,
                                                         caplog: pytest.LogCaptureFixture) -> None:
     offers, _ = _replay(rel_registry, tmp_path)
-    path = _cache_file(tmp_path)
+    path = _store_file(tmp_path)
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     good = path.read_bytes()
     corruption = CORRUPTIONS[kind]
-    if isinstance(corruption, bytes):
-        path.write_bytes(corruption)
-    elif corruption is None:
-        path.write_bytes(good[: len(good) // 2])
-    else:
-        data = unseal(good)
-        corruption(data)
-        path.write_bytes(seal(data["key"] if isinstance(data.get("key"), str) else "", data))
+    for suffix in ("-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    path.write_bytes(good[: len(good) // 2] if corruption is None else corruption)
     caplog.set_level(logging.WARNING)
     again, status2 = _replay(rel_registry, tmp_path)
     assert status2.state == "ok", status2.line()
-    assert offer_keys(again) == offer_keys(offers), "a corrupt cache was trusted"
+    assert offer_keys(again) == offer_keys(offers), "a corrupt store was trusted"
     assert all(o.price.amount > 0 for o in again)
-    assert any("discarding unusable cache file" in r.getMessage() for r in caplog.records), kind
-    assert unseal(_cache_file(tmp_path).read_bytes())["key"] == unseal(good)["key"]  # parsed and rewritten
-
-
-def test_corrupt_cache_report_is_discarded_too(rel_registry: Registry, tmp_path: Path,
-                                               caplog: pytest.LogCaptureFixture) -> None:
-    offers, _ = _replay(rel_registry, tmp_path)
-    path = _cache_file(tmp_path)
-    data = unseal(path.read_bytes())
-    data["report"]["skipped_records"] = "lots"
-    path.write_bytes(seal(data["key"], data))  # a correct checksum: the report's own validation must catch it
-    caplog.set_level(logging.WARNING)
-    again, status = _replay(rel_registry, tmp_path)
-    assert status.state == "ok", status.line()
-    assert offer_keys(again) == offer_keys(offers)
-    assert status.skipped_records != "lots"
-    assert any("discarding unusable cache file" in r.getMessage() for r in caplog.records)
+    assert any("damaged" in r.getMessage() or "discarding unusable snapshot" in r.getMessage()
+               for r in caplog.records), kind
 
 
 def test_recording_files_are_user_only_and_complete(rel_registry: Registry, tmp_path: Path,

@@ -8,7 +8,7 @@ needs no credentials. Through the CLI (a real process) where the audit used it, 
 
 from __future__ import annotations
 
-import hashlib
+import io
 import json
 import logging
 import os
@@ -16,7 +16,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ import pytest
 from harness import offer_keys
 
 from gpuhub import Registry
-from gpuhub.diskcache import DiskCache, seal, unseal
+from gpuhub.diskcache import DiskCache
 from gpuhub.testing import make_engine, run_provider
 
 PROVIDER = "fakecloud"
@@ -52,11 +51,20 @@ def _statuses(stderr: str) -> dict[str, str]:
     return {line.split(":", 1)[0]: line for line in stderr.splitlines() if line.startswith(("lambda:", "coreweave:"))}
 
 
-# --- defect 2: an unreadable cache directory ------------------------------------------------------------------
-def test_cache_dir_that_is_not_a_directory_is_a_miss_with_one_warning(tmp_path: Path) -> None:
-    (tmp_path / "parsed").write_text("not a directory")  # every read and write under it fails
+# --- defect 2: an unusable store directory or file (the store replaced the parsed-recordings cache) ----------
+@pytest.mark.parametrize("what", ["directory-is-a-file", "database-is-a-fifo", "database-is-a-symlink"])
+def test_unusable_store_is_a_miss_with_one_warning(what: str, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    if what == "directory-is-a-file":
+        store.write_text("not a directory")  # every read and write under it fails
+    else:
+        store.mkdir()
+        if what == "database-is-a-fifo":
+            os.mkfifo(store / "store.sqlite")
+        else:
+            (store / "store.sqlite").symlink_to("/dev/zero")
     done = _cli("search", "--provider", "lambda", "--provider", "coreweave", "--format", "json",
-                env={"GPUHUB_CACHE_DIR": str(tmp_path)})
+                env={"GPUHUB_STORE": str(store)}, timeout=60)
     assert done.returncode == 0, done.stderr
     statuses = _statuses(done.stderr)
     assert statuses["lambda"].startswith("lambda: ok, "), done.stderr
@@ -67,8 +75,8 @@ def test_cache_dir_that_is_not_a_directory_is_a_miss_with_one_warning(tmp_path: 
     assert prices  # the offers are there
 
 
-def test_permission_denied_cache_dir_is_a_miss_with_one_warning() -> None:
-    """The audit's case: ``chmod 000`` on the cache directory (as root, run the CLI as user nobody)."""
+def test_permission_denied_store_dir_is_a_miss_with_one_warning() -> None:
+    """The audit's case: ``chmod 000`` on the store directory (as root, run the CLI as user nobody)."""
     as_nobody: dict[str, Any] = {"user": 65534, "group": 65534} if os.geteuid() == 0 else {}
     if as_nobody:
         try:
@@ -77,13 +85,12 @@ def test_permission_denied_cache_dir_is_a_miss_with_one_warning() -> None:
         except OSError:
             usable = False
         if not usable:
-            pytest.skip("the interpreter is not usable by user nobody here (test_permission_denied_in_process "
-                        "covers the same path)")
+            pytest.skip("the interpreter is not usable by user nobody here")
     top = Path(tempfile.mkdtemp(prefix="gpuhub-rel-"))
     try:
         top.chmod(0o755)
-        (top / "parsed").mkdir(mode=0o000)
-        (top / "parsed").chmod(0o000)
+        (top / "store").mkdir(mode=0o000)
+        (top / "store").chmod(0o000)
         done = _cli("search", "--provider", "lambda", "--provider", "coreweave", "--limit", "1",
                     env={"GPUHUB_CACHE_DIR": str(top), "HOME": str(top)}, cwd=str(top), **as_nobody)
         assert done.returncode == 0, done.stderr
@@ -92,86 +99,32 @@ def test_permission_denied_cache_dir_is_a_miss_with_one_warning() -> None:
         assert statuses["coreweave"].startswith("coreweave: ok, "), done.stderr
         assert done.stderr.count("not usable") == 1 and "Permission denied" in done.stderr, done.stderr
     finally:
-        (top / "parsed").chmod(0o700)
+        (top / "store").chmod(0o700)
         shutil.rmtree(top)
 
 
-def test_permission_denied_in_process_is_a_miss_with_one_warning(rel_registry: Registry, tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch,
-                                                                 caplog: pytest.LogCaptureFixture) -> None:
-    offers, _ = _replay(rel_registry, tmp_path)  # a good cache file is there
-    real_open = os.open
+# --- defect 3: damaged or re-priced stored offers --------------------------------------------------------------
+def test_stored_offers_with_changed_prices_are_rejected(rel_registry: Registry, tmp_path: Path,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """Every price changed in the stored column, still a valid NPY array of the right shape: the content hash
+    does not match, so the snapshot is discarded and the recording parsed again."""
+    import sqlite3
 
-    def denied(path: Any, *args: Any, **kwargs: Any) -> int:
-        if str(path).startswith(str(tmp_path)):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, *args, **kwargs)
+    import numpy as np
 
-    monkeypatch.setattr("gpuhub.safeio.os.open", denied)
-    monkeypatch.setattr("gpuhub.diskcache._WARNED", set())
-    caplog.set_level(logging.WARNING, logger="gpuhub.diskcache")
-    again, status = _replay(rel_registry, tmp_path)
-    again2, status2 = _replay(rel_registry, tmp_path)
-    assert status.state == status2.state == "ok", status.line()
-    assert offer_keys(again) == offer_keys(again2) == offer_keys(offers)
-    warnings = [r.getMessage() for r in caplog.records]
-    assert len(warnings) == 1 and "not usable" in warnings[0] and "Permission denied" in warnings[0], warnings
-
-
-# --- defect 3: deeply nested, huge, re-priced cache files -----------------------------------------------------
-def _good_cache(registry: Registry, cache_dir: Path) -> tuple[Any, Path]:
-    offers, status = _replay(registry, cache_dir)
+    offers, status = _replay(rel_registry, tmp_path)
     assert status.state == "ok" and offers
-    [path] = sorted(cache_dir.glob(f"{PROVIDER}-*.json"))
-    return offers, path
-
-
-@pytest.mark.parametrize("sealed", [True, False], ids=["checksum-ok", "no-checksum"])
-def test_deeply_nested_cache_file_is_discarded_and_replaced(sealed: bool, rel_registry: Registry, tmp_path: Path,
-                                                             caplog: pytest.LogCaptureFixture) -> None:
-    offers, path = _good_cache(rel_registry, tmp_path)
-    key = unseal(path.read_bytes())["key"]
-    payload = b'{"format":2,"key":"' + key.encode() + b'","offers":' + b"[" * 200_000 + b"]" * 200_000 + b"}"
-    if sealed:  # a matching checksum: the nesting limit itself must catch it
-        digest = hashlib.sha256(key.encode() + b"\0" + payload).hexdigest()
-        path.write_bytes(f"gpuhub-cache 2 sha256={digest}\n".encode() + payload)
-        assert seal(key, {"a": 1}).startswith(b"gpuhub-cache 2 sha256=")  # the same header format
-    else:
-        path.write_bytes(payload)
-    caplog.set_level(logging.WARNING)
-    again, status = _replay(rel_registry, tmp_path)
-    assert status.state == "ok", status.line()
-    assert offer_keys(again) == offer_keys(offers)
-    assert any("discarding unusable cache file" in r.getMessage() for r in caplog.records)
-    assert unseal(path.read_bytes())["key"] == key  # the bad file was replaced by a good one
-
-
-def test_huge_cache_file_is_discarded_unread(rel_registry: Registry, tmp_path: Path,
-                                            caplog: pytest.LogCaptureFixture) -> None:
-    offers, path = _good_cache(rel_registry, tmp_path)
-    with path.open("r+b") as fh:
-        fh.truncate(1 << 30)  # 1 GiB (sparse: costs no disk)
-    caplog.set_level(logging.WARNING)
-    again, status = _replay(rel_registry, tmp_path)
-    assert status.state == "ok" and offer_keys(again) == offer_keys(offers)
-    assert any("over the limit" in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records]
-    assert path.stat().st_size < 1 << 24  # discarded and rewritten
-
-
-def test_well_formed_cache_file_with_changed_prices_is_rejected(rel_registry: Registry, tmp_path: Path,
-                                                                caplog: pytest.LogCaptureFixture) -> None:
-    offers, path = _good_cache(rel_registry, tmp_path)
-    raw = path.read_bytes()
-    header, _, payload = raw.partition(b"\n")
-    data = json.loads(payload)
-    for price in data["prices"]:
-        price["amount"] = "0.01"  # every price changed, still valid JSON of the right shape
-    path.write_bytes(header + b"\n" + json.dumps(data, separators=(",", ":")).encode())
+    with sqlite3.connect(tmp_path / "store.sqlite") as db:
+        [(blob,)] = db.execute("SELECT data FROM content_part WHERE name = 'price.npy'").fetchall()
+        buffer = io.BytesIO()
+        np.save(buffer, np.full(len(offers), 0.01), allow_pickle=False)
+        assert len(buffer.getvalue()) == len(blob)
+        db.execute("UPDATE content_part SET data = ? WHERE name = 'price.npy'", (buffer.getvalue(),))
     caplog.set_level(logging.WARNING)
     again, status = _replay(rel_registry, tmp_path)
     assert status.state == "ok" and offer_keys(again) == offer_keys(offers)
     assert str(min(o.price.amount for o in again)) != "0.01"
-    assert any("checksum does not match" in r.getMessage() for r in caplog.records)
+    assert any("does not match its hash" in r.getMessage() for r in caplog.records)
 
 
 # --- defect 4: a JSON bomb in --fixtures DIR/manifest.json ----------------------------------------------------
@@ -221,17 +174,15 @@ def test_body_file_must_be_a_regular_file_inside_the_recording(body_file: str, t
 
 
 # --- defect 11: debris of killed writers; the skip reason of a provider that needs no credentials ------------
-def test_temp_files_of_killed_writers_are_cleaned(tmp_path: Path) -> None:
-    parsed = tmp_path / "parsed"
-    parsed.mkdir(parents=True)
-    debris = parsed / ".lambda-0123456789abcdef.json.k1ll3d.tmp"  # the name atomic_write gives its temp files
-    debris.write_bytes(b'{"format": 2, "half')
-    old = time.time() - 3600
-    os.utime(debris, (old, old))
+def test_store_leaves_no_debris(tmp_path: Path) -> None:
+    """The store (which replaced the parsed-recordings cache and its temporary files) is one SQLite file, its
+    journal, and one lock file per provider; a search leaves nothing else."""
     done = _cli("search", "--provider", "lambda", "--limit", "1", env={"GPUHUB_CACHE_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr
-    assert not debris.exists(), sorted(p.name for p in parsed.iterdir())
-    assert [p.name for p in parsed.iterdir() if p.name.startswith("lambda-")], "the cache file was written"
+    store = tmp_path / "store"
+    assert {p.name for p in store.iterdir()} <= {"store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "locks"}
+    assert {p.name for p in (store / "locks").iterdir()} <= {"lambda.lock"}
+    assert (store / "store.sqlite").stat().st_size > 0, "the snapshot was written"
 
 
 def test_provider_without_credentials_or_recording_says_how_to_use_it() -> None:

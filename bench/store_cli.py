@@ -1,0 +1,74 @@
+"""Start-up of CLI processes with the offer store warm (issue 14): ``gpuhub --version``, ``gpuhub --help`` and
+``gpuhub search --gpu H100`` on the bundled data, run after run interleaved, medians of wall and CPU time.
+
+    . .venv/bin/activate
+    python bench/store_cli.py --runs 7 [--json cli.json]
+
+The store is a fresh temporary directory (``GPUHUB_STORE``), warmed by one search first (not counted).
+CPU = user + system time of the child process (from ``resource.getrusage(RUSAGE_CHILDREN)``), the better
+estimate of an idle machine's wall time when the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+COMMANDS = {"--version": ["--version"], "--help": ["--help"], "search --gpu H100": ["search", "--gpu", "H100"]}
+
+
+def _time(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} failed: {done.stderr[-2000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    gpuhub = shutil.which("gpuhub")
+    if gpuhub is None:
+        raise SystemExit("gpuhub is not on PATH (activate the venv)")
+    store = tempfile.mkdtemp(prefix="gpuhub-cli-bench-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUHUB_")} | {"GPUHUB_STORE": store}
+    with open("/proc/loadavg") as fh:
+        load_before = " ".join(fh.read().split()[:3])
+    try:
+        _time([gpuhub, *COMMANDS["search --gpu H100"]], env)  # warm the store
+        _time([gpuhub, "--help"], env)  # and the plugin-commands cache
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in COMMANDS}
+        for _ in range(args.runs):
+            for name, argv in COMMANDS.items():
+                samples[name].append(_time([gpuhub, *argv], env))
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
+    with open("/proc/loadavg") as fh:
+        load_after = " ".join(fh.read().split()[:3])
+    out = {"runs": args.runs, "load_before": load_before, "load_after": load_after,
+           "commands": {name: {"wall_median_s": statistics.median(w for w, _ in runs),
+                               "cpu_median_s": statistics.median(c for _, c in runs),
+                               "wall_min_s": min(w for w, _ in runs)} for name, runs in samples.items()}}
+    text = json.dumps(out, indent=2)
+    print(text)
+    if args.json:
+        args.json.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

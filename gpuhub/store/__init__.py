@@ -1,0 +1,194 @@
+"""The offer store: every provider fetch (live or replayed) as an immutable snapshot that outlives the process.
+
+A snapshot is one provider's answer at one time: provider, fetched-at time, the data's own date, source kind
+(``live``, ``captured`` recording, ``reconstructed`` recording, ``static`` table), the parse key (what produced
+it), the provider status with its warnings, whether it is complete, and its offers as columns
+(:class:`~gpuhub.store.columns.OfferColumns`). Content is stored once per content hash: two fetches that returned the
+same offers share it, and history (a sequence of snapshots) costs one row per unchanged fetch.
+
+Backends implement :class:`Store`; :func:`open_store` picks one from ``GPUHUB_STORE``:
+
+- unset: SQLite under the user cache directory (platformdirs), ``<cache>/gpuhub/store/store.sqlite``
+  (``$GPUHUB_CACHE_DIR/store`` when that is set; off when ``GPUHUB_NO_DISK_CACHE=1``);
+- a directory path: SQLite in that directory;
+- ``off`` (or ``none``): no store (nothing persists; each process fetches and parses again);
+- a ``postgresql://`` URL: :mod:`gpuhub.store.postgres` (a team's shared store).
+
+This module imports nothing heavy: the columns (numpy) are imported by the backends when data is read or written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from gpuhub.store.columns import OfferColumns
+
+__all__ = ["SOURCE_KINDS", "PruneReport", "Snapshot", "SnapshotMeta", "SourceKind", "Store", "StoreError",
+           "default_location", "open_store"]
+
+SourceKind = Literal["live", "captured", "reconstructed", "static"]
+SOURCE_KINDS: tuple[str, ...] = ("live", "captured", "reconstructed", "static")
+
+
+class StoreError(Exception):
+    """The store cannot be opened or written (the message names the location and the cause)."""
+
+
+@dataclass(frozen=True)
+class SnapshotMeta:
+    """What describes one provider fetch, given to :meth:`Store.put_snapshot`.
+
+    Attributes:
+        provider: provider name.
+        fetched_at: when the fetch finished (timezone-aware UTC).
+        data_date: the data's own date (the recording's capture or verification date; the fetch date when live).
+        source_kind: ``live``, ``captured``, ``reconstructed`` or ``static``.
+        source: the :class:`~gpuhub.model.Source` as a JSON dict.
+        key: what produced the offers (for a replay: a digest of the recording, the plugin's code and version,
+            the enabled plugins and the GPU table); a snapshot is reused only under the same key.
+        complete: True for a complete answer; False for a failed, timed-out, empty or partial one (kept for the
+            record, never served).
+        status: :meth:`ProviderStatus.to_dict() <gpuhub.provider.ProviderStatus.to_dict>` of the fetch.
+        purchases: purchase models present in the offers (freshness depends on them: spot data ages faster).
+    """
+
+    provider: str
+    fetched_at: dt.datetime
+    data_date: dt.date | None
+    source_kind: str
+    source: dict[str, Any]
+    key: str
+    complete: bool
+    status: dict[str, Any] = field(default_factory=dict)
+    purchases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Snapshot(SnapshotMeta):
+    """A stored snapshot: its metadata plus ``id`` (increasing per store), ``content_hash`` (SHA-256 hex of the
+    columns, None when no offers were stored), ``offers`` (rows) and ``size_bytes`` (stored content size)."""
+
+    id: int = 0
+    content_hash: str | None = None
+    offers: int = 0
+    size_bytes: int = 0
+
+    def age_s(self, now: dt.datetime | None = None) -> float:
+        """Seconds since :attr:`fetched_at`."""
+        return ((now or dt.datetime.now(dt.timezone.utc)) - self.fetched_at).total_seconds()
+
+
+@dataclass(frozen=True)
+class PruneReport:
+    """What :meth:`Store.prune` removed: snapshots, content blobs, and bytes freed (approximate)."""
+
+    snapshots: int
+    contents: int
+    bytes_freed: int
+
+
+class Store(Protocol):
+    """A backend of the offer store (SQLite by default; PostgreSQL for a team). All methods are thread-safe and
+    safe across processes: a snapshot becomes visible whole (its content first, then its row, in one transaction)
+    or not at all."""
+
+    location: str
+    """Where the store is (a path, or a URL with any password removed), for messages and ``gpuhub store path``."""
+
+    def put_snapshot(self, meta: SnapshotMeta, columns: OfferColumns | None) -> Snapshot:
+        """Store one fetch. ``columns`` None (or ``meta.complete`` False) records an attempt that is never served.
+
+        Raises:
+            StoreError: the store cannot be written (callers log it and go on without persisting).
+        """
+        ...
+
+    def latest_good(self, provider: str, *, key: str | None = None, max_age_s: float | None = None,
+                    now: dt.datetime | None = None) -> Snapshot | None:
+        """The newest complete snapshot of ``provider`` (with this ``key`` when given) not older than
+        ``max_age_s`` seconds (any age when None), or None."""
+        ...
+
+    def snapshots(self, provider: str | None = None, *, limit: int | None = None) -> list[Snapshot]:
+        """Snapshots newest first (complete or not), of one provider or all."""
+        ...
+
+    def read_columns(self, snapshot: Snapshot) -> OfferColumns:
+        """The offers of a snapshot.
+
+        Raises:
+            StoreError: the snapshot has no content or its content does not decode (damaged store).
+        """
+        ...
+
+    def discard(self, snapshot: Snapshot) -> None:
+        """Forget a snapshot whose content is damaged, with its content and every snapshot sharing it."""
+        ...
+
+    def claim(self, provider: str, timeout_s: float) -> AbstractContextManager[bool]:
+        """A cross-process lock on refreshing ``provider``: yields True when held (fetch, then put the snapshot),
+        False when another process kept it for ``timeout_s`` seconds. A killed holder releases it."""
+        ...
+
+    def prune(self, *, keep_per_provider: int, older_than_s: float | None = None) -> PruneReport:
+        """Delete snapshots beyond the newest ``keep_per_provider`` per provider (and, when given, only those older
+        than ``older_than_s``), never the newest complete one of a provider; then content no snapshot uses."""
+        ...
+
+    def get_meta(self, name: str) -> str | None:
+        """A small stored fact (e.g. the plugin discovery cache), or None."""
+        ...
+
+    def put_meta(self, name: str, value: str) -> None:
+        ...
+
+    def size_bytes(self) -> int:
+        """Bytes the store takes on disk (or in the database)."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+def default_location(environ: Mapping[str, str] | None = None) -> str | None:
+    """The configured store location: ``GPUHUB_STORE``, else ``<user cache dir>/gpuhub/store``; None when off."""
+    env = os.environ if environ is None else environ
+    value = env.get("GPUHUB_STORE", "").strip()
+    if value.lower() in ("off", "none", "0", "false"):
+        return None
+    if value:
+        return value
+    # The settings of the disk cache the store replaced.
+    if env.get("GPUHUB_NO_DISK_CACHE", "").strip().lower() in ("1", "true", "yes"):
+        return None
+    if env.get("GPUHUB_CACHE_DIR", "").strip():
+        return str(Path(env["GPUHUB_CACHE_DIR"]) / "store")
+    import platformdirs
+
+    return str(Path(platformdirs.user_cache_dir("gpuhub")) / "store")
+
+
+def open_store(location: str | None = None, environ: Mapping[str, str] | None = None) -> Store | None:
+    """Open the store at ``location`` (default: :func:`default_location`); None when the store is off.
+
+    Raises:
+        StoreError: the location cannot be created or opened.
+    """
+    where = location if location is not None else default_location(environ)
+    if where is None:
+        return None
+    if where.startswith(("postgresql://", "postgres://")):
+        from gpuhub.store.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
+
+        store: Store = PostgresStore(where)
+        return store
+    from gpuhub.store.sqlite import SqliteStore
+
+    return SqliteStore(Path(where))

@@ -1,0 +1,344 @@
+"""One provider's offers as columns: what the store keeps and what the catalog filters and ranks.
+
+Offers repeat their parts: thousands of offers share one instance type, one region, one set of price terms. So a
+snapshot keeps each distinct part once, as JSON (``tables``), and one small integer code per offer and part
+(``columns``, numpy arrays). The exact published amount is kept as its decimal string; a float64 ``price`` column
+beside it is for filters and ranking. Every Offer field beyond the core five (a plugin's or another layer's, such
+as ``obtain``) is kept too, as JSON under ``extras``.
+
+An :class:`~gpuhub.model.Offer` is built (and validated) only for a row that is asked for: :meth:`OfferColumns.offer`.
+
+On disk (any backend) a snapshot's content is :meth:`OfferColumns.to_parts`: one NPY file per column (numpy's
+documented format, ``allow_pickle=False``) and one JSON document; :meth:`OfferColumns.content_hash` is the SHA-256
+over those parts, so unchanged content is stored once.
+"""
+
+from __future__ import annotations
+
+import array
+import hashlib
+import io
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import lru_cache
+from operator import attrgetter
+from typing import Any, overload
+
+import numpy as np
+import numpy.typing as npt
+import pydantic
+
+from gpuhub.model import Instance, Offer, Price, Region, Source
+
+__all__ = ["COLUMNS", "ColumnBuilder", "ColumnsError", "OfferColumns"]
+
+COLUMNS: dict[str, str] = {"instance": "<i4", "region": "<i4", "terms": "<i4", "amount": "<i4", "source": "<i4",
+                           "extra": "<i4", "price": "<f8", "available": "|i1"}
+"""Column name -> dtype. Codes index the tables (``extra`` is -1 when an offer has no extra fields);
+``price`` is the amount per instance-hour as float64; ``available`` is 1 yes, 0 no, -1 unknown."""
+TABLES = ("instances", "regions", "terms", "amounts", "sources", "extras")
+_CORE = ("instance", "region", "price", "available", "source")
+_TERM_FIELDS = tuple(name for name in Price.model_fields if name != "amount")
+_terms_of = attrgetter(*_TERM_FIELDS)
+FORMAT = 1
+
+
+class ColumnsError(ValueError):
+    """Stored columns that do not decode or validate (a damaged or foreign snapshot)."""
+
+
+def _extra_fields() -> tuple[str, ...]:
+    return tuple(name for name in Offer.model_fields if name not in _CORE)
+
+
+class OfferColumns(Sequence[Offer]):
+    """Offers as aligned columns plus the distinct parts they point at.
+
+    Args:
+        columns: name -> 1-D numpy array, every one the same length (see :data:`COLUMNS`).
+        tables: ``instances``/``regions``/``terms``/``sources``/``extras``: lists of JSON objects (model dumps);
+            ``amounts``: exact decimal strings.
+
+    Raises:
+        ColumnsError: columns missing, of the wrong type or length, or codes outside their table.
+    """
+
+    def __init__(self, columns: Mapping[str, npt.NDArray[Any]], tables: Mapping[str, list[Any]]) -> None:
+        self.columns = dict(columns)
+        self.tables = {name: list(tables.get(name, [])) for name in TABLES}
+        self._check()
+        self._instances: list[Instance | None] = [None] * len(self.tables["instances"])
+        self._regions: list[Region | None] = [None] * len(self.tables["regions"])
+        self._sources: list[Source | None] = [None] * len(self.tables["sources"])
+
+    def _check(self) -> None:
+        lengths = set()
+        for name, dtype in COLUMNS.items():
+            column = self.columns.get(name)
+            if not isinstance(column, np.ndarray) or column.ndim != 1 or column.dtype != np.dtype(dtype):
+                raise ColumnsError(f"column {name!r} missing or not a 1-D {dtype} array")
+            lengths.add(len(column))
+        if len(lengths) > 1:
+            raise ColumnsError(f"columns of different lengths: {sorted(lengths)}")
+        if not len(self):
+            return
+        for name, table, allow_missing in (("instance", "instances", False), ("region", "regions", False),
+                                           ("terms", "terms", False), ("amount", "amounts", False),
+                                           ("source", "sources", False), ("extra", "extras", True)):
+            codes = self.columns[name]
+            low, high = int(codes.min()), int(codes.max())
+            if high >= len(self.tables[table]) or low < (-1 if allow_missing else 0):
+                raise ColumnsError(f"column {name!r} points outside table {table!r}")
+
+    def __len__(self) -> int:
+        return len(self.columns["price"])
+
+    @overload
+    def __getitem__(self, index: int) -> Offer: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Offer]: ...
+
+    def __getitem__(self, index: int | slice) -> Offer | list[Offer]:
+        """Offer(s) built from the columns (a sequence of offers, like the tuple a fetch returns)."""
+        if isinstance(index, slice):
+            return [self.offer(i) for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if not -n <= index < n:
+            raise IndexError(index)
+        return self.offer(index % n)
+
+    def __iter__(self) -> Iterator[Offer]:
+        return (self.offer(i) for i in range(len(self)))
+
+    # --- models for the rows that are asked for -----------------------------------------------------------
+    def instance(self, code: int) -> Instance:
+        """The validated :class:`Instance` of table row ``code`` (built once)."""
+        model = self._instances[code]
+        if model is None:
+            model = self._instances[code] = _validate(Instance, self.tables["instances"][code])
+        return model
+
+    def region(self, code: int) -> Region:
+        model = self._regions[code]
+        if model is None:
+            model = self._regions[code] = _validate(Region, self.tables["regions"][code])
+        return model
+
+    def source(self, code: int) -> Source:
+        model = self._sources[code]
+        if model is None:
+            model = self._sources[code] = _validate(Source, self.tables["sources"][code])
+        return model
+
+    def offer(self, row: int) -> Offer:
+        """The validated :class:`Offer` of ``row``.
+
+        Raises:
+            ColumnsError: the stored parts do not validate.
+        """
+        c = self.columns
+        terms = self.tables["terms"][int(c["terms"][row])]
+        price = _validate(Price, {**terms, "amount": self.tables["amounts"][int(c["amount"][row])]})
+        extra_code = int(c["extra"][row])
+        extra = self.tables["extras"][extra_code] if extra_code >= 0 else {}
+        available = int(c["available"][row])
+        offer: Offer = _validate(Offer, {"instance": self.instance(int(c["instance"][row])),
+                                 "region": self.region(int(c["region"][row])), "price": price,
+                                 "available": None if available < 0 else bool(available),
+                                 "source": self.source(int(c["source"][row])), **extra})
+        return offer
+
+    def validate(self, provider: str) -> None:
+        """Check what a search relies on without building offers: every distinct instance, region, price-terms
+        and source row validates, every instance belongs to ``provider``, prices are finite and positive.
+
+        Raises:
+            ColumnsError: the first problem found.
+        """
+        # One validation call per table is several times faster than a model_validate call per row.
+        self._instances = list(_validate(_adapter("instances"), self.tables["instances"]))
+        self._regions = list(_validate(_adapter("regions"), self.tables["regions"]))
+        self._sources = list(_validate(_adapter("sources"), self.tables["sources"]))
+        for instance in self._instances:
+            if instance is not None and instance.provider != provider:
+                raise ColumnsError(f"an instance of provider {instance.provider!r}, not {provider!r}")
+        for terms in self.tables["terms"]:
+            if not isinstance(terms, dict):
+                raise ColumnsError("price terms are not objects")
+            _validate(Price, {**terms, "amount": "1"})
+        price = self.columns["price"]
+        if len(price) and not (np.isfinite(price).all() and (price > 0).all()):
+            raise ColumnsError("a price that is not a positive finite number")
+        available = self.columns["available"]
+        if len(available) and (available.min() < -1 or available.max() > 1):
+            raise ColumnsError("availability outside -1/0/1")
+
+    def offers(self) -> list[Offer]:
+        """Every row as an Offer (small snapshots, tests; a search builds only the rows it returns)."""
+        return [self.offer(i) for i in range(len(self))]
+
+    def purchases(self) -> tuple[str, ...]:
+        """The purchase models present (sorted)."""
+        used: list[int] = np.unique(self.columns["terms"]).tolist() if len(self) else []
+        return tuple(sorted({str(self.tables["terms"][int(i)].get("purchase")) for i in used}))
+
+    # --- serialization ------------------------------------------------------------------------------------
+    def to_parts(self) -> dict[str, bytes]:
+        """``<column>.npy`` per column (NPY, no pickle) and ``tables.json``; what a backend stores."""
+        parts: dict[str, bytes] = {}
+        for name in COLUMNS:
+            buffer = io.BytesIO()
+            np.save(buffer, self.columns[name], allow_pickle=False)
+            parts[f"{name}.npy"] = buffer.getvalue()
+        parts["tables.json"] = json.dumps({"format": FORMAT, **self.tables}, separators=(",", ":"),
+                                          sort_keys=True).encode()
+        return parts
+
+    @classmethod
+    def from_parts(cls, parts: Mapping[str, bytes]) -> OfferColumns:
+        """Decode :meth:`to_parts` output.
+
+        Raises:
+            ColumnsError: a part is missing, not NPY/JSON, or inconsistent.
+        """
+        try:
+            tables = json.loads(parts["tables.json"])
+            if not isinstance(tables, dict) or tables.get("format") != FORMAT:
+                raise ColumnsError("tables.json: not a format-1 object")
+            for name in TABLES:
+                if not isinstance(tables.get(name, []), list):
+                    raise ColumnsError(f"tables.json: {name} is not a list")
+            columns = {name: _read_npy(parts[f"{name}.npy"], dtype) for name, dtype in COLUMNS.items()}
+        except KeyError as exc:
+            raise ColumnsError(f"part {exc} missing") from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            if isinstance(exc, ColumnsError):
+                raise
+            raise ColumnsError(str(exc)[:200]) from None
+        return cls(columns, tables)
+
+    def content_hash(self) -> str:
+        """SHA-256 (hex) over :meth:`to_parts`: equal content, equal hash."""
+        return _hash_parts(self.to_parts())
+
+
+def _hash_parts(parts: Mapping[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(parts):
+        digest.update(name.encode() + b"\0" + len(parts[name]).to_bytes(8, "little") + parts[name])
+    return digest.hexdigest()
+
+
+def _read_npy(data: bytes, dtype: str) -> npt.NDArray[Any]:
+    """An NPY (format 1-3) array without copying and never unpickling; only ``dtype`` is accepted."""
+    buffer = io.BytesIO(data)
+    version = np.lib.format.read_magic(buffer)
+    if version == (1, 0):
+        shape, fortran, found = np.lib.format.read_array_header_1_0(buffer)
+    elif version == (2, 0):
+        shape, fortran, found = np.lib.format.read_array_header_2_0(buffer)
+    else:
+        raise ColumnsError(f"NPY version {version} not supported")
+    if found != np.dtype(dtype) or len(shape) != 1 or fortran:
+        raise ColumnsError(f"NPY column of dtype {found} shape {shape}, expected 1-D {dtype}")
+    array_ = np.frombuffer(data, dtype=found, count=shape[0], offset=buffer.tell())
+    return array_
+
+
+def _validate(model: Any, data: Any) -> Any:
+    try:
+        if isinstance(model, pydantic.TypeAdapter):
+            return model.validate_python(data)
+        return model.model_validate(data)
+    except (pydantic.ValidationError, TypeError) as exc:
+        raise ColumnsError(f"stored {getattr(model, '__name__', 'table')} does not validate: {str(exc)[:200]}") \
+            from None
+
+
+@lru_cache(maxsize=4)
+def _adapter(table: str) -> pydantic.TypeAdapter[Any]:
+    model = {"instances": Instance, "regions": Region, "sources": Source}[table]
+    return pydantic.TypeAdapter(list[model])  # type: ignore[valid-type]
+
+
+class ColumnBuilder:
+    """Turns offers into :class:`OfferColumns` one at a time (no list of offers is kept).
+
+    Parts shared by object (the usual case: a provider builds one Instance per instance type) cost a dict lookup;
+    equal parts that are different objects are merged by value.
+    """
+
+    def __init__(self) -> None:
+        self._codes = {name: array.array("i") for name in ("instance", "region", "terms", "amount", "source",
+                                                            "extra")}
+        self._price = array.array("d")
+        self._available = array.array("b")
+        self._tables: dict[str, list[Any]] = {name: [] for name in TABLES}
+        self._by_id: dict[str, dict[int, int]] = {"instance": {}, "region": {}, "source": {}}
+        self._by_value: dict[str, dict[Any, int]] = {name: {} for name in ("instance", "region", "source", "terms",
+                                                                           "amount", "extra")}
+        self._kept: list[object] = []  # keeps objects whose id() is a key alive, so ids are never reused
+        self._extra_fields = _extra_fields()
+
+    def __len__(self) -> int:
+        return len(self._price)
+
+    def _shared(self, kind: str, table: str, obj: pydantic.BaseModel) -> int:
+        ident = id(obj)
+        code = self._by_id[kind].get(ident)
+        if code is not None:
+            return code
+        by_value = self._by_value[kind]
+        code = by_value.get(obj)
+        if code is None:
+            code = by_value[obj] = len(self._tables[table])
+            self._tables[table].append(obj.model_dump(mode="json", exclude=set(type(obj).model_computed_fields)))
+            self._by_id[kind][ident] = code
+            self._kept.append(obj)
+        return code
+
+    def _value(self, kind: str, table: str, key: Any, make: Any) -> int:
+        by_value = self._by_value[kind]
+        code = by_value.get(key)
+        if code is None:
+            code = by_value[key] = len(self._tables[table])
+            self._tables[table].append(make())
+        return code
+
+    def add(self, offer: Offer) -> None:
+        """Append one offer."""
+        price = offer.price
+        codes = self._codes
+        codes["instance"].append(self._shared("instance", "instances", offer.instance))
+        codes["region"].append(self._shared("region", "regions", offer.region))
+        codes["source"].append(self._shared("source", "sources", offer.source))
+        codes["terms"].append(self._value("terms", "terms", _terms_of(price),
+                                          lambda: price.model_dump(mode="json", exclude={"amount"})))
+        amount = str(price.amount)
+        codes["amount"].append(self._value("amount", "amounts", amount, lambda: amount))
+        extra = -1
+        if self._extra_fields:
+            values = {name: getattr(offer, name) for name in self._extra_fields}
+            if any(v is not None for v in values.values()):
+                dumped = offer.model_dump(mode="json", include=set(self._extra_fields))
+                text = json.dumps(dumped, sort_keys=True)
+                extra = self._value("extra", "extras", text, lambda: dumped)
+        codes["extra"].append(extra)
+        self._price.append(float(price.amount))
+        self._available.append(-1 if offer.available is None else int(offer.available))
+
+    def extend(self, offers: Iterable[Offer]) -> ColumnBuilder:
+        for offer in offers:
+            self.add(offer)
+        return self
+
+    def build(self) -> OfferColumns:
+        columns: dict[str, npt.NDArray[Any]] = {
+            name: np.frombuffer(values, dtype=np.int32).astype(COLUMNS[name]) if len(values) else
+            np.zeros(0, dtype=COLUMNS[name]) for name, values in self._codes.items()}
+        columns["price"] = np.frombuffer(self._price, dtype=np.float64).copy() if len(self._price) else \
+            np.zeros(0, dtype=np.float64)
+        columns["available"] = np.frombuffer(self._available, dtype=np.int8).copy() if len(self._available) else \
+            np.zeros(0, dtype=np.int8)
+        return OfferColumns(columns, self._tables)

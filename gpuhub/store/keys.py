@@ -1,0 +1,115 @@
+"""What a stored snapshot depends on: digests of recordings, code, the enabled plugins and the GPU table.
+
+A replayed snapshot is reused only while its key is the same: the recording (manifest and every body file), the
+provider's plugin (name, version, provider class, a fingerprint of its package files), the core's version and
+files, every enabled plugin with its version, and the GPU table (spec rows and aliases) the plugins registered.
+Enabling or disabling a plugin therefore changes the key at once, and so does editing any parsing code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpuhub.gpus import GpuTable
+    from gpuhub.plugins import Registry
+    from gpuhub.provider import Provider
+    from gpuhub.recording import Manifest
+
+__all__ = ["code_fingerprint", "gpu_table_fingerprint", "live_key", "recording_digest", "registry_fingerprint",
+           "replay_key"]
+
+
+@lru_cache(maxsize=64)
+def code_fingerprint(module: str) -> str:
+    """Size and modification time of every file in the package that holds ``module`` (cached per process)."""
+    spec = importlib.util.find_spec(module.split(".")[0])
+    if spec is None:
+        return ""
+    locations = list(spec.submodule_search_locations or ([spec.origin] if spec.origin else []))
+    digest = hashlib.sha256()
+    for location in locations:
+        root = Path(location)
+        paths = [root] if root.is_file() else sorted(root.rglob("*"))
+        for path in paths:
+            if path.is_file() and "__pycache__" not in path.parts:
+                info = path.stat()
+                digest.update(f"{path.name if root.is_file() else path.relative_to(root)}:{info.st_size}:"
+                              f"{info.st_mtime_ns};".encode())
+    return digest.hexdigest()[:16]
+
+
+def gpu_table_fingerprint(gpus: GpuTable) -> str:
+    """A digest of the GPU table's spec rows and aliases (what resolves a provider's GPU spelling)."""
+    digest = hashlib.sha256()
+    for spec in gpus.specs:
+        digest.update(repr(spec).encode())
+    digest.update(repr(sorted(gpus._aliases.items())).encode())
+    return digest.hexdigest()[:16]
+
+
+def registry_fingerprint(registry: Registry) -> str:
+    """The enabled plugins (name, distribution, version) and the GPU table they registered."""
+    digest = hashlib.sha256()
+    for report in sorted(registry.reports, key=lambda r: r.name):
+        if report.status == "loaded":
+            digest.update(f"{report.name}|{report.distribution}|{report.version};".encode())
+    digest.update(gpu_table_fingerprint(registry.gpus).encode())
+    return digest.hexdigest()[:16]
+
+
+def recording_digest(manifest: Manifest) -> str:
+    """SHA-256 over the manifest and every response body file of a recording (a static table: every data file
+    beside its manifest), each read through :mod:`gpuhub.safeio` (regular files inside the recording, size-limited).
+
+    Raises:
+        OSError: a file cannot be read or is not a regular file inside the recording.
+    """
+    from gpuhub import safeio
+
+    digest = hashlib.sha256()
+    directory = manifest.directory or Path(".")
+    digest.update(safeio.read_bytes(Path("manifest.json"), root=directory))
+    for exchange in manifest.exchanges:
+        name = exchange.get("response", {}).get("body_file")
+        if name:
+            digest.update(b"\0" + str(name).encode() + b"\0" + safeio.read_bytes(Path(str(name)), root=directory))
+    if not manifest.exchanges:  # a static provider's table: its data files sit beside the manifest
+        for file in sorted(f for f in directory.iterdir() if f.is_file() and f.name != "manifest.json"):
+            digest.update(b"\0" + file.name.encode() + b"\0" + safeio.read_bytes(Path(file.name), root=directory))
+    return digest.hexdigest()
+
+
+def _provider_code(registry: Registry, provider: Provider) -> Iterable[str]:
+    from gpuhub import __version__
+
+    plugin = registry.provider_plugin.get(provider.name, "")
+    version = next((r.version or "" for r in registry.reports if r.name == plugin), "")
+    return (__version__, plugin, version, type(provider).__qualname__, code_fingerprint(type(provider).__module__),
+            code_fingerprint("gpuhub"), registry_fingerprint(registry))
+
+
+def replay_key(registry: Registry, provider: Provider, manifest: Manifest, label: str) -> str:
+    """The key of offers parsed from ``manifest`` by ``provider`` under this registry (``label``: the source
+    label the offers carry, e.g. the recording directory's name).
+
+    Raises:
+        OSError: a recording file cannot be read.
+    """
+    digest = hashlib.sha256()
+    for part in ("replay", provider.name, label, recording_digest(manifest), *_provider_code(registry, provider)):
+        digest.update(part.encode() + b"\0")
+    return "replay:" + digest.hexdigest()[:32]
+
+
+def live_key(registry: Registry, provider: Provider, base_url: str) -> str:
+    """The key of a live fetch: the endpoint and the same code and registry parts as :func:`replay_key`."""
+    digest = hashlib.sha256()
+    for part in ("live", provider.name, base_url, *_provider_code(registry, provider)):
+        digest.update(part.encode() + b"\0")
+    return "live:" + digest.hexdigest()[:32]
