@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -102,13 +103,17 @@ print("RESULT " + json.dumps({{"matched": len(items), "cheapest": items[0].price
 
 
 def _run(argv: list[str]) -> tuple[float, dict[str, Any], str]:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
     wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise SystemExit(f"{argv[0]} failed:\n{done.stderr[-3000:]}")
     lines = done.stdout.splitlines()
     result = json.loads(next(line for line in lines if line.startswith(("RESULT ", "{"))).removeprefix("RESULT "))
+    result["process_cpu_s"] = cpu
     return wall, result, done.stdout
 
 
@@ -128,7 +133,7 @@ def main() -> int:
     out: dict[str, Any] = {"data": str(data), "load_before": _load(), "python": sys.version.split()[0]}
     with tempfile.TemporaryDirectory(prefix="gpuhub-store-bench-") as store:
         wall, ingest, _ = _run([sys.executable, "-c", INGEST.format(here=str(HERE), store=store, fx=fx)])
-        out["ingest"] = {**ingest, "process_wall_s": wall}
+        out["ingest"] = {**ingest, "process_wall_s": wall}  # ingest["process_cpu_s"]: its CPU time
         size = sum(p.stat().st_size for p in Path(store).iterdir() if p.is_file())
         out["store_mib"] = size / 2**20
         gh_walls, hunt_walls, gh_runs, hunt_runs = [], [], [], []
@@ -148,6 +153,10 @@ def main() -> int:
     out["one_shot"] = {
         "gpuhub_median_s": statistics.median(gh_walls), "gpuhunt_median_s": statistics.median(hunt_walls),
         "ratio": statistics.median(hunt_walls) / statistics.median(gh_walls),
+        "gpuhub_cpu_median_s": statistics.median(r["process_cpu_s"] for r in gh_runs),
+        "gpuhunt_cpu_median_s": statistics.median(r["process_cpu_s"] for r in hunt_runs),
+        "cpu_ratio": statistics.median(r["process_cpu_s"] for r in hunt_runs)
+        / statistics.median(r["process_cpu_s"] for r in gh_runs),
         "gpuhub_walls_s": gh_walls, "gpuhunt_walls_s": hunt_walls, "matched": gh["matched"],
         "cheapest": gh["cheapest"],
         "gpuhub_rss_mib": statistics.median(r["rss_mib"] for r in gh_runs),

@@ -319,7 +319,7 @@ class Catalog:
             out.append(("min_placement_score",
                         lambda: ~self.interruptible | (self.placement_score >= (q.min_placement_score or 0))))
         if q.launchable:
-            out.append(("launchable", lambda: self.launchable != 0))
+            out.append(("launchable", lambda: (self.launchable != 0) & (self.available != 0)))
         if q.max_price_per_hour is not None:
             # Compared as floats: a published price has at most 17 significant digits, so equality survives.
             limit = float(q.max_price_per_hour)

@@ -184,6 +184,8 @@ def search(
         _print_result(result, output)
     else:
         err.print("no offers match", highlight=False)
+    for line in result.launch_notes:  # --launchable: which checks could not be made (gpuhub.obtain.launch)
+        err.print(line, highlight=False)
     if explain and output is OutputFormat.table:
         for i, offer in enumerate(result.offers):
             err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
@@ -361,17 +363,9 @@ def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
 @app.command()
 def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
     """List providers: kind, plugin, and whether a search would go live or replay a recording."""
-    engine = default_engine()
-    registry = engine.registry
-    rows = []
-    for name, provider in sorted(registry.providers.items()):
-        plan = engine.plan(provider)
-        how = plan if isinstance(plan, str) else (
-            "static price table" if plan.static else plan.mode + (f" {plan.recording}" if plan.recording else ""))
-        rows.append({"provider": name, "kind": provider.kind, "plugin": registry.provider_plugin[name],
-                     "credentials": "configured" if provider.credentials_configured(engine.environ) else
-                     ("none needed" if not provider.credentials else "not set"),
-                     "data": how, "configure": provider.credentials_help()})
+    from gpuhub.reports import provider_rows
+
+    rows = provider_rows(default_engine())
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
@@ -387,21 +381,9 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
 def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
     """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, CUDA compute capability,
     FP8, MIG, the CUDA releases that support each GPU and their minimum driver, aliases."""
-    from gpuhub.compat import compat
+    from gpuhub.reports import gpu_rows
 
-    table_data = get_registry().gpus
-    rows: list[dict[str, Any]] = []
-    for s in table_data.specs:
-        facts = compat(s.name)
-        cc = facts.compute_capability
-        rows.append({"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
-                     "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
-                     "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s,
-                     "compute_capability": f"{cc[0]}.{cc[1]}" if cc else None,
-                     "tensor_core_generation": facts.tensor_core_generation, "fp8": facts.fp8,
-                     "transformer_engine": facts.transformer_engine, "mig": s.mig_support,
-                     "cuda": facts.cuda_range if cc else None, "min_driver": facts.min_driver,
-                     "aliases": list(s.aliases)})
+    rows = gpu_rows(get_registry().gpus)
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
@@ -457,21 +439,19 @@ def estimate(
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
     """Job cost of an instance type in each region (cheapest first), with the regional price spread."""
-    from gpuhub.errors import QueryError
-    from gpuhub.estimate import estimate as estimate_job
-    from gpuhub.estimate import price_spread
+    from gpuhub.reports import estimate_report
 
     engine = default_engine()
     registry = engine.registry
     try:
-        query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
-                            provider=provider, region=region, instance_type=instance_type,
-                            purchase=None if compare else purchase, checkpoint_every=checkpoint_every)
         if fetch not in ("auto", "live", "replay"):
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
         if compare:  # gpuhub.obtain.cli: every purchase model side by side
             from gpuhub.obtain.cli import compare_rows, print_compare
 
+            query = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
+                                rankers=list(registry.rankers), provider=provider, region=region,
+                                instance_type=instance_type, checkpoint_every=checkpoint_every)
             every = list(run_query(query.model_copy(update={"limit": None}), engine, fixtures_dir=fixtures,
                                    fetch=fetch))  # type: ignore[arg-type]
             if not every:
@@ -479,38 +459,20 @@ def estimate(
             compared = compare_rows(every, hours, checkpoint_every, interruption_overhead)
             print_compare(compared, hours, output is OutputFormat.json, _out(), err)
             return
-        found = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
-        offers = list(found)
-        if not offers:
-            where = f" in {', '.join(region)}" if region else ""
-            raise QueryError("instance_type", f"no {purchase} offer of {instance_type!r}{where}"
-                             + (f" from {provider}" if provider else ""))
-        if purchase != "on_demand":  # the on-demand offers give a reserved term's break-even
-            both = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
-                               rankers=list(registry.rankers), provider=provider, region=region,
-                               instance_type=instance_type, purchase=[purchase, "on_demand"])
-            offers = list(run_query(both, engine, fixtures_dir=fixtures, fetch=fetch))  # type: ignore[arg-type]
-        spread = price_spread(offers, instance_type, purchase, provider)
-        on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
-        jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
-                             on_demand=on_demand.get((o.provider, o.region.code)),
-                             checkpoint_every_h=checkpoint_every) for o in spread.offers]
+        report, spread = estimate_report(engine, instance_type, hours, provider=provider, region=region,
+                                         purchase=purchase, interruption_overhead=interruption_overhead,
+                                         checkpoint_every=checkpoint_every, fixtures_dir=fixtures,
+                                         fetch=fetch)  # type: ignore[arg-type]
     except QueryError as exc:
         _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return
-    rows = [{"provider": j.offer.provider, "instance_type": j.offer.instance_type, "region": j.offer.region.code,
-             "zone": j.offer.region.zone, "purchase": j.offer.price.purchase,
-             "price_per_hour": float(j.offer.price.amount), "billed_hours": float(j.billed_hours),
-             "cost": float(j.cost_rounded()), "currency": j.currency,
-             "break_even_hours": float(j.break_even_hours) if j.break_even_hours is not None else None,
-             "notes": j.notes} for j in jobs]
+    rows = report["jobs"]
     if output is OutputFormat.json:
-        sys.stdout.write(json.dumps({"jobs": rows, "spread": float(spread.spread),
-                                     "spread_fraction": round(spread.spread_fraction, 6)}, indent=2) + "\n")
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return
     if output is OutputFormat.csv:
-        for r, j in zip(rows, jobs, strict=True):
-            r["price_per_hour"] = _money(j.offer.price.amount)
+        for r, o in zip(rows, spread.offers, strict=True):  # the report's rows follow spread.offers
+            r["price_per_hour"] = _money(o.price.amount)
         _write_csv(rows, list(rows[0]))
         return
     table = Table(show_edge=False, header_style="bold")
@@ -519,7 +481,7 @@ def estimate(
     for r in rows:
         region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
         table.add_row(str(r["provider"]), region_text, str(r["purchase"]), _price(r["price_per_hour"]),
-                      _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))  # type: ignore[arg-type]
+                      _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))
     _out().print(table)
     def place(o: Offer) -> str:
         return o.region.code + (f"/{o.region.zone}" if o.region.zone else "")
@@ -549,6 +511,30 @@ def record(
     if status.state != "ok":
         raise typer.Exit(1)
     typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on (no login: keep loopback unless told)")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
+    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+) -> None:
+    """Serve the web page and the JSON API (/api/, same answers as the CLI's JSON); needs gpuhub[web]."""
+    if fetch not in ("auto", "live", "replay"):
+        _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
+    from gpuhub.web import LOOPBACK
+    from gpuhub.web import serve as run_server
+
+    if host not in LOOPBACK:
+        err.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who reaches it can use it (no login)",
+                  highlight=False)
+    err.print(f"gpuhub serving on http://{host}:{port}/ (API at /api/, Ctrl-C stops)", highlight=False)
+    try:
+        run_server(host, port, fixtures_dir=fixtures, fetch=fetch)
+    except ModuleNotFoundError as exc:
+        _fail_usage(str(exc))
 
 
 from gpuhub.cli_store import store_app  # noqa: E402  (light: typer only)

@@ -395,6 +395,8 @@ class Engine:
         try:
             offers = self._collect_offers(provider, ctx, stop)
         except BaseException as exc:
+            if recorder is not None:
+                recorder.discard()  # a failed recording never replaces the last good one
             self._remember_attempt(store, plan, key, source, manifest, ProviderStatus(
                 provider.name, "failed", reason=_describe(exc), mode=plan.mode,
                 fetched_at=dt.datetime.now(dt.timezone.utc), elapsed_s=time.monotonic() - started))
@@ -405,6 +407,11 @@ class Engine:
                     recorder.add_secret(value)
             client.close()
         if recorder is not None:
+            # Only a whole, non-empty recording replaces the old one (its directory is swapped in at once).
+            if not offers:
+                recorder.discard()
+                raise ProviderError(f"recording not saved: the provider answered with no offers; the previous "
+                                    f"recording in {plan.record_to} is kept")
             recorder.save()
         report = ctx.report
         status = ProviderStatus(

@@ -19,7 +19,10 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
+import os
 import re
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -283,14 +286,17 @@ class ReplayTransport(httpx.BaseTransport):
 
 
 class RecordingTransport(httpx.BaseTransport):
-    """Passes requests to ``inner`` (the network) and records every exchange, scrubbed, into ``directory``.
+    """Passes requests to ``inner`` (the network) and records every exchange, scrubbed, for ``directory``.
 
-    Call :meth:`save` (the engine does) to write ``manifest.json``; files are written atomically.
+    Everything is written into a new sibling directory (``.<name>.recording-<random>``); :meth:`save` (the engine
+    calls it only when the whole fetch succeeded with offers) writes ``manifest.json`` there and then swaps it in
+    place of ``directory``; :meth:`discard` throws it away. A failed or empty recording never touches the old one.
     """
 
     def __init__(self, inner: httpx.BaseTransport, directory: Path, provider: str, source: str) -> None:
         self.inner = inner
         self.directory = directory
+        self._staging: Path | None = None
         self.manifest = Manifest(provider=provider, recorded_at=dt.datetime.now(dt.timezone.utc).date(),
                                  kind="live-capture", source=source, directory=directory)
         self._lock = threading.Lock()
@@ -316,7 +322,7 @@ class RecordingTransport(httpx.BaseTransport):
             n = len(self.manifest.exchanges) + 1
             suffix = ".json" if "json" in response.headers.get("content-type", "") else ".body"
             body_file = f"{n:04d}{suffix}"
-            atomic_write(self.directory / body_file, self._scrub_bytes(content))
+            atomic_write(self._stage() / body_file, self._scrub_bytes(content))
             self.manifest.exchanges.append({
                 "request": {"method": request.method, "url": self._scrub_text(scrub_url(str(request.url))),
                             "body": self._scrub_body(request.content)},
@@ -327,13 +333,46 @@ class RecordingTransport(httpx.BaseTransport):
             })
         return httpx.Response(response.status_code, headers=response.headers, content=content, request=request)
 
+    def _stage(self) -> Path:
+        if self._staging is None:
+            self.directory.parent.mkdir(parents=True, exist_ok=True)
+            self._staging = Path(tempfile.mkdtemp(prefix=f".{self.directory.name}.recording-",
+                                                  dir=self.directory.parent))
+        return self._staging
+
     def save(self) -> Path:
-        """Write ``manifest.json`` atomically and return its path."""
+        """Write ``manifest.json`` into the new recording, then put the new recording in place of the old one
+        (renames: the old one is removed only once the new one is in place). Returns the manifest's path.
+
+        Raises:
+            OSError: the directory cannot be written; the old recording is then left as it was.
+        """
         with self._lock:
             text = json.dumps(self.manifest.to_json(), indent=1)
-        path = self.directory / "manifest.json"
-        atomic_write(path, self._scrub_text(text).encode())
-        return path
+            staging = self._stage()
+            atomic_write(staging / "manifest.json", self._scrub_text(text).encode())
+            old: Path | None = None
+            if self.directory.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{self.directory.name}.old-", dir=self.directory.parent))
+                os.replace(self.directory, old / "previous")
+            try:
+                os.replace(staging, self.directory)
+            except OSError:
+                if old is not None:
+                    os.replace(old / "previous", self.directory)
+                raise
+            finally:
+                if old is not None:
+                    shutil.rmtree(old, ignore_errors=True)
+            self._staging = None
+        return self.directory / "manifest.json"
+
+    def discard(self) -> None:
+        """Throw the new recording away (the fetch failed or was empty); the old recording stays as it was."""
+        with self._lock:
+            if self._staging is not None:
+                shutil.rmtree(self._staging, ignore_errors=True)
+                self._staging = None
 
     def close(self) -> None:
         self.inner.close()

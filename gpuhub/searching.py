@@ -46,6 +46,8 @@ class SearchResult:
     """The ranker's score of each offer (lower is better; None: could not be scored)."""
     removed_notes: list[str] = field(default_factory=list)
     """For each filter: the best offer it alone removed, and by how much it missed (``explain()`` shows them)."""
+    launch_notes: list[str] = field(default_factory=list)
+    """With ``launchable``: per provider, which quota and capacity checks were made and why others were not."""
     groups: list[Any] | None = None
     """With ``group_by``: one :class:`~gpuhub.grouping.Group` per group, best first (``offers`` holds each group's
     best offer)."""
@@ -122,6 +124,7 @@ class SearchResult:
     def to_dict(self) -> dict[str, Any]:
         """Offers, provider statuses and the filter report, JSON-ready."""
         return {"offers": self.to_dicts(), "providers": [s.to_dict() for s in self.statuses],
+                **({"launch_checks": list(self.launch_notes)} if self.launch_notes else {}),
                 "considered": self.considered, "matched": self.matched, "removed_by": dict(self.removed_by)}
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -318,6 +321,11 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
 
     short = shown == 0 or (query.limit is not None and shown < query.limit)
     notes = removed_notes(catalog, masks, ranker, query) if short else []
+    launch: list[str] = []
+    if query.launchable:  # gpuhub.obtain.launch: which checks could not be made, and why
+        from gpuhub.obtain.launch import launch_notes
+
+        launch = launch_notes(catalog.offers[int(r)] for r in rows)
     dropped = (0, 0)
     if query.available_only:
         before = np.ones(len(catalog), dtype=np.bool_)
@@ -331,7 +339,8 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
                         scores=[None if math.isnan(s) else float(s) for s in scores[:shown]], removed_notes=notes,
                         groups=groups, more_regions=more[:shown] if more is not None else None,
                         choices=len(more) if more is not None else None,
-                        no_availability=_no_availability(catalog), availability_dropped=dropped, _explain=explain)
+                        no_availability=_no_availability(catalog), availability_dropped=dropped,
+                        launch_notes=launch, _explain=explain)
 
 
 def _cheapest(catalog: Catalog, rows: npt.NDArray[np.int32]) -> int | None:

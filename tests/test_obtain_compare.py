@@ -126,3 +126,10 @@ def test_training_preset_weighs_a_published_bucket_by_its_expected_rerun(install
     offer = found[0]
     tflops = float(offer.price.amount) / details["score"] * (1 + 1.0 / 730 * 1.25)
     assert tflops == pytest.approx(8 * 989.4, rel=0.01)
+
+
+def test_compare_counts_the_expected_rerun_once() -> None:
+    risky = _offer("10", ">20%", 100.0, "us-east-1")
+    [option] = compare([risky], 730, checkpoint_every_h=2)
+    # 100 %/month over 730 h = 1 interruption × (2 h / 2 + 0.25 h) = 1.25 h re-run, billed per second
+    assert option.cost == Decimal("10") * Decimal("731.25")

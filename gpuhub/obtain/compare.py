@@ -101,7 +101,8 @@ def _against(offer: Offer, cost: Decimal, notes: list[str], on_demand: Offer | N
 def _spot(offer: Offer, hours: float, checkpoint_every_h: float, fallback: float) -> Option:
     risk = offer.obtain.risk if offer.obtain else None
     lost = expected_interruptions(risk, hours, checkpoint_every_h, fallback)
-    job = estimate(offer, hours + lost.extra_hours, interruption_overhead=0.0)
+    # estimate() adds the same expected re-run (a known bucket) or the fallback fraction (unknown): once
+    job = estimate(offer, hours, interruption_overhead=fallback, checkpoint_every_h=checkpoint_every_h)
     notes = [lost.explanation, f"expected {_g(offer.price.amount)} × {float(job.billed_hours):.3f} h = {job.cost:.2f}"]
     return Option(offer, job.cost, job.currency, None, notes)
 

@@ -371,9 +371,12 @@ def _aws_forever(body: bytes, target: str) -> bytes:
 AWS = ProviderCase(
     name="aws",
     env={"AWS_ACCESS_KEY_ID": "AKIAFAKEGPUHUB7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "fakeAwsSecret/K7MDENG+bPxRfiCYzz",
-         "AWS_SESSION_TOKEN": "FwoGZXIvYXdzEFAKEsessionTOKEN//gpuhub0123"},
+         "AWS_SESSION_TOKEN": "FwoGZXIvYXdzEFAKEsessionTOKEN//gpuhub0123",
+         # Service Quotas is recorded for two regions only; test_obtain_faults covers it (GPUHUB_AWS_REGIONS)
+         "GPUHUB_AWS_QUOTAS": "0"},
     server_env={"GPUHUB_AWS_EC2_ENDPOINT": "{server}/ec2.{region}.amazonaws.com",
-                "GPUHUB_AWS_ADVISOR_URL": "{server}/spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"},
+                "GPUHUB_AWS_ADVISOR_URL": "{server}/spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json",
+                "GPUHUB_AWS_QUOTAS_ENDPOINT": "{server}/servicequotas.{region}.amazonaws.com"},
     fault_match=AWS_OFFERS + "us-east-2/", first_match=AWS_OFFERS + "af-south-1/",
     empty_page=json.dumps({"formatVersion": "v1.0", "offerCode": "AmazonEC2", "version": "20261130000000",
                            "publicationDate": "2026-11-30T00:00:00Z", "products": {}, "terms": {}}).encode(),

@@ -207,3 +207,57 @@ def test_provider_without_credentials_or_recording_says_how_to_use_it() -> None:
     assert status.state == "skipped"
     assert "no credentials configured" not in (status.reason or "")
     assert "needs no credentials" in (status.reason or "") and "--fetch live" in (status.reason or ""), status.reason
+
+
+# --- defect 8: a failed or empty recording never replaces a good one ------------------------------------------
+def _record(registry: Registry, provider: str, out: Path, fault: Any, match: str) -> Any:
+    from faultserver import Fault  # noqa: F401  (the fault kinds live there)
+    from harness import LoopbackOnly, live_engine, live_env, serving
+    from provider_cases import BY_NAME
+
+    case = BY_NAME[provider]
+    transport = LoopbackOnly()
+    try:
+        with serving(registry, case) as server:
+            env = live_env(registry, case, server)
+            engine = live_engine(registry, env, transport)
+            try:
+                if fault is not None:
+                    server.inject(fault, match=match)
+                [(offers, status)] = engine.collect([provider], mode="record", record_dir=out)
+            finally:
+                engine.shutdown()
+        return offers, status, env
+    finally:
+        transport.shutdown()
+
+
+def _tree(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
+
+
+@pytest.mark.parametrize(("provider", "fault", "match", "words"), [
+    ("fakecloud", "http_400", "page=2", "HTTP 400"),  # page 2 fails: the audit's GCP case, on the core's provider
+    ("lambda", "empty_answer", "/api/v1/instance-types", "no offers"),  # the audit's empty Lambda answer
+])
+def test_failed_or_empty_recording_keeps_the_good_one(provider: str, fault: str, match: str, words: str,
+                                                      rel_registry: Registry, tmp_path: Path) -> None:
+    from faultserver import Fault
+
+    if provider not in rel_registry.providers:
+        pytest.skip(f"{provider} is not installed")
+    offers, status, env = _record(rel_registry, provider, tmp_path, None, match)  # replay matches this host
+    assert status.state == "ok" and offers, status.line()
+    good = _tree(tmp_path / provider)
+    bad = Fault.http_status(400) if fault == "http_400" else Fault.json_transform(
+        lambda data, url: {"data": {}})
+    _, status2, _ = _record(rel_registry, provider, tmp_path, bad, match)
+    assert status2.state == "failed" and words in (status2.reason or ""), status2.line()
+    assert _tree(tmp_path / provider) == good, "a failed recording changed the good one"
+    assert [p.name for p in tmp_path.iterdir()] == [provider], "staging debris left behind"
+    replayed = make_engine(rel_registry, environ={k: v for k, v in env.items() if k.startswith("GPUHUB_")})
+    try:
+        [(again, status3)] = replayed.collect([provider], fixtures_dir=tmp_path)
+    finally:
+        replayed.shutdown()
+    assert status3.state == "ok" and offer_keys(again) == offer_keys(offers), status3.line()

@@ -7,7 +7,8 @@ the price per instance-hour is ``UpfrontFee / InstanceCount / duration``, ``upfr
 whole hours of the block, and ``Offer.obtain.reservation`` the start, duration, instance count, total and id.
 
 A failed or refused call (no permission for the action, an API error, a recording without it) never fails the
-provider: the status warns and there are no capacity block offers for that region.
+provider: the status says ``ok (partial)`` naming the type and region, and there are no capacity block offers
+there.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 
-from gpuhub.errors import ProviderError
+from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.model import Instance, Offer, Price
 from gpuhub.obtain import Obtainability, Reservation
 from gpuhub.provider import ProviderContext
@@ -88,7 +89,7 @@ def _offer(fields: Mapping[str, str], instance: Instance, region: str, ctx: Prov
                               offering_id=fields.get("capacityBlockOfferingId") or None,
                               note="paid up front when purchased, non-refundable")
     return Offer(instance=instance, region=ctx.region(region, zone), price=price, source=ctx.source,
-                 obtain=Obtainability(reservation=reservation))
+                 obtain=Obtainability(reservation=reservation, capacity=True))  # an offering is capacity held
 
 
 def capacity_block_offers(ctx: ProviderContext, region: str, types: list[str],
@@ -114,9 +115,13 @@ def capacity_block_offers(ctx: ProviderContext, region: str, types: list[str],
                 if token in seen or len(seen) > 20:
                     raise ProviderError("DescribeCapacityBlockOfferings: pagination loop or page cap")
                 seen.add(token)
-        except ProviderError as exc:
-            ctx.warn(f"capacity blocks of {itype} in {region} unavailable: {str(exc)[:160]}")
+        except CredentialsError as exc:  # not authorized: no type in this region will be
+            ctx.partial("capacity block offerings that could not be read",
+                        detail=f"capacity blocks in {region} not authorized: {str(exc)[:160]}")
             return
+        except ProviderError as exc:  # this type only: the region's other types are still asked
+            ctx.partial("capacity block offerings that could not be read",
+                        detail=f"capacity blocks of {itype} in {region} unavailable: {str(exc)[:160]}")
 
 
 def _hours(ctx: ProviderContext) -> int:

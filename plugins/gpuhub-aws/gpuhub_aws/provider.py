@@ -20,9 +20,10 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import httpx
 
@@ -46,6 +47,8 @@ from gpuhub_aws.parse import (
     parse_spot_history,
     spec_from_api,
 )
+from gpuhub_aws.placement import placement_scores, with_scores
+from gpuhub_aws.quotas import QUOTA_TARGET, Quotas, list_quotas_body, parse_quotas, quota_error, with_quotas
 
 __all__ = ["DEFAULT_REGIONS", "AwsProvider", "describe_instance_types_params", "spot_history_params", "stream"]
 
@@ -128,14 +131,18 @@ class AwsProvider(Provider):
         instances: dict[str, Instance | None] = {}
         global_regions = with_ec2 and types and any(not r.startswith("cn-") for r in regions)
         advisor = load_advisor(ctx) if global_regions else None  # spot risk (gpuhub_aws.obtain); no China rows
+        quotas = self._quotas(ctx, creds, [r.region for r in results if r.prices])  # gpuhub_aws.quotas
+        scores = placement_scores(ctx, types, list(regions), partial(self._ec2, ctx, creds, regions[0])) \
+            if creds is not None and ctx.setting("PLACEMENT_SCORES") == "1" and types else {}  # .placement
         for result in results:
             spot: dict[tuple[str, str], SpotItem] = {}
             if with_ec2 and result.prices:
                 spot = self._spot(ctx, creds, result)
-            yield from attach_risk(self._offers(ctx, result, specs, instances, spot), advisor)
+            yield from with_scores(with_quotas(attach_risk(self._offers(ctx, result, specs, instances, spot),
+                                                           advisor), quotas), scores)
             if with_ec2 and result.prices and not result.region.startswith("cn-"):  # Capacity Blocks for ML
                 yield from capacity_block_offers(ctx, result.region, sorted(result.prices), instances,
-                                                 lambda params, r=result.region: self._ec2(ctx, creds, r, params))
+                                                 partial(self._ec2, ctx, creds, result.region))
 
     def _offers(self, ctx: ProviderContext, result: OfferFileResult, specs: Mapping[str, InstanceSpec],
                 instances: dict[str, Instance | None], spot: Mapping[tuple[str, str], SpotItem]) -> Iterator[Offer]:
@@ -198,6 +205,43 @@ class AwsProvider(Provider):
             ctx.warn("no AWS credentials: on-demand and reserved prices only (spot needs credentials)")
             return None
         raise CredentialsError(f"AWS credentials missing: {self.credentials_help()}")
+
+    # --- quotas (gpuhub_aws.quotas) -----------------------------------------------------------------------
+    def _quotas(self, ctx: ProviderContext, creds: _Creds | None, regions: list[str]) -> dict[str, Quotas | str]:
+        """vCPU quotas per region, or per region the reason they are unknown (see :mod:`gpuhub_aws.quotas`)."""
+        if ctx.setting("QUOTAS") == "0":
+            return {}
+        if ctx.mode != "replay" and creds is None:
+            return {r: "quota: Service Quotas needs AWS credentials" for r in regions}
+        recorded = {urlsplit(str(e.get("request", {}).get("url", ""))).netloc
+                    for e in (ctx.recording.exchanges if ctx.recording is not None else [])}
+        out: dict[str, Quotas | str] = {}
+        for region in regions:
+            if region.startswith("cn-"):
+                out[region] = "quota: Service Quotas is not asked in the China regions"
+                continue
+            url = (ctx.setting("QUOTAS_ENDPOINT") or "https://servicequotas.{region}.amazonaws.com").replace(
+                "{region}", region).rstrip("/") + "/"
+            if ctx.mode == "replay" and urlsplit(url).netloc not in recorded:
+                out[region] = f"quota: the recording holds no Service Quotas answer for {region} (needs credentials)"
+                continue
+            try:
+                pages, token = [], None
+                for _ in range(MAX_PAGES):
+                    body = list_quotas_body(token).encode()
+                    headers = {"Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": QUOTA_TARGET}
+                    if creds is not None:
+                        headers = _sign(creds, region, url, body, headers, "servicequotas")
+                    page = ctx.request("POST", url, content=body, headers=headers).json()
+                    pages.append(page)
+                    token = page.get("NextToken") if isinstance(page, dict) else None
+                    if not token:
+                        break
+                out[region] = parse_quotas(region, pages, ctx.skip)
+            except (ProviderError, ValueError) as exc:
+                out[region] = quota_error(region, exc)
+                ctx.warn(f"{out[region]}; quotas there are unknown")
+        return out
 
     # --- offer files --------------------------------------------------------------------------------------
     def _offer_url(self, ctx: ProviderContext, region: str) -> str:
@@ -358,7 +402,8 @@ def stream(ctx: ProviderContext, method: str, url: str, consume: Callable[[httpx
     return ctx.read_streamed(method, url, consume)
 
 
-def _sign(creds: _Creds, region: str, url: str, body: bytes, headers: dict[str, str]) -> dict[str, str]:
+def _sign(creds: _Creds, region: str, url: str, body: bytes, headers: dict[str, str],
+          service: str = "ec2") -> dict[str, str]:
     """SigV4 headers (``Authorization``, ``X-Amz-Date``, ``X-Amz-Security-Token``) from botocore's signer."""
     try:
         from botocore.auth import SigV4Auth  # type: ignore[import-untyped]
@@ -367,7 +412,7 @@ def _sign(creds: _Creds, region: str, url: str, body: bytes, headers: dict[str, 
     except ImportError:
         raise ProviderError("signing EC2 requests needs botocore: pip install 'gpuhub-aws[live]'") from None
     request = AWSRequest(method="POST", url=url, data=body, headers=dict(headers))
-    SigV4Auth(Credentials(creds.access_key, creds.secret_key, creds.token), "ec2", region).add_auth(request)
+    SigV4Auth(Credentials(creds.access_key, creds.secret_key, creds.token), service, region).add_auth(request)
     return {k: str(v) for k, v in request.headers.items()}
 
 

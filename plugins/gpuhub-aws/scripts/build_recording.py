@@ -339,6 +339,29 @@ def capacity_block_exchanges(out: Path, exchanges: list[dict[str, Any]],
     return count
 
 
+QUOTA_SAMPLES = {"us-east-1": "service-quotas-ListServiceQuotas-ec2-us-east-1.cloudsploit-fixture.json",
+                 "me-south-1": "service-quotas-ListServiceQuotas-ec2-me-south-1-with-spot.cloudsploit-fixture.json"}
+
+
+def quota_exchanges(out: Path, exchanges: list[dict[str, Any]]) -> list[str]:
+    """One ListServiceQuotas page per region with a real fixture, ARNs' account ids sanitised."""
+    import re
+
+    from gpuhub_aws.quotas import list_quotas_body
+
+    for region, sample in QUOTA_SAMPLES.items():
+        data = json.loads((SHARED / "obtainability" / "aws" / sample).read_text(encoding="utf-8"))
+        quotas = [{**q, "QuotaArn": re.sub(r":\d{12}:", ":000011112222:", q["QuotaArn"])} if "QuotaArn" in q
+                  else q for q in data["Quotas"]]
+        name = f"service-quotas-{region}.json"
+        (out / name).write_text(json.dumps({"Quotas": quotas}, separators=(",", ":")) + "\n", encoding="utf-8")
+        exchanges.append({"request": {"method": "POST", "url": f"https://servicequotas.{region}.amazonaws.com/",
+                                      "body": list_quotas_body()},
+                          "response": {"status": 200, "headers": {"content-type": "application/x-amz-json-1.1"},
+                                       "body_file": name}})
+    return list(QUOTA_SAMPLES)
+
+
 def add_obtain_exchanges(out: Path, exchanges: list[dict[str, Any]], types: set[str],
                          offer_types: dict[str, list[str]]) -> str:
     """Add the obtainability exchanges (spot advisor feed, capacity block offerings); return manifest notes."""
@@ -352,11 +375,15 @@ def add_obtain_exchanges(out: Path, exchanges: list[dict[str, Any]], types: set[
                                    "body_file": name}})
     notes = ("Spot Instance Advisor: the June 2025 feed (spotinfo snapshot, last changed 2025-06-28, the "
              "Last-Modified header) cut to the recording's accelerator types, values unchanged. ")
+    quota_regions = quota_exchanges(out, exchanges)
     blocks = capacity_block_exchanges(out, exchanges, offer_types)
     notes += (f"Capacity Blocks for ML ({blocks} offerings): the real p4d.24xlarge us-east-2a answer of Feb 2025 "
               "(aws-samples HOW-TO: 24 h 283 USD, 19 h 228 USD, 43 h 511 USD) as it was answered; elsewhere one "
               "24-hour block per region and type at the published per-hour price x 24 (capacity blocks pricing "
-              "page, scraped 2026-07-22), starting 2026-12-01 in the region's zone a (reconstructed).")
+              "page, scraped 2026-07-22), starting 2026-12-01 in the region's zone a (reconstructed). "
+              f"Service Quotas: ListServiceQuotas (ec2) answers for {', '.join(quota_regions)} from the cloudsploit "
+              "test fixtures (2021; real-looking accounts, account ids in ARNs replaced by 000011112222); no "
+              "other region has one, so quotas there are unknown in replay.")
     return notes
 
 

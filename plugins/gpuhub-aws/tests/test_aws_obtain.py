@@ -126,3 +126,57 @@ def test_bad_interruption_arguments_name_the_argument(engine: Engine) -> None:
         gpuhub.search("H100", min_placement_score=0, engine=engine)
     with pytest.raises(gpuhub.QueryError, match="min_placement_score"):
         gpuhub.search("H100", min_placement_score=2.5, engine=engine)
+
+
+def _quota_sample(name: str) -> dict[str, object]:
+    path = SHARED / name
+    if not path.is_file():
+        pytest.skip("../shared is absent")
+    data: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def test_quotas_say_how_many_of_these_you_can_run_and_launchable_drops_zero(engine: Engine) -> None:
+    found = gpuhub.search(instance_type=["p5.48xlarge", "g5.xlarge"], region="us-east-1", purchase="on_demand",
+                          engine=engine)
+    quota = {o.instance_type: o.obtain.quota_instances if o.obtain else None for o in found}
+    # the replayed account's us-east-1 quotas: L-417A185B (P) 76 vCPUs, L-DB2E81BA (G) 768 vCPUs
+    assert quota == {"p5.48xlarge": 76 // 192, "g5.xlarge": 768 // 4}
+    kept = gpuhub.search(instance_type=["p5.48xlarge", "g5.xlarge"], region="us-east-1", purchase="on_demand",
+                         launchable=True, engine=engine)
+    assert [o.instance_type for o in kept] == ["g5.xlarge"] and kept.removed_by["launchable"] == 1
+    [note] = [n for n in kept.launch_notes if n.startswith("launchable: aws")]
+    assert "quota checked for 1 of 1 offers" in note and "EC2 publishes no live capacity" in note
+
+
+def test_regions_without_a_quota_answer_say_why(engine: Engine) -> None:
+    found = gpuhub.search(instance_type="p5.48xlarge", region="us-east-2", purchase="on_demand", engine=engine)
+    [offer] = found
+    assert offer.obtain is not None and offer.obtain.quota_instances is None
+    assert any("no Service Quotas answer for us-east-2" in c for c in offer.obtain.checks)
+
+
+def test_the_real_quota_fixtures_parse_by_their_own_names() -> None:
+    from gpuhub_aws.quotas import parse_quotas
+
+    east = parse_quotas("us-east-1", [_quota_sample(
+        "service-quotas-ListServiceQuotas-ec2-us-east-1.cloudsploit-fixture.json")], lambda r: None)
+    assert east.vcpus[("P", "on_demand")] == (76.0, "L-417A185B")
+    assert east.vcpus[("G", "on_demand")] == (768.0, "L-DB2E81BA")  # "Running On-Demand G instances" (old name)
+    assert ("P", "spot") not in east.vcpus
+    south = parse_quotas("me-south-1", [_quota_sample(
+        "service-quotas-ListServiceQuotas-ec2-me-south-1-with-spot.cloudsploit-fixture.json")], lambda r: None)
+    assert south.vcpus[("P", "spot")] == (16.0, "L-7212CCBC")
+    assert south.vcpus[("G", "spot")] == south.vcpus[("VT", "spot")] == (16.0, "L-3819A6DF")
+    assert south.vcpus[("VT", "on_demand")] == (16.0, "L-DB2E81BA")
+    assert south.instances("p4d.24xlarge", "spot", 96) == (0, "L-7212CCBC")
+    assert south.instances("g5.xlarge", "spot", 4) == (4, "L-3819A6DF")
+
+
+def test_capacity_blocks_of_the_real_answer_keep_their_windows(engine: Engine) -> None:
+    found = gpuhub.search(instance_type="p4d.24xlarge", region="us-east-2", purchase="capacity_block",
+                          engine=engine, limit=None)
+    windows = sorted((o.obtain.reservation.duration_hours, o.obtain.reservation.total) for o in found
+                     if o.obtain and o.obtain.reservation)
+    assert windows == [(19, Decimal("228")), (24, Decimal("283")), (43, Decimal("511"))]
+    assert all(o.obtain and o.obtain.capacity is True and o.region.zone == "us-east-2a" for o in found)

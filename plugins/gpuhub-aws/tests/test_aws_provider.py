@@ -18,6 +18,7 @@ from gpuhub_aws.parse import is_accelerated, parse_offer_file
 from gpuhub_aws.provider import DEFAULT_REGIONS, AwsProvider
 from gpuhub_aws.synthetic import offer_document, on_demand_terms, product
 
+import gpuhub
 from gpuhub.model import Offer
 from gpuhub.plugins import Registry
 from gpuhub.provider import ProviderStatus
@@ -81,6 +82,8 @@ def _small_cloud(spot_pages: dict[str | None, bytes], types: bytes | None = None
         if request.method == "GET":
             return httpx.Response(200, content=offer or _small_offer_file(),
                                   headers={"content-type": "application/json"})
+        if request.url.host.startswith("servicequotas."):
+            return httpx.Response(200, json={"Quotas": []})
         form = _form(request)
         if form["Action"] == "DescribeCapacityBlockOfferings":
             return httpx.Response(200, content=f'<DescribeCapacityBlockOfferingsResponse xmlns="{NS}">'
@@ -154,9 +157,10 @@ def test_live_walk_is_signed_and_matches_the_recording() -> None:
     replay = ReplayTransport(load_manifest(AwsProvider().fixtures_dir()))
 
     def handler(request: httpx.Request, n: int) -> httpx.Response:
-        if request.url.host.startswith("ec2."):
+        if request.url.host.startswith(("ec2.", "servicequotas.")):
             auth = request.headers["authorization"]
-            assert auth.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/") and "/ec2/aws4_request" in auth
+            service = request.url.host.split(".")[0]
+            assert auth.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/") and f"/{service}/aws4_request" in auth
             assert "x-amz-date" in request.headers
         else:
             assert "authorization" not in request.headers  # the offer files are public
@@ -168,7 +172,8 @@ def test_live_walk_is_signed_and_matches_the_recording() -> None:
     blocks = sum("DescribeCapacityBlockOfferings" in (e["request"]["body"] or "") for e in replay.manifest.exchanges)
     assert blocks == 53
     # offer files, DescribeInstanceTypes pages, spot per region, the spot advisor feed, capacity block offerings
-    assert transport.calls == 23 + 2 + 23 + 1 + blocks
+    # ... and Service Quotas in every region (recorded for two; the others are misses: quotas unknown)
+    assert transport.calls == 23 + 2 + 23 + 1 + blocks + 23
 
 
 def test_session_token_is_signed_and_never_recorded(tmp_path: Path) -> None:
@@ -189,7 +194,7 @@ def test_spot_pages_are_followed_one_offer_per_zone() -> None:
     assert spot == {("p5.48xlarge", "use1-az3"): Decimal("14.582"), ("p5.48xlarge", "use1-az5"): Decimal("14.246"),
                     ("g6.xlarge", "use1-az1"): Decimal("0.2")}
     spot_requests = [_form(r) for r in transport.requests if r.method == "POST" and
-                     _form(r)["Action"] == "DescribeSpotPriceHistory"]
+                     _form(r).get("Action") == "DescribeSpotPriceHistory"]
     assert [r.get("NextToken") for r in spot_requests] == [None, "page-2"]
     first = spot_requests[0]
     assert (first["ProductDescription.1"], first["StartTime"]) == ("Linux/UNIX", "2026-11-30T00:00:00Z")
@@ -216,7 +221,7 @@ def test_describe_instance_types_not_authorized_falls_back_to_bundled_specs() ->
     inner = _small_cloud({None: _spot_page([("p5.48xlarge", "use1-az3", "14.582000")])})
 
     def handler(request: httpx.Request, n: int) -> httpx.Response:
-        if request.method == "POST" and _form(request)["Action"] == "DescribeInstanceTypes":
+        if request.method == "POST" and _form(request).get("Action") == "DescribeInstanceTypes":
             return httpx.Response(403, content=denied, headers={"content-type": "text/xml"})
         return inner(request, n)
 
@@ -246,8 +251,8 @@ def test_offer_file_dropped_mid_stream_is_retried() -> None:
         return inner(request, n)
 
     offers, status, transport = _live(handler, ONE_REGION)
-    # offer file twice, specs, spot advisor, spot, capacity blocks of p5.48xlarge
-    assert status.state == "ok" and transport.calls == 6
+    # offer file twice, specs, spot advisor, service quotas, spot, capacity blocks of p5.48xlarge
+    assert status.state == "ok" and transport.calls == 7
     assert {o.instance_type for o in offers if o.price.purchase == "on_demand"} == {"p5.48xlarge", "g6.xlarge"}
 
 
@@ -321,3 +326,32 @@ def test_regions_are_ec2_region_codes_and_zones_are_zone_ids() -> None:
             assert re.fullmatch(re.escape(offer.region.code) + r"[a-z]", offer.region.zone or ""), offer.region
         else:
             assert offer.region.zone is None
+
+
+def test_spot_placement_scores_score_spot_offers_per_zone_when_asked_for() -> None:
+    # the awscli documentation's example answer (SingleAvailabilityZone): use1-az1 scores 8
+    inner = _small_cloud({None: _spot_page([("p5.48xlarge", "use1-az1", "14.582000"),
+                                            ("p5.48xlarge", "use1-az3", "14.246000")])})
+
+    def handler(request: httpx.Request, n: int) -> httpx.Response:
+        if request.method == "POST" and _form(request).get("Action") == "GetSpotPlacementScores":
+            body = (f'<GetSpotPlacementScoresResponse xmlns="{NS}"><spotPlacementScoreSet><item>'
+                    "<region>us-east-1</region><availabilityZoneId>use1-az1</availabilityZoneId><score>8</score>"
+                    "</item></spotPlacementScoreSet></GetSpotPlacementScoresResponse>")
+            return httpx.Response(200, content=body.encode())
+        return inner(request, n)
+
+    transport = CountingTransport(handler)
+    engine = make_engine(Registry(), transport=transport,
+                         environ={**ONE_REGION, "GPUHUB_AWS_PLACEMENT_SCORES": "1"})
+    try:
+        found = gpuhub.search(instance_type="p5.48xlarge", purchase="spot", min_placement_score=7, engine=engine,
+                              fetch="live")
+    finally:
+        engine.shutdown()
+    assert [(o.region.zone, o.obtain.placement_score if o.obtain else None) for o in found] == [("use1-az1", 8)]
+    assert found.removed_by["min_placement_score"] == 1  # use1-az3 has no score: unknown never passes
+    asked = [_form(r) for r in transport.requests if r.method == "POST"
+             and _form(r).get("Action") == "GetSpotPlacementScores"]
+    assert {a["InstanceTypes.1"] for a in asked} == {"p5.48xlarge", "g6.xlarge"}
+    assert all(a["SingleAvailabilityZone"] == "true" and a["RegionNames.1"] == "us-east-1" for a in asked)

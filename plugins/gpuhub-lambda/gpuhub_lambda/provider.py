@@ -21,6 +21,7 @@ import httpx
 from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.provider import ProviderKind
+from gpuhub_lambda.obtain import mark_unknown_capacity
 from gpuhub_lambda.parse import (
     ARM_GPUS,
     LambdaInstanceType,
@@ -99,7 +100,7 @@ class LambdaProvider(Provider):
         for key_name, entry in entries:
             with ctx.guard("instance type"):
                 parsed = parse_instance_type(str(key_name), entry)
-                yield from self._offers(ctx, parsed, capacity_known)
+                yield from mark_unknown_capacity(self._offers(ctx, parsed, capacity_known))  # gpuhub_lambda.obtain
 
     def error_from_response(self, response: httpx.Response) -> ProviderError | None:
         """Lambda's ``{"error": {"code", "message", "suggestion"}}`` as the provider failure, naming its code (the

@@ -1,0 +1,33 @@
+"""``gpuhub serve``: the web page and the JSON API (install with ``pip install 'gpuhub[web]'``).
+
+Importing this package is cheap; the web stack (Starlette, Jinja2, uvicorn) loads in :func:`serve` and
+:func:`gpuhub.web.app.create_app`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["serve"]
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, *, fixtures_dir: Path | None = None,
+          fetch: str = "auto") -> None:
+    """Run the server until interrupted. There is no login: bind to loopback (the default) unless the network
+    in front of it decides who may connect.
+
+    Raises:
+        ModuleNotFoundError: the ``web`` extra is not installed (the message says how to install it).
+    """
+    try:
+        import uvicorn
+
+        from gpuhub.web.app import create_app
+    except ModuleNotFoundError as exc:
+        raise ModuleNotFoundError(f"gpuhub serve needs the web extra ({exc.name} is missing): "
+                                  "pip install 'gpuhub[web]'") from exc
+    app = create_app(fixtures_dir=fixtures_dir, fetch=fetch)  # type: ignore[arg-type]
+    uvicorn.run(app, host=host, port=port, log_level="warning", limit_concurrency=64,
+                h11_max_incomplete_event_size=16 * 1024)

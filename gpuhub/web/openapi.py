@@ -1,0 +1,68 @@
+"""The API's OpenAPI 3.1 description, built from the same parameter list the handlers read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from gpuhub.web.params import MAX_LIST_VALUES, MAX_QUERY_BYTES, Param, search_params
+
+__all__ = ["openapi"]
+
+_SCHEMAS: dict[str, dict[str, Any]] = {
+    "list": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_LIST_VALUES},
+    "number": {"type": "number", "minimum": 0}, "integer": {"type": "integer", "minimum": 1},
+    "flag": {"type": "boolean"}, "text": {"type": "string"}}
+_ERROR = {"description": "a bad parameter: the message names it and the allowed values",
+          "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+def _parameters(params: Iterable[Param]) -> list[dict[str, Any]]:
+    out = []
+    for p in params:
+        schema = dict(_SCHEMAS[p.kind])
+        if p.default not in (None, False):
+            schema["default"] = p.default
+        out.append({"name": p.name, "in": "query", "required": False, "description": p.help, "schema": schema,
+                    **({"explode": True, "style": "form"} if p.kind == "list" else {})})
+    return out
+
+
+def _get(summary: str, params: list[dict[str, Any]], schema: dict[str, Any]) -> dict[str, Any]:
+    return {"get": {"summary": summary, "parameters": params,
+                    "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": schema}}},
+                                  "400": _ERROR, "414": _ERROR}}}
+
+
+def openapi(estimate: Mapping[str, Param]) -> dict[str, Any]:
+    """The OpenAPI document (a JSON-ready dict)."""
+    search = _parameters(search_params())
+    records = {"type": "array", "items": {"type": "object"}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "gpuhub", "version": _version(),
+                 "description": "Find and price cloud GPU instances. The same parameters and JSON as `gpuhub "
+                                f"search --format json`. Query strings are limited to {MAX_QUERY_BYTES} bytes, "
+                                "one request to 5000 offers."},
+        "paths": {
+            "/api/search": _get("offers, as `gpuhub search --format json` prints them", search, records),
+            "/api/result": _get("offers, provider statuses, filter report and explanation lines", search,
+                                {"type": "object"}),
+            "/api/points": _get("the page's chart points (every matching offer with a per-GPU price)", search,
+                                {"type": "object"}),
+            "/api/estimate": _get("job cost per region, as `gpuhub estimate --format json` prints it",
+                                  _parameters(estimate.values()), {"type": "object"}),
+            "/api/gpus": _get("the GPU table, as `gpuhub gpus --format json`", [], records),
+            "/api/providers": _get("installed providers, as `gpuhub providers --format json`", [], records),
+            "/api/rankers": _get("rankers, as `gpuhub rankers --format json`", [], records),
+        },
+        "components": {"schemas": {"Error": {"type": "object", "properties": {"error": {
+            "type": "object", "properties": {"parameter": {"type": "string"}, "message": {"type": "string"}},
+            "required": ["parameter", "message"]}}}}},
+    }
+
+
+def _version() -> str:
+    from gpuhub import __version__
+
+    return __version__
