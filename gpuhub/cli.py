@@ -541,6 +541,10 @@ from gpuhub.cli_store import store_app  # noqa: E402  (light: typer only)
 
 app.add_typer(store_app, name="store")
 
+from gpuhub import cli_history  # noqa: E402  (light: typer only; history, diff, watch, catalog)
+
+cli_history.register(app)
+
 
 def _builtin_commands() -> set[str]:
     names = {c.name or typer.main.get_command_name(c.callback.__name__)  # type: ignore[union-attr]
@@ -608,6 +612,19 @@ def _argv_timeout(args: list[str]) -> float | None:
     return None
 
 
+def _process_age_s() -> float:
+    """Seconds since this process started (interpreter start-up and imports before ``main``), from
+    ``/proc/self/stat``; 0 where that is not available."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            start_ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/uptime", "rb") as fh:
+            uptime = float(fh.read().split()[0])
+        return max(0.0, min(60.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK")))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def _leave(code: object) -> None:
     """Exit with ``code``. Fetch or plugin threads still running (a provider past its deadline, a plugin that hung
     at import) are abandoned: flush and end the process at once instead of letting interpreter exit wait."""
@@ -630,7 +647,7 @@ def main() -> None:
     printing) whatever a provider or plugin does."""
     import time
 
-    started = time.monotonic()
+    started = time.monotonic() - _process_age_s()
     timeout = _argv_timeout(sys.argv[1:])
     if timeout is not None:
         from gpuhub.plugins import limit_load_time

@@ -206,6 +206,15 @@ class Engine:
             if isinstance(plan, str):
                 results.append(((), ProviderStatus(name, "skipped", reason=plan)))
                 continue
+            if plan.mode == "replay" and mode == "auto" and fixtures_dir is None and \
+                    self.environ.get("GPUHUB_CATALOG_URL", "").strip():
+                # A published catalog stands in for the bundled recording (issue 15: gpuhub/publish/serve.py).
+                from gpuhub.publish.serve import published_offers
+
+                served = published_offers(self.environ, name)
+                if served is not None:
+                    results.append(served)
+                    continue
             plan = replace(plan, refresh=refresh, max_age_s=max_age_s,
                            purchases=tuple(purchases) if purchases else None)
             waiting.append((plan, self._start(provider, plan, refresh)))
@@ -454,9 +463,15 @@ class Engine:
             from gpuhub.store import StoreError
 
             try:
-                store.put_snapshot(_meta(plan, key, source, manifest, status, True, offers.purchases()), offers)
+                stored = store.put_snapshot(_meta(plan, key, source, manifest, status, True, offers.purchases()),
+                                            offers)
             except StoreError as exc:
                 log.warning("%s; the offers of %s are not kept for the next process", exc, provider.name)
+            else:
+                # Price history (issue 15): fold the new snapshot into the change log; never raises.
+                from gpuhub.history.log import record_snapshot
+
+                record_snapshot(store, stored, offers)
         entry = _Entry(offers, status)
         with self._lock:
             self._cache[plan.key] = entry

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import http.server
 import os
 import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -47,6 +49,23 @@ def _pg_bin(name: str) -> str | None:
     return candidates[-1] if candidates else shutil.which(name)
 
 
+_WATCHDOG = """
+import os, shutil, subprocess, sys, time
+parent, pg_ctl, directory, user = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4] or None
+while os.path.isdir(directory):
+    try:
+        os.kill(parent, 0)
+    except ProcessLookupError:
+        subprocess.run([pg_ctl, "-D", directory + "/data", "-m", "immediate", "-w", "stop"], user=user,
+                       cwd=directory, capture_output=True, timeout=60, check=False)
+        shutil.rmtree(directory, ignore_errors=True)
+        break
+    time.sleep(1)
+"""
+"""Stops the cluster and removes its directory when the test process dies without its teardown (killed, timed
+out); exits by itself once the fixture has stopped the cluster normally (the directory is gone)."""
+
+
 @dataclass
 class PgServer:
     """A running throwaway PostgreSQL cluster; ``url(db)`` is a libpq URL for database ``db``."""
@@ -55,6 +74,7 @@ class PgServer:
     directory: Path
     pg_ctl: str
     user: str | None
+    watchdog: subprocess.Popen[bytes] | None = None
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://gpuhub@127.0.0.1:{self.port}/{database}"
@@ -66,6 +86,8 @@ class PgServer:
     def stop(self) -> None:
         self._run(self.pg_ctl, "-D", str(self.directory / "data"), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.directory, ignore_errors=True)
+        if self.watchdog is not None:
+            self.watchdog.wait(timeout=30)  # it sees the directory gone and exits
 
 
 def start_postgres() -> PgServer:
@@ -102,6 +124,10 @@ def start_postgres() -> PgServer:
         log = (directory / "log").read_text(errors="replace")[-800:] if (directory / "log").exists() else ""
         shutil.rmtree(directory, ignore_errors=True)
         raise RuntimeError(f"pg_ctl start failed: {(done.stderr or done.stdout)[-400:]} {log}")
+    watch = [sys.executable, "-c", _WATCHDOG, str(os.getpid()), pg_ctl, str(directory), user or ""]
+    server.watchdog = subprocess.Popen(watch,
+                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, start_new_session=True)
     return server
 
 
@@ -119,24 +145,50 @@ def moto_s3() -> Iterator[str]:
         server.stop()
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+class EtagHandler(http.server.BaseHTTPRequestHandler):
+    """GET files under ``root`` with a strong ETag (SHA-256 of the bytes) and If-None-Match -> 304; every request
+    is logged in ``log`` as (path, status)."""
+
+    root: Path
+    log: list[tuple[str, int]]
+
+    def do_GET(self) -> None:
+        path = (self.root / self.path.lstrip("/").split("?")[0]).resolve()
+        if not path.is_file() or self.root.resolve() not in path.parents:
+            self._answer(404, b"not found")
+            return
+        data = path.read_bytes()
+        etag = '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+        if self.headers.get("If-None-Match") == etag:
+            self._answer(304, b"", etag)
+            return
+        self._answer(200, data, etag)
+
+    def _answer(self, status: int, body: bytes, etag: str | None = None) -> None:
+        self.log.append((self.path, status))
+        self.send_response(status)
+        if etag:
+            self.send_header("ETag", etag)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body:
+            self.wfile.write(body)
+
     def log_message(self, format: str, *args: object) -> None:
         pass
 
 
 @contextlib.contextmanager
-def http_directory(root: Path) -> Iterator[str]:
-    """A plain HTTP server for the files under ``root`` on 127.0.0.1:<free port>; yields its base URL."""
-    handler = type("Handler", (_QuietHandler,), {})
-
-    def factory(*args: object, **kwargs: object) -> http.server.SimpleHTTPRequestHandler:
-        return handler(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), factory)  # type: ignore[arg-type]
+def http_directory(root: Path) -> Iterator[tuple[str, list[tuple[str, int]]]]:
+    """An HTTP server for the files under ``root`` on 127.0.0.1:<free port>; yields its base URL and the request
+    log."""
+    log: list[tuple[str, int]] = []
+    handler = type("Handler", (EtagHandler,), {"root": root, "log": log})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://127.0.0.1:{server.server_address[1]}", log
     finally:
         server.shutdown()
         server.server_close()

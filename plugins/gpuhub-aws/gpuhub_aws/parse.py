@@ -233,6 +233,9 @@ class OfferFileResult:
     filtered: Counter[str] = field(default_factory=Counter)
     malformed: Counter[str] = field(default_factory=Counter)
     conflicts: set[str] = field(default_factory=set)
+    listed: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Accelerator types the file lists only under another market option (Capacity Blocks, e.g. p5e): their
+    kept attributes. They have no on-demand price but may have spot prices."""
 
 
 _KEEP_ATTRS = ("vcpu", "memory", "gpu", "gpuMemory", "processorArchitecture", "instanceFamily", "physicalProcessor")
@@ -329,6 +332,9 @@ class OfferFileParser:
             reason = product_rejection(product)
             if reason is not None:
                 self.result.filtered[reason] += 1
+                if reason.startswith("market option") and product_rejection(
+                        {**product, "attributes": {**attrs, "marketoption": "OnDemand"}}) is None:
+                    self.result.listed.setdefault(str(itype), {k: str(attrs[k]) for k in _KEEP_ATTRS if k in attrs})
                 return
             region = str(attrs.get("regionCode") or self.result.region)
             kept = {k: str(attrs[k]) for k in _KEEP_ATTRS if k in attrs}

@@ -36,6 +36,7 @@ from gpuhub_aws.parse import (
     InstanceSpec,
     OfferFileParser,
     OfferFileResult,
+    RegionPrices,
     SpotItem,
     TermPrice,
     build_instance,
@@ -149,7 +150,12 @@ class AwsProvider(Provider):
         spot_by_type: dict[str, list[SpotItem]] = {}
         for (itype, _), item in sorted(spot.items()):
             spot_by_type.setdefault(itype, []).append(item)
-        for itype, prices in sorted(result.prices.items()):
+        listed_only = {t: RegionPrices(instance_type=t, region=result.region, attributes=a)
+                       for t, a in result.listed.items() if t not in result.prices}
+        for itype in sorted(listed_only):  # no source gives them an on-demand price: say so, offer spot only
+            ctx.warn(f"{itype} in {result.region}: no on-demand price (listed as Capacity Blocks only)"
+                     + ("; spot offers only" if spot_by_type.get(itype) else "; no spot price either: not offered"))
+        for itype, prices in sorted({**result.prices, **listed_only}.items()):
             if itype not in instances:
                 instances[itype] = None
                 with ctx.guard("instance type"):
@@ -310,19 +316,20 @@ class AwsProvider(Provider):
         region = result.region
         if not result.publication_date:
             raise ProviderError(f"the offer file for {region} has no publicationDate to start the spot history at")
+        types = sorted(set(result.prices) | set(result.listed))  # + capacity-block-only types (p5e): spot
         start = result.publication_date
 
         def parse(body: bytes) -> tuple[list[SpotItem], str | None]:
             return parse_spot_history(body, ctx.skip)
 
-        def fetch_batch(types: list[str]) -> list[SpotItem]:
+        def fetch_batch(batch: list[str]) -> list[SpotItem]:
             def call(token: str | None) -> bytes:
-                return self._ec2(ctx, creds, region, spot_history_params(types, start, token))
+                return self._ec2(ctx, creds, region, spot_history_params(batch, start, token))
 
             return [item for page in _pages(call, parse, "DescribeSpotPriceHistory") for item in page]
 
-        items = _without_rejected(ctx, region, "DescribeSpotPriceHistory", sorted(result.prices), fetch_batch)
-        wanted = set(result.prices)
+        items = _without_rejected(ctx, region, "DescribeSpotPriceHistory", types, fetch_batch)
+        wanted = set(types)
         return {k: v for k, v in latest_spot_prices(items).items() if k[0] in wanted}
 
 

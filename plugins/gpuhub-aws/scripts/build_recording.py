@@ -49,6 +49,7 @@ REPO = PLUGIN.parent.parent
 SHARED = REPO.parent / "shared" / "reference"
 sys.path.insert(0, str(PLUGIN))
 
+from gpuhub_aws.capacity_blocks import is_capacity_block_type  # noqa: E402
 from gpuhub_aws.provider import (  # noqa: E402
     DEFAULT_REGIONS,
     SPEC_BATCH,
@@ -387,6 +388,19 @@ def add_obtain_exchanges(out: Path, exchanges: list[dict[str, Any]], types: set[
     return notes
 
 
+def add_block_only_products(data: dict[str, Any], region: str, rows: dict[str, dict[str, str]],
+                            specs: dict[str, dict[str, Any]], names: dict[str, str]) -> None:
+    """Types the catalog lists in a region without an on-demand price (p5e, some trn1.32xlarge: Capacity Blocks
+    only) get a Linux Capacity Block product at 0, so the offer file lists them and spot is asked for them."""
+    for name in sorted(rows):
+        override = {"marketoption": "CapacityBlock",
+                    "usagetype": f"{USAGE_PREFIX.get(region, '')}CapacityBlock:{name}"}
+        code, prod = product(region, name, rows[name], specs.get(name), names, **override)
+        data["products"][code] = prod
+        data["terms"]["OnDemand"][code] = on_demand_term(
+            code, "0", f"$0.00 per Capacity Block Linux {name} Instance Hour")
+
+
 def main() -> None:
     rows = load_catalog()
     moto = load_moto()
@@ -401,13 +415,21 @@ def main() -> None:
 
     by_region: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
     spot: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+    block_only: dict[str, dict[str, dict[str, str]]] = defaultdict(dict)
     for row in rows:
         region = row["Region"]
-        if not row["Price"]:  # no public on-demand price (p5e: capacity blocks only): no product, no spot query
+        if not row["Price"]:  # no public on-demand price (p5e: capacity blocks only): a Capacity Block product
+            if is_capacity_block_type(row["InstanceType"]):
+                block_only[region].setdefault(row["InstanceType"], row)
+                if row["SpotPrice"]:
+                    spot[region].append((row["InstanceType"], row["AvailabilityZone"], row["SpotPrice"]))
             continue
         by_region[region].setdefault(row["InstanceType"], row)
         if row["SpotPrice"]:
             spot[region].append((row["InstanceType"], row["AvailabilityZone"], row["SpotPrice"]))
+    for region, types in block_only.items():  # a type priced in some zones of a region is not block-only there
+        for name in [t for t in types if t in by_region[region]]:
+            del types[name]
     regions = [r for r in DEFAULT_REGIONS if r in by_region]
     missing = sorted(set(by_region) - set(regions))
     if missing:
@@ -425,6 +447,7 @@ def main() -> None:
     offer_types: dict[str, list[str]] = {}
     for region in regions:
         data = offer_file(region, by_region[region], specs, names)
+        add_block_only_products(data, region, block_only.get(region, {}), specs, names)
         name = f"offers-{region}.json"
         (out / name).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
         url = f"{provider.base_url}/offers/v1.0/aws/AmazonEC2/current/{region}/index.json"
@@ -449,7 +472,8 @@ def main() -> None:
     for region in regions:
         name = f"spot-{region}.xml"
         (out / name).write_text(spot_xml(sorted(spot[region])), encoding="utf-8")
-        body = urlencode(spot_history_params(offer_types[region], PUBLICATION))
+        body = urlencode(spot_history_params(sorted({*offer_types[region], *block_only.get(region, {})}),
+                                             PUBLICATION))
         exchanges.append({"request": {"method": "POST", "url": f"https://ec2.{region}.amazonaws.com/", "body": body},
                           "response": {"status": 200, "headers": xml_headers, "body_file": name}})
 

@@ -187,8 +187,10 @@ def test_recorded_skus_match_the_real_sample() -> None:
 
 
 @pytest.fixture
-def cli_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv("GPUHUB_STORE", str(tmp_path / "store"))  # a fresh store: no snapshot of another run
+    monkeypatch.setenv("GPUHUB_CACHE_DIR", str(tmp_path / "cache"))
     reset_registry()
     reset_default_engine()
     yield

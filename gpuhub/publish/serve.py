@@ -1,0 +1,75 @@
+"""Searches served from a published catalog: with ``GPUHUB_CATALOG_URL`` set, a provider that would otherwise
+replay its bundled recording (no credentials configured) answers with the catalog's offers instead, marked with the
+catalog's version and date. Each process fetches the catalog once (ETag-checked, verified) and again after
+``GPUHUB_CATALOG_TTL`` seconds (default 900); a failed download keeps the last good copy (status ``stale``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpuhub.model import Offer
+    from gpuhub.provider import ProviderStatus
+    from gpuhub.publish import FetchedCatalog
+
+__all__ = ["published_offers"]
+
+_lock = threading.Lock()
+_fetched: dict[str, tuple[float, FetchedCatalog | None, str | None]] = {}
+
+
+def _catalog(url: str, environ: Mapping[str, str]) -> tuple[FetchedCatalog | None, str | None]:
+    from gpuhub.publish import fetch_catalog
+    from gpuhub.publish.remote import TargetError
+
+    try:
+        ttl = float(environ.get("GPUHUB_CATALOG_TTL", "") or 900)
+    except ValueError:
+        ttl = 900.0
+    with _lock:
+        kept = _fetched.get(url)
+        if kept is not None and time.monotonic() - kept[0] < ttl:
+            return kept[1], kept[2]
+        try:
+            fetched: FetchedCatalog | None = fetch_catalog(url, environ=environ)
+            error = None
+        except TargetError as exc:
+            fetched, error = None, str(exc)
+        _fetched[url] = (time.monotonic(), fetched, error)
+        return fetched, error
+
+
+def published_offers(environ: Mapping[str, str], provider: str) -> tuple[Sequence[Offer], ProviderStatus] | None:
+    """The provider's offers and status from ``GPUHUB_CATALOG_URL``'s catalog, or None when no catalog is set or it
+    has no entry for the provider (the engine then replays the bundled recording as usual).
+
+    A catalog that cannot be fetched and has no good local copy gives a ``failed`` status naming the cause."""
+    from gpuhub.provider import ProviderStatus
+
+    url = environ.get("GPUHUB_CATALOG_URL", "").strip()
+    if not url:
+        return None
+    fetched, error = _catalog(url, environ)
+    if fetched is None:
+        return (), ProviderStatus(provider, "failed", reason=f"published catalog {url}: {error}", mode="replay")
+    entry = fetched.manifest["providers"].get(provider)
+    if entry is None or provider not in fetched.columns:
+        return None
+    saved = entry.get("status") or {}
+    fetched_at = dt.datetime.fromisoformat(entry["fetched_at"]) if entry.get("fetched_at") else None
+    reason = (f"published catalog version {fetched.version} ({url}), published "
+              f"{fetched.manifest.get('published_at')}, fetched by the publisher {entry.get('fetched_at')}")
+    if fetched.state == "stale":
+        reason += f"; the newest version could not be used ({fetched.reason}), this is the last good copy"
+    columns = fetched.columns[provider]
+    status = ProviderStatus(provider, "stale" if fetched.state == "stale" else "ok", reason=reason, mode="replay",
+                            source=saved.get("source"), offers=len(columns),
+                            skipped_records=int(saved.get("skipped_records") or 0),
+                            skipped_reasons=dict(saved.get("skipped_reasons") or {}),
+                            unknown_gpus=dict(saved.get("unknown_gpus") or {}),
+                            warnings=list(saved.get("warnings") or []), fetched_at=fetched_at)
+    return columns, status
