@@ -502,6 +502,10 @@ def record(
     if provider not in engine.registry.providers:
         _fail_usage(f"PROVIDER: {provider!r} is not installed; allowed values: "
                     f"{', '.join(sorted(engine.registry.providers))}")
+    if engine.registry.providers[provider].static:  # no API to record: write the table it uses, or refuse
+        from gpuhub.cli_record import record_static
+
+        raise typer.Exit(record_static(engine, provider, out, err))
     [(offers, status)] = engine.collect([provider], mode="record", record_dir=out, refresh=True)
     err.print(status.line(), highlight=False)
     if status.state != "ok":
