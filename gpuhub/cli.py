@@ -502,6 +502,10 @@ def record(
     if provider not in engine.registry.providers:
         _fail_usage(f"PROVIDER: {provider!r} is not installed; allowed values: "
                     f"{', '.join(sorted(engine.registry.providers))}")
+    if engine.registry.providers[provider].static:  # no API to record: write the table it uses, or refuse
+        from gpuhub.cli_record import record_static
+
+        raise typer.Exit(record_static(engine, provider, out, err))
     [(offers, status)] = engine.collect([provider], mode="record", record_dir=out, refresh=True)
     err.print(status.line(), highlight=False)
     if status.state != "ok":
@@ -639,6 +643,26 @@ def _leave(code: object, inherited: frozenset[int] = frozenset()) -> None:
                 stream.flush()
         os._exit(status)
     raise SystemExit(status)
+
+
+plugin_app = typer.Typer(help="Write and check provider plugins.", no_args_is_help=True)
+app.add_typer(plugin_app, name="plugin")
+
+
+@plugin_app.command("new")
+def plugin_new(
+    name: Annotated[str, typer.Argument(help="provider name: lower-case letters and digits, e.g. mycloud")],
+    directory: Annotated[Path, typer.Option("--dir", help="where to write gpuhub-NAME/")] = Path("."),
+) -> None:
+    """Write a plugin package that installs, bundles a recording and passes the conformance kit."""
+    from gpuhub.scaffold import new_plugin
+
+    try:
+        root = new_plugin(name, directory)
+    except ValueError as exc:
+        _fail_usage(f"NAME: {exc}")
+        return
+    typer.echo(f"wrote {root}: pip install -e '{root}[test]' && gpuhub plugins && python -m pytest {root}/tests")
 
 
 def main() -> None:

@@ -206,7 +206,7 @@ def _distance_trade(catalog: Catalog, row: int, cheapest: int | None, rtt: float
     if cheapest is not None and place is not None and cheapest != row:
         price, low = float(catalog.price[row]), float(catalog.price[cheapest])
         far = float(catalog.rtt_ms(place)[cheapest])
-        if low < price and not math.isnan(far):
+        if low < price and not math.isnan(far) and far > rtt:
             out.append(f"the cheapest match, {_label(catalog.offers[cheapest])} at "
                        f"{_amount(catalog.offers[cheapest].price.amount)}, is {(price - low) / price * 100:.0f} % "
                        f"cheaper but {far:.0f} ms away")

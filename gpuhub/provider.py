@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import logging
 import os
+import sys
 import threading
 import time
 from collections import Counter
@@ -80,8 +81,17 @@ class Provider:
     files); the engine waits ``max(its timeout, this)`` for this provider."""
 
     def fixtures_dir(self) -> Path | None:
-        """The bundled recording directory (holding ``manifest.json``), or None."""
-        return None
+        """The bundled recording directory (holding ``manifest.json``), or None.
+
+        Default: ``recording/`` beside the module that defines the provider class (``gpuhub_mycloud/recording/``,
+        shipped as package data), when it holds a ``manifest.json``; override to keep it elsewhere.
+        """
+        module = sys.modules.get(type(self).__module__)
+        where = getattr(module, "__file__", None)
+        if where is None:
+            return None
+        candidate = Path(where).resolve().parent / "recording"
+        return candidate if (candidate / "manifest.json").is_file() else None
 
     def credentials_configured(self, environ: Mapping[str, str]) -> bool:
         """True when any one of :attr:`credentials` is fully set in ``environ``."""

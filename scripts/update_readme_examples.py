@@ -37,7 +37,7 @@ def main() -> None:
                 lines = [*lines[:old.index("...")], "..."]
             return "```\n$ gpuhub " + command + "\n" + "\n".join(lines) + "\n```"
 
-        text = re.sub(r"```\n\$ gpuhub (.+?)\n(.*?)\n```", redo, text, flags=re.S)
+        text = re.sub(r"```\n\$ gpuhub ((?:search|estimate) .+?)\n(.*?)\n```", redo, text, flags=re.S)
     README.write_text(text, encoding="utf-8")
 
 

@@ -41,6 +41,7 @@ from gpuhub_aws.parse import (
     TermPrice,
     build_instance,
     bundled_specs,
+    ec2_error,
     is_accelerated,
     latest_spot_prices,
     parse_describe_instance_types,
@@ -288,16 +289,21 @@ class AwsProvider(Provider):
         found: dict[str, InstanceSpec] = {}
         try:
             for start in range(0, len(types), SPEC_BATCH):
-                batch = types[start:start + SPEC_BATCH]
 
-                def call(token: str | None, batch: list[str] = batch) -> bytes:
-                    return self._ec2(ctx, creds, region, describe_instance_types_params(batch, token))
+                def fetch_batch(batch: list[str]) -> list[InstanceSpec]:
+                    def call(token: str | None) -> bytes:
+                        return self._ec2(ctx, creds, region, describe_instance_types_params(batch, token))
 
-                for page in _pages(call, parse_describe_instance_types, "DescribeInstanceTypes"):
-                    for item in page:
-                        with ctx.guard("instance type spec"):
-                            spec = spec_from_api(item)
-                            found[spec.instance_type] = spec
+                    specs: list[InstanceSpec] = []
+                    for page in _pages(call, parse_describe_instance_types, "DescribeInstanceTypes"):
+                        for item in page:
+                            with ctx.guard("instance type spec"):
+                                specs.append(spec_from_api(item))
+                    return specs
+
+                for spec in _without_rejected(ctx, region, "DescribeInstanceTypes", types[start:start + SPEC_BATCH],
+                                              fetch_batch):
+                    found[spec.instance_type] = spec
         except CredentialsError as exc:
             if exc.code != "403":
                 raise
@@ -312,18 +318,48 @@ class AwsProvider(Provider):
             raise ProviderError(f"the offer file for {region} has no publicationDate to start the spot history at")
         types = sorted(set(result.prices) | set(result.listed))  # + capacity-block-only types (p5e): spot
         start = result.publication_date
-        items: list[SpotItem] = []
-
-        def call(token: str | None) -> bytes:
-            return self._ec2(ctx, creds, region, spot_history_params(types, start, token))
 
         def parse(body: bytes) -> tuple[list[SpotItem], str | None]:
             return parse_spot_history(body, ctx.skip)
 
-        for page in _pages(call, parse, "DescribeSpotPriceHistory"):
-            items.extend(page)
+        def fetch_batch(batch: list[str]) -> list[SpotItem]:
+            def call(token: str | None) -> bytes:
+                return self._ec2(ctx, creds, region, spot_history_params(batch, start, token))
+
+            return [item for page in _pages(call, parse, "DescribeSpotPriceHistory") for item in page]
+
+        items = _without_rejected(ctx, region, "DescribeSpotPriceHistory", types, fetch_batch)
         wanted = set(types)
         return {k: v for k, v in latest_spot_prices(items).items() if k[0] in wanted}
+
+
+_REJECTED_NAMES = re.compile(r"[a-z][a-z0-9-]*\.[a-z0-9-]+")
+
+
+def _without_rejected(ctx: ProviderContext, region: str, action: str, types: list[str],
+                      fetch: Callable[[list[str]], list[T]]) -> list[T]:
+    """``fetch(types)``; when EC2 rejects the whole request with ``InvalidInstanceType`` naming some of them (a
+    type not offered in that region, known fault C31), retry without the named types and warn, so one type never
+    costs the batch.
+
+    Raises:
+        ProviderError: any other error, or an ``InvalidInstanceType`` that names none of the requested types.
+    """
+    remaining = list(types)
+    while remaining:
+        try:
+            return fetch(remaining)
+        except ProviderError as exc:
+            error = ec2_error((exc.body or "").encode()) if exc.status == 400 else None
+            if error is None or error[0] != "InvalidInstanceType":
+                raise
+            rejected = [t for t in _REJECTED_NAMES.findall(error[1]) if t in remaining]
+            if not rejected:
+                raise
+            remaining = [t for t in remaining if t not in rejected]
+            ctx.warn(f"{region}: {action} rejected {', '.join(rejected)} (InvalidInstanceType: not offered there); "
+                     f"asked again for the other {len(remaining)} types")
+    return []
 
 
 def describe_instance_types_params(types: list[str], token: str | None = None) -> list[tuple[str, str]]:

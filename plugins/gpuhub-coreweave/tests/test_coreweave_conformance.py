@@ -7,4 +7,4 @@ from gpuhub.testing import ProviderConformance
 
 class TestCoreWeaveConformance(ProviderConformance):
     provider_name = "coreweave"
-    min_offers = 182  # 9 node types on demand + 4 with spot, in 14 regions
+    min_offers = 196  # 9 node types on demand + 5 with spot (HGX B300 spot only), in 14 regions

@@ -100,8 +100,9 @@ def price_usd_per_hour(value: object) -> Decimal:
     return cents / 100
 
 
-def gpu_count(specs: Mapping[str, Any], description: str | None) -> int:
-    """GPUs per instance: ``specs.gpus`` when present, else the description's ``"<n>x "`` prefix.
+def gpu_count(specs: Mapping[str, Any], description: str | None, name: str = "") -> int:
+    """GPUs per instance: ``specs.gpus`` when present, else the description's ``"<n>x "`` prefix; 0 for a CPU-only
+    type (name ``cpu_...`` or a description counting vCPUs, ``"4x vCPU general"``).
 
     Raises:
         ValueError: neither gives a whole, non-negative count.
@@ -117,6 +118,8 @@ def gpu_count(specs: Mapping[str, Any], description: str | None) -> int:
         if not count.is_finite() or count < 0 or count != count.to_integral_value():
             raise ValueError(f"specs.gpus is not a whole count: {raw!r}")
         return int(count)
+    if name.lower().startswith("cpu_") or re.match(r"^\s*\d+\s*x\s*v?cpus?\b", description or "", re.I):
+        return 0  # "cpu_4x_generalx", "4x vCPU general": a CPU-only type, never 4 GPUs (known fault C27)
     found = _COUNT_RX.match(description or "")
     if found is None:
         raise ValueError(f"no specs.gpus and no 'Nx' prefix in description {description!r}")
@@ -185,7 +188,7 @@ def parse_instance_type(key: str, entry: Mapping[str, Any]) -> LambdaInstanceTyp
         label = gpu_label(instance)
     except ValueError:
         label = name  # last resort: the instance type's own name (e.g. "gpu_8x_a100_80gb_sxm4")
-    count = gpu_count(specs, description)
+    count = gpu_count(specs, description, name)
     vcpus = _number(specs.get("vcpus"), "specs.vcpus")
     capacity = entry.get("regions_with_capacity_available") or []
     if not isinstance(capacity, list):

@@ -1,0 +1,105 @@
+"""Provenance users see, from the CLI with every plugin installed; CoreWeave's own table (issue 13, 5 and 6)."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from tests.integration.conftest import Run, search_json
+
+
+def _line(stderr: str, provider: str) -> str:
+    return next(line for line in stderr.splitlines() if line.startswith(f"{provider}: "))
+
+
+def _age(day: str) -> int:
+    return (dt.datetime.now(dt.timezone.utc).date() - dt.date.fromisoformat(day)).days
+
+
+def test_status_lines_say_kind_data_date_age_and_warnings(every_offer: tuple[list[dict[str, Any]], str]) -> None:
+    stderr = every_offer[1]
+    gcp = _line(stderr, "gcp")
+    # The oldest price date in the recording (SKUs of 2023-03-24 and 2024-09-16), not the day it was rebuilt.
+    assert f"(reconstructed recording, data of 2023-03-24 ({_age('2023-03-24')} days old))" in gcp
+    assert re.search(r"gcp: ok \(partial: \d+ reasons?\)", gcp), gcp  # unpriced machine types: never a plain ok
+    assert re.search(r", \d+ warnings?", gcp)
+    lam = _line(stderr, "lambda")
+    assert "reconstructed recording, data date unknown (SkyPilot catalog v8 snapshot" in lam  # not the rebuild day
+    cw = _line(stderr, "coreweave")
+    assert f"(static price table, data of 2026-09-20 ({_age('2026-09-20')} days old))" in cw
+    # Azure's US rows come from a catalog copy of unknown date: the recording's price date is unknown, and says so.
+    assert "reconstructed recording, data date unknown (EU rows: Azure Retail Prices of 2026-08-20" in _line(
+        stderr, "azure")
+    assert "reconstructed recording" in _line(stderr, "aws")
+    assert "(gpuhub search -v prints the warnings)" in stderr
+
+
+def test_verbose_prints_every_warning(gpuhub_cli: Run) -> None:
+    done = gpuhub_cli("search", "--provider", "coreweave", "--provider", "gcp", "--limit", "1", "-v")
+    lines = done.stderr.splitlines()
+    cw = lines.index(_line(done.stderr, "coreweave"))
+    assert lines[cw + 1].startswith("  warning: CoreWeave publishes one North America price per node type")
+    assert any(line.startswith("  warning: no GPU SKU for ") for line in lines)
+
+
+def test_records_carry_source_kind_data_date_form_factor_cpu_arch(
+        every_offer: tuple[list[dict[str, Any]], str]) -> None:
+    kinds = {(r["provider"], r["source_kind"], r["data_date"]) for r in every_offer[0]}
+    assert ("gcp", "reconstructed", "2023-03-24") in kinds and ("coreweave", "static", "2026-09-20") in kinds
+    assert ("lambda", "reconstructed", None) in kinds and ("azure", "reconstructed", None) in kinds
+    lam = next(r for r in every_offer[0] if r["instance_type"] == "gpu_1x_gh200")
+    assert (lam["form_factor"], lam["cpu_arch"], lam["source"]) == ("Superchip", "arm64", "replay:lambda@undated")
+    p5 = next(r for r in every_offer[0] if r["instance_type"] == "p5.48xlarge")
+    assert (p5["form_factor"], p5["cpu_arch"]) == ("SXM", "x86_64")
+
+
+def test_csv_has_the_provenance_columns(gpuhub_cli: Run) -> None:
+    done = gpuhub_cli("search", "--provider", "gcp", "--instance-type", "a3-highgpu-8g", "--region", "us-central1",
+                      "--purchase", "on_demand", "--format", "csv")
+    [row] = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert (row["source_kind"], row["data_date"], row["form_factor"], row["cpu_arch"]) == (
+        "reconstructed", "2023-03-24", "SXM", "x86_64")
+    assert Decimal(row["price_per_hour"]) == Decimal("87.832465656")
+
+
+def test_azure_placeholder_spot_rows_are_left_out_and_counted(gpuhub_cli: Run) -> None:
+    records, stderr = search_json(gpuhub_cli, "--provider", "azure", "--instance-type", "Standard_ND96isr_H200_v5")
+    purchases = {r["purchase"] for r in records}
+    assert "on_demand" in purchases and "spot" not in purchases  # the source's "spot" rows equal on-demand
+    assert {r["region"] for r in records if r["purchase"] == "on_demand"} == {"northeurope", "francecentral",
+                                                                           "swedencentral"}
+    # Counted, and the partial catalog (sizes without specs) survives the disk cache of an earlier run.
+    assert re.search(r"azure: ok \(partial: 1 reason\), .*, \d+ records skipped", _line(stderr, "azure"))
+
+
+def test_coreweave_price_basis_is_north_america(every_offer: tuple[list[dict[str, Any]], str]) -> None:
+    basis = {r["price_basis"] for r in every_offer[0] if r["provider"] == "coreweave"}
+    assert basis == {"CoreWeave list price for North America, the same in every region"}
+    b300 = [r for r in every_offer[0] if r["instance_type"] == "HGX B300"]
+    assert {(r["purchase"], r["price_per_hour"], r["gpu_count"]) for r in b300} == {("spot", 35.84, 8)}
+    assert len(b300) == 14
+
+
+def test_record_coreweave_writes_its_table_and_fixtures_replace_it(gpuhub_cli: Run, tmp_path: Path) -> None:
+    done = gpuhub_cli("record", "coreweave", "--out", str(tmp_path))
+    assert "wrote the static price table" in done.stderr
+    table_file = tmp_path / "coreweave" / "price_table.json"
+    table = json.loads(table_file.read_text(encoding="utf-8"))
+    assert (tmp_path / "coreweave" / "manifest.json").is_file() and len(table["instances"]) == 10
+    # Edit the recorded table: the user's copy replaces the bundled one.
+    table["instances"] = [dict(i, on_demand="19.99") for i in table["instances"] if i["instance_type"] == "A100"]
+    table_file.write_text(json.dumps(table), encoding="utf-8")
+    records, stderr = search_json(gpuhub_cli, "--provider", "coreweave", "--fixtures", str(tmp_path))
+    assert {(r["instance_type"], r["purchase"], r["price_per_hour"]) for r in records} == {
+        ("A100", "on_demand", 19.99), ("A100", "spot", 9.65)}
+    assert "coreweave: ok, 28 offers" in stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    skipped = gpuhub_cli("search", "--provider", "coreweave", "--fixtures", str(empty), check=False)
+    assert skipped.returncode == 1 and "coreweave: skipped: no recording for coreweave" in skipped.stderr
