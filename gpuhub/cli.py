@@ -68,7 +68,9 @@ class OutputFormat(str, Enum):
 
 
 def _fail_usage(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}", highlight=False)
+    from rich.markup import escape
+
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False)  # "gpuhub[web]" is text, not markup
     raise typer.Exit(2)
 
 
@@ -517,7 +519,7 @@ def record(
 def serve(
     host: Annotated[str, typer.Option(help="address to listen on (no login: keep loopback unless told)")]
     = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+    port: Annotated[int, typer.Option(help="TCP port", min=1, max=65535)] = 8000,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
 ) -> None:
@@ -527,6 +529,12 @@ def serve(
     from gpuhub.web import LOOPBACK
     from gpuhub.web import serve as run_server
 
+    try:  # say what is missing before claiming to serve
+        import uvicorn  # noqa: F401
+
+        import gpuhub.web.app  # noqa: F401
+    except ModuleNotFoundError as exc:
+        _fail_usage(f"gpuhub serve needs the web extra ({exc.name} is missing): pip install 'gpuhub[web]'")
     if host not in LOOPBACK:
         err.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who reaches it can use it (no login)",
                   highlight=False)

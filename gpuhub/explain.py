@@ -21,7 +21,7 @@ from gpuhub.perf import price_performance
 from gpuhub.query import Query
 from gpuhub.ranking import Ranker
 
-__all__ = ["offer_details", "removed_notes"]
+__all__ = ["cli_flag", "offer_details", "removed_notes"]
 
 
 def _label(offer: Offer) -> str:
@@ -123,6 +123,15 @@ def _precision_note(offer: Offer, query: Query, ranker: Ranker) -> str | None:
     return f"warning: {offer.instance.gpu.name} has no FP8 ({why}): {effect}"
 
 
+_FLAGS = {"available_only": "--available", "mig_capable": "--mig", "provider_kind": "--provider-kind",
+          "include_accelerators": "--include-accelerators (non-GPU accelerators are left out unless asked for)"}
+
+
+def cli_flag(name: str) -> str:
+    """The CLI option that sets the search argument ``name`` (``available_only`` → ``--available``)."""
+    return _FLAGS.get(name, f"--{name.replace('_', '-')}")
+
+
 def removed_notes(catalog: Catalog, masks: list[tuple[str, npt.NDArray[np.bool_]]], ranker: Ranker,
                   query: Query) -> list[str]:
     """For each filter that removed offers, the nearest miss among the offers it alone removed (the one closest to
@@ -149,7 +158,7 @@ def removed_notes(catalog: Catalog, masks: list[tuple[str, npt.NDArray[np.bool_]
             best_rows, _ = catalog.rank(only_this, ranker, query, limit=1)
             which = "the best of them"
         row = int(best_rows[0])
-        notes.append(f"--{name.replace('_', '-')} alone removed {len(only_this)}; {which}: "
+        notes.append(f"{cli_flag(name)} alone removed {len(only_this)}; {which}: "
                      f"{_label(catalog.offers[row])}{_miss(catalog, row, name, query)}")
         if name == "model" and query.model_vram_gib is not None and not (others & mask).any():
             notes.append(_nodes(catalog, row, only_this, query.model_vram_gib))

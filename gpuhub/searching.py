@@ -18,7 +18,7 @@ import numpy.typing as npt
 from gpuhub.catalog import Catalog
 from gpuhub.engine import Engine, RequestedMode
 from gpuhub.errors import QueryError
-from gpuhub.explain import offer_details, removed_notes
+from gpuhub.explain import cli_flag, offer_details, removed_notes
 from gpuhub.model import Offer
 from gpuhub.plugins import get_registry
 from gpuhub.provider import ProviderStatus
@@ -100,7 +100,7 @@ class SearchResult:
         lines = [f"{self.considered} offers from {sum(s.state in ('ok', 'stale') for s in self.statuses)} providers"]
         for name, count in self.removed_by.items():
             if count:
-                lines.append(f"--{name.replace('_', '-')} removed {count}")
+                lines.append(f"{cli_flag(name)} removed {count}")
         if self.query.limit is not None and self.matched > len(self.offers):
             lines.append(f"--limit kept {len(self.offers)} of {self.matched}")
         lines.extend(self.removed_notes)

@@ -142,7 +142,7 @@ def _resolve(selector: str | int | None, snapshots: list[Snapshot], name: str) -
     if text.isdigit():
         found = [s for s in snapshots if s.id == int(text)]
         if not found:
-            raise QueryError(name, f"no snapshot {text} in the store (see 'gpuhub store ls')")
+            raise QueryError(name, f"no snapshot {text} in the store (see 'gpuhub store show')")
         return "id", found[0]
     try:
         return "time", parse_since(text)

@@ -36,7 +36,8 @@ def test_status_lines_say_kind_data_date_age_and_warnings(every_offer: tuple[lis
     # Azure's US rows come from a catalog copy of unknown date: the recording's price date is unknown, and says so.
     assert "reconstructed recording, data date unknown (EU rows: Azure Retail Prices of 2026-08-20" in _line(
         stderr, "azure")
-    assert "reconstructed recording" in _line(stderr, "aws")
+    # AWS's catalog snapshot has no date of its own: unknown, never the day the recording was rebuilt
+    assert "reconstructed recording, data date unknown (SkyPilot AWS catalog v8 snapshot" in _line(stderr, "aws")
     assert "(gpuhub search -v prints the warnings)" in stderr
 
 

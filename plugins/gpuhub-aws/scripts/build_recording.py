@@ -59,6 +59,8 @@ from gpuhub_aws.provider import (  # noqa: E402
 )
 
 RECORDED_AT = "2026-11-30"
+DATA_DATE_NOTE = ("SkyPilot AWS catalog v8 snapshot (skypilot-org/skypilot-catalog@e385a0d, commit date not known); "
+                  "its content (p6-b200) dates it 2025 or later; the advisor feed is of 2025-06-28")
 PUBLICATION = "2026-11-30T00:00:00Z"
 VERSION = "20261130000000"
 SPOT_TIMESTAMP = "2026-11-29T23:00:00.000Z"
@@ -480,6 +482,8 @@ def main() -> None:
     obtain_notes = add_obtain_exchanges(out, exchanges, all_types, offer_types)  # issue 17: risk, capacity blocks
     manifest = {
         "format": 1, "provider": "aws", "recorded_at": RECORDED_AT, "kind": "reconstructed",
+        # The prices' own date: the catalog snapshot carries none (not the day this recording was rebuilt).
+        "data_date": None, "data_date_note": DATA_DATE_NOTE,
         "source": "SkyPilot AWS catalog v8 (on-demand and per-zone spot prices) and moto 5.2.1 DescribeInstanceTypes "
                   "data (AWS specs), rebuilt into the API shapes by plugins/gpuhub-aws/scripts/build_recording.py",
         "notes": ("Offer files: one Linux/Shared/Used/OnDemand product per instance type and region with the "
