@@ -69,8 +69,9 @@ def search_json(run: Run, *args: str, env: dict[str, str] | None = None) -> tupl
 
 @pytest.fixture(scope="session")
 def every_offer(gpuhub_cli: Run) -> tuple[list[dict[str, Any]], str]:
-    """All offers of all providers, all plugins installed, and the status lines on stderr."""
-    return search_json(gpuhub_cli)
+    """All offers of all providers, all plugins installed, and the status lines on stderr (every provider named, so
+    the Kubernetes plugin's example clusters are in too: an unnamed search leaves examples out)."""
+    return search_json(gpuhub_cli, *[arg for name in PROVIDERS for arg in ("--provider", name)])
 
 
 @pytest.fixture()

@@ -87,7 +87,7 @@ def test_python_search_gives_the_same_prices_as_the_cli(python_search: Any,
 
     cli = sorted(row(r["provider"], r["instance_type"], r["region"], r["zone"], r["purchase"], r["price_per_hour"],
                      r["gpu_name"]) for r in every_offer[0])
-    result = python_search(limit=None, include_accelerators=True)
+    result = python_search(limit=None, include_accelerators=True, provider=list(PROVIDERS))
     py = sorted(row(o.provider, o.instance_type, o.region.code, o.region.zone, o.price.purchase,
                     float(o.price.amount), o.gpu_name) for o in result)
     assert py == cli

@@ -19,7 +19,7 @@ def _answers(records: list[dict[str, Any]], provider: str) -> list[tuple[Any, ..
 def test_provider_alone_equals_provider_with_every_plugin(gpuhub_cli: Run, provider: str,
                                                           every_offer: tuple[list[dict[str, Any]], str]) -> None:
     # The same cache directory serves both runs: what one plugin set parsed must never be served to another.
-    alone, stderr = search_json(gpuhub_cli, env={"GPUHUB_PLUGINS": provider})
+    alone, stderr = search_json(gpuhub_cli, "--provider", provider, env={"GPUHUB_PLUGINS": provider})
     assert {r["provider"] for r in alone} == {provider}, stderr
     together = _answers(every_offer[0], provider)
     assert together and _answers(alone, provider) == together
