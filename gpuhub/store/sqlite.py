@@ -95,6 +95,7 @@ class SqliteStore:
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
         try:
+            _check_not_truncated(self.path)
             if db.execute("PRAGMA page_count").fetchone()[0] == 0:  # a new file: settings that need an empty db
                 db.execute("PRAGMA page_size = 65536")
                 db.execute("PRAGMA auto_vacuum = INCREMENTAL")
@@ -319,3 +320,24 @@ def _snapshot(row: tuple[Any, ...]) -> Snapshot:
                     source=json.loads(source), key=key, complete=bool(complete), status=json.loads(status),
                     purchases=tuple(json.loads(purchases)), id=ident, content_hash=content_hash, offers=offers,
                     size_bytes=size)
+
+
+def _check_not_truncated(path: Path) -> None:
+    """Raise ``sqlite3.DatabaseError`` ("malformed") when the file is shorter than its own header says: SQLite reads
+    the missing pages of a truncated file as absent rows instead of failing, so a cut store would look empty."""
+    try:
+        with open(path, "rb") as fh:
+            header = fh.read(100)
+            size = os.fstat(fh.fileno()).st_size
+    except OSError:
+        return
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        return  # empty (new) or not a database: sqlite3 itself says so
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    valid = header[24:28] == header[92:96]  # the in-header size counts only when written by the same change
+    if valid and pages and size < pages * page_size:
+        raise sqlite3.DatabaseError(f"database disk image is malformed: {size} bytes, the header says "
+                                    f"{pages} pages of {page_size}")
+
