@@ -108,19 +108,23 @@ def test_quota_and_capacity_block_faults_never_fail_the_provider(
         # the 21 regions without a recorded quota answer are misses (404): their quotas are unknown, said so
         assert server.misses and all("/servicequotas." in m for m in server.misses) and not transport.escapes
     assert clean_status.state == "ok", clean_status.line()
-    assert all("Service Quotas" in w or "spot interruption risk is from 2025-06-28" in w
-               for w in clean_status.warnings), clean_status.warnings
-    assert not any("us-east-1" in w or "me-south-1" in w for w in clean_status.warnings)
+    # the clean run: no quota or capacity-block failure is reported (the data's own warnings, such as p5e's missing
+    # on-demand price, are not this test's business); the recorded quota regions say nothing about quotas
+    assert not any("capacity blocks" in w for w in clean_status.warnings), clean_status.warnings
+    assert not any("Service Quotas" in w and ("us-east-1" in w or "me-south-1" in w)
+                   for w in clean_status.warnings), clean_status.warnings
+    if match != QUOTAS:
+        # A capacity-block call that fails makes the walk partial, and a partial refresh never replaces the
+        # complete snapshot of the clean run (issue 14): the last good catalog is served, stale, saying why.
+        assert status.state == "stale", status.line()
+        assert "capacity block offerings that could not be read" in (status.reason or ""), status.line()
+        assert offer_keys(offers) == offer_keys(clean)
+        return
     assert status.state == "ok", status.line()
     for word in words:
         assert any(word in w for w in status.warnings), status.warnings
-    if match == QUOTAS:  # every offer is still there; us-east-1's quotas are unknown and say why
-        assert offer_keys(offers) == offer_keys(clean)
-        east = [o for o in offers if o.region.code == "us-east-1" and o.price.purchase == "on_demand"]
-        assert east and all(o.obtain and o.obtain.quota_instances is None for o in east)
-        assert all(any(words[0] in c for c in o.obtain.checks) for o in east if o.obtain)
-    else:  # only the failed capacity blocks are missing, and the status says the catalog is partial
-        lost = set(offer_keys(clean)) - set(offer_keys(offers))
-        assert lost == {k for k in offer_keys(clean)
-                        if k[:2] == ("p5.48xlarge", "us-east-1") and k[3] == "capacity_block"}, lost
-        assert status.partial_reasons
+    # quotas: every offer is still there; us-east-1's quotas are unknown and say why
+    assert offer_keys(offers) == offer_keys(clean)
+    east = [o for o in offers if o.region.code == "us-east-1" and o.price.purchase == "on_demand"]
+    assert east and all(o.obtain and o.obtain.quota_instances is None for o in east)
+    assert all(any(words[0] in c for c in o.obtain.checks) for o in east if o.obtain)
