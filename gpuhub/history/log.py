@@ -289,7 +289,7 @@ class HistoryLog:
             "gpu_count, last_amount, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
             ((provider, instances[i][0], *regions[r], *terms[x], instances[i][1], instances[i][2], amounts[a], at)
              for i, r, x, a in zip(inst_col[order].tolist(), reg_col[order].tolist(), term_col[order].tolist(),
-                                   amount_col[rows].tolist())))
+                                   amount_col[rows].tolist(), strict=True)))
         ids = [int(r[0]) for r in self._execute("SELECT id FROM hist_series WHERE provider = ? AND id > ? ORDER BY "
                                                 "id", (provider, before)).fetchall()]
         if len(ids) == len(rows):  # inserted in this order, one id each (ids only grow)
@@ -300,7 +300,7 @@ class HistoryLog:
         # Another writer's series of the same identity (never under the fold's lock; kept for safety): by key.
         state = self._state(provider)
         points = []
-        for n, r in zip(new.tolist(), rows.tolist()):
+        for n, r in zip(new.tolist(), rows.tolist(), strict=True):
             key = (instances[int(c["instance"][r])][0], *regions[int(c["region"][r])], *terms[int(c["terms"][r])])
             ident = state[key][0]
             series_of_first[n] = ident
