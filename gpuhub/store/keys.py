@@ -8,8 +8,13 @@ Enabling or disabling a plugin therefore changes the key at once, and so does ed
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
+import json
+import os
+import stat
+import time
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -20,6 +25,7 @@ if TYPE_CHECKING:
     from gpuhub.plugins import Registry
     from gpuhub.provider import Provider
     from gpuhub.recording import Manifest
+    from gpuhub.store import Store
 
 __all__ = ["code_fingerprint", "gpu_table_fingerprint", "live_key", "recording_digest", "registry_fingerprint",
            "replay_key"]
@@ -63,26 +69,63 @@ def registry_fingerprint(registry: Registry) -> str:
     return digest.hexdigest()[:16]
 
 
-def recording_digest(manifest: Manifest) -> str:
+def _recording_files(manifest: Manifest) -> list[str]:
+    """The files of a recording that its digest covers, in digest order (after ``manifest.json``)."""
+    directory = manifest.directory or Path(".")
+    names = [str(name) for exchange in manifest.exchanges
+             if (name := exchange.get("response", {}).get("body_file"))]
+    if not manifest.exchanges:  # a static provider's table: its data files sit beside the manifest
+        names = sorted(f.name for f in directory.iterdir() if f.is_file() and f.name != "manifest.json")
+    return names
+
+
+def recording_digest(manifest: Manifest, store: Store | None = None) -> str:
     """SHA-256 over the manifest and every response body file of a recording (a static table: every data file
     beside its manifest), each read through :mod:`gpuhub.safeio` (regular files inside the recording, size-limited).
+
+    With ``store``, the digest is remembered in the store's meta table beside each file's size, modification and
+    change times (ns) and inode, and reused while none of them changed (files changed less than
+    :data:`SETTLE_S` before the digest was taken are read again next time, as git does for "racy" files).
 
     Raises:
         OSError: a file cannot be read or is not a regular file inside the recording.
     """
     from gpuhub import safeio
 
-    digest = hashlib.sha256()
     directory = manifest.directory or Path(".")
+    names = _recording_files(manifest)
+    signature: list[list[object]] | None = None
+    changed_ns: list[int] = []
+    meta_name = ""
+    if store is not None:
+        signature = []
+        for name in ["manifest.json", *names]:
+            info = os.stat(safeio.contained_path(directory, name))
+            if not stat.S_ISREG(info.st_mode):
+                raise safeio.UnsafeFileError(f"{name!r} in {directory} is not a regular file")
+            signature.append([name, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino])
+            changed_ns.append(max(info.st_mtime_ns, info.st_ctime_ns))
+        meta_name = "recording-digest:" + hashlib.sha256(os.fsencode(os.path.realpath(directory))).hexdigest()[:32]
+        remembered = store.get_meta(meta_name)
+        if remembered:
+            with contextlib.suppress(ValueError, TypeError, KeyError):
+                saved = json.loads(remembered)
+                if saved["files"] == signature and isinstance(saved["digest"], str):
+                    return saved["digest"]
+    digest = hashlib.sha256()
     digest.update(safeio.read_bytes(Path("manifest.json"), root=directory))
-    for exchange in manifest.exchanges:
-        name = exchange.get("response", {}).get("body_file")
-        if name:
-            digest.update(b"\0" + str(name).encode() + b"\0" + safeio.read_bytes(Path(str(name)), root=directory))
-    if not manifest.exchanges:  # a static provider's table: its data files sit beside the manifest
-        for file in sorted(f for f in directory.iterdir() if f.is_file() and f.name != "manifest.json"):
-            digest.update(b"\0" + file.name.encode() + b"\0" + safeio.read_bytes(Path(file.name), root=directory))
-    return digest.hexdigest()
+    for name in names:
+        digest.update(b"\0" + name.encode() + b"\0" + safeio.read_bytes(Path(name), root=directory))
+    result = digest.hexdigest()
+    if store is not None and signature is not None:
+        settled = time.time_ns() - int(SETTLE_S * 1e9)
+        if max(changed_ns) < settled:
+            store.put_meta(meta_name, json.dumps({"files": signature, "digest": result}))
+    return result
+
+
+SETTLE_S = 2.0
+"""Seconds a recording file must be unchanged before its remembered digest is trusted."""
 
 
 def _provider_code(registry: Registry, provider: Provider) -> Iterable[str]:
@@ -94,15 +137,18 @@ def _provider_code(registry: Registry, provider: Provider) -> Iterable[str]:
             code_fingerprint("gpuhub"), registry_fingerprint(registry))
 
 
-def replay_key(registry: Registry, provider: Provider, manifest: Manifest, label: str) -> str:
+def replay_key(registry: Registry, provider: Provider, manifest: Manifest, label: str,
+               store: Store | None = None) -> str:
     """The key of offers parsed from ``manifest`` by ``provider`` under this registry (``label``: the source
-    label the offers carry, e.g. the recording directory's name).
+    label the offers carry, e.g. the recording directory's name; ``store``: where the recording's digest is
+    remembered, see :func:`recording_digest`).
 
     Raises:
         OSError: a recording file cannot be read.
     """
     digest = hashlib.sha256()
-    for part in ("replay", provider.name, label, recording_digest(manifest), *_provider_code(registry, provider)):
+    recording = recording_digest(manifest, store)
+    for part in ("replay", provider.name, label, recording, *_provider_code(registry, provider)):
         digest.update(part.encode() + b"\0")
     return "replay:" + digest.hexdigest()[:32]
 
