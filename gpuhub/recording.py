@@ -172,8 +172,9 @@ def lasting_secrets(request: httpx.Request) -> list[str]:
 
     Left out: what a signer derives for this one request (AWS Signature Version 4's signature, ``x-amz-date``,
     payload hash); of a SigV4 ``Authorization`` header or ``X-Amz-Credential`` parameter only the access key ID
-    is kept. Registering those per-request values made the process-wide registry, and the cost of redacting every
-    log record, grow with each signed request a long-lived process sent (about 80 per AWS walk)."""
+    is kept; of a ``Bearer``/``Basic``/``Token`` header only its token. Registering the per-request values made the
+    process-wide registry, and the cost of redacting every log record, grow with each signed request a long-lived
+    process sent (about 80 per AWS walk)."""
     values = []
     for name, value in _request_secret_items(request):
         if name in _PER_REQUEST_NAMES:
@@ -182,8 +183,11 @@ def lasting_secrets(request: httpx.Request) -> list[str]:
             key = _SIGV4_CREDENTIAL_RX.search(value) if name != "x-amz-credential" else None
             values.append(key.group(1) if key else value.partition("/")[0])
             continue
-        values.append(value)
-    return _with_tokens(values)
+        scheme, _, token = value.partition(" ")
+        # Of "Bearer <token>" the token alone: the whole value would also blank prose ("Bearer t" of a 1-character
+        # token turned "a Bearer token" into "a REDACTEDoken"); blanking the token blanks the header too.
+        values.append(token if token and scheme.lower() in ("bearer", "basic", "token") else value)
+    return values
 
 
 def redact(text: str, extra: frozenset[str] | set[str] = frozenset()) -> str:
