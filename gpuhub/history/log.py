@@ -317,35 +317,32 @@ class HistoryLog:
                 ((provider, instances[i][0], *regions[r], *terms[x], instances[i][1], instances[i][2], amounts[a], at)
                  for i, r, x, a in zip(inst.tolist(), reg.tolist(), term.tolist(), amount.tolist(), strict=True)))
             return
-        # SQLite: the rows as four small integer codes into temporary tables of the distinct parts, joined by
-        # SQLite itself (binding eleven values per row from Python costs twice as much as the insert).
+        # SQLite: the rows as three small integer codes into temporary tables of the distinct parts and the amount,
+        # joined by SQLite itself (binding eleven values per row from Python costs twice as much as the insert).
         db = self.db
-        used = np.unique(amount).tolist()
         for statement in ("CREATE TEMP TABLE IF NOT EXISTS hist_tmp_inst (code INTEGER PRIMARY KEY, "
                           "instance_type TEXT, gpu_name TEXT, gpu_count REAL)",
                           "CREATE TEMP TABLE IF NOT EXISTS hist_tmp_region (code INTEGER PRIMARY KEY, region TEXT, "
                           "zone TEXT)",
                           "CREATE TEMP TABLE IF NOT EXISTS hist_tmp_terms (code INTEGER PRIMARY KEY, purchase TEXT, "
                           "currency TEXT, term TEXT)",
-                          "CREATE TEMP TABLE IF NOT EXISTS hist_tmp_amount (code INTEGER PRIMARY KEY, amount TEXT)",
-                          "CREATE TEMP TABLE IF NOT EXISTS hist_tmp_new (seq INTEGER PRIMARY KEY, i INTEGER, "
-                          "r INTEGER, x INTEGER, a INTEGER)"):
+                          "CREATE TEMP TABLE IF NOT EXISTS hist_tmp_rows (seq INTEGER PRIMARY KEY, i INTEGER, "
+                          "r INTEGER, x INTEGER, amount TEXT)"):
             db.execute(statement)
         try:
             db.executemany("INSERT INTO hist_tmp_inst VALUES (?, ?, ?, ?)",
                            [(n, *row) for n, row in enumerate(instances)])
             db.executemany("INSERT INTO hist_tmp_region VALUES (?, ?, ?)", [(n, *row) for n, row in enumerate(regions)])
             db.executemany("INSERT INTO hist_tmp_terms VALUES (?, ?, ?, ?)", [(n, *row) for n, row in enumerate(terms)])
-            db.executemany("INSERT INTO hist_tmp_amount VALUES (?, ?)", [(a, amounts[a]) for a in used])
-            db.executemany("INSERT INTO hist_tmp_new (i, r, x, a) VALUES (?, ?, ?, ?)",
-                           zip(inst.tolist(), reg.tolist(), term.tolist(), amount.tolist(), strict=True))
+            db.executemany("INSERT INTO hist_tmp_rows (i, r, x, amount) VALUES (?, ?, ?, ?)",
+                           zip(inst.tolist(), reg.tolist(), term.tolist(), [amounts[a] for a in amount.tolist()],
+                               strict=True))
             db.execute(columns + "SELECT ?, i.instance_type, r.region, r.zone, x.purchase, x.currency, x.term, "
-                       "i.gpu_name, i.gpu_count, a.amount, ? FROM hist_tmp_new n JOIN hist_tmp_inst i ON i.code = n.i "
-                       "JOIN hist_tmp_region r ON r.code = n.r JOIN hist_tmp_terms x ON x.code = n.x "
-                       "JOIN hist_tmp_amount a ON a.code = n.a WHERE true ORDER BY n.seq ON CONFLICT DO NOTHING",
-                       (provider, at))
+                       "i.gpu_name, i.gpu_count, n.amount, ? FROM hist_tmp_rows n JOIN hist_tmp_inst i ON i.code = "
+                       "n.i JOIN hist_tmp_region r ON r.code = n.r JOIN hist_tmp_terms x ON x.code = n.x WHERE true "
+                       "ORDER BY n.seq ON CONFLICT DO NOTHING", (provider, at))
         finally:
-            for table in ("hist_tmp_inst", "hist_tmp_region", "hist_tmp_terms", "hist_tmp_amount", "hist_tmp_new"):
+            for table in ("hist_tmp_inst", "hist_tmp_region", "hist_tmp_terms", "hist_tmp_rows"):
                 db.execute(f"DELETE FROM temp.{table}")
 
     def _fold_fast(self, snapshot: Snapshot, columns: OfferColumns, at: float, cache: _FoldCache) -> int | None:
