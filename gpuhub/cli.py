@@ -560,46 +560,34 @@ def _builtin_commands() -> set[str]:
     return names | {g.name for g in app.registered_groups if g.name}
 
 
-def _plugin_commands_key() -> str:
-    """The installed ``gpuhub`` entry points (name, target, distribution, version, code fingerprint) and the plugin
-    switches: what decides which plugins add CLI commands."""
-    import hashlib
-    import os
-    from importlib import metadata
-
-    from gpuhub.store.keys import code_fingerprint
-
-    parts = []
-    for ep in sorted(metadata.entry_points(group="gpuhub"), key=lambda e: (e.name, e.value)):
-        dist = getattr(ep, "dist", None)
-        parts.append(f"{ep.name}={ep.value}|{dist.metadata['Name'] if dist else ''}|{dist.version if dist else ''}|"
-                     f"{code_fingerprint(ep.value.split(':')[0])}")
-    parts += [os.environ.get(n, "") for n in ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
-
-
 def _no_plugin_commands() -> bool:
-    """True when the store remembers that no installed plugin adds commands (so top-level help imports none)."""
+    """True when the store's plugin index matches the installed plugins (an index exists only when no plugin adds
+    commands), so top-level help imports none."""
     from gpuhub.store import StoreError, open_store
+    from gpuhub.store.keys import INDEX_META, index_key
 
     try:
         store = open_store()
-        cached = store.get_meta("plugin-commands") if store is not None else None
-        return cached == json.dumps({"key": _plugin_commands_key(), "plugins": []})
-    except (StoreError, OSError):
+        text = store.get_meta(INDEX_META) if store is not None else None
+        return bool(text) and json.loads(text or "{}").get("key") == index_key()
+    except (StoreError, OSError, ValueError, AttributeError):
         return False
 
 
-def _remember_plugin_commands(registry: Registry) -> None:
-    from gpuhub.store import StoreError, open_store
+def _load_registry() -> None:
+    """The process-wide registry, from the plugin index when it describes the installed plugins (no plugin is
+    imported), unless one was set already (a host calling ``main`` in-process); ``gpuhub plugins`` always loads
+    them for real, since it diagnoses them."""
+    from gpuhub.plugins import has_registry
 
-    try:
-        store = open_store()
-        if store is not None:
-            plugins = sorted(n for n, (p, _) in registry._plugins.items() if hasattr(p, "register_commands"))
-            store.put_meta("plugin-commands", json.dumps({"key": _plugin_commands_key(), "plugins": plugins}))
-    except (StoreError, OSError):
-        pass
+    if has_registry():
+        return
+    if sys.argv[1:2] == ["plugins"]:
+        reset_registry(Registry())
+        return
+    from gpuhub.plugin_index import load_registry
+
+    reset_registry(load_registry())
 
 
 _DEADLINE: list[float] = []
@@ -720,8 +708,8 @@ def _main_inner() -> None:
         app()
         return
     try:
+        _load_registry()
         get_registry().register_commands(app)
-        _remember_plugin_commands(get_registry())
     except PluginError as exc:
         # Strict mode: a broken plugin stops every command but the one that diagnoses plugins.
         if sys.argv[1:2] != ["plugins"]:

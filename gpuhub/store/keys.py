@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,8 +23,14 @@ if TYPE_CHECKING:
     from gpuhub.provider import Provider
     from gpuhub.recording import Manifest
 
-__all__ = ["code_fingerprint", "gpu_table_fingerprint", "live_key", "recording_digest", "registry_fingerprint",
-           "replay_key"]
+INDEX_META = "plugin-index"
+"""The store's meta row holding the plugin index (:mod:`gpuhub.plugin_index`; one per store: the newest
+installation that wrote it)."""
+INDEX_FORMAT = 1
+_SWITCHES = ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")
+
+__all__ = ["INDEX_META", "code_fingerprint", "gpu_table_fingerprint", "index_key", "live_key", "recording_digest",
+           "registry_fingerprint", "replay_key"]
 
 
 @lru_cache(maxsize=64)
@@ -90,7 +98,9 @@ def _provider_code(registry: Registry, provider: Provider) -> Iterable[str]:
 
     plugin = registry.provider_plugin.get(provider.name, "")
     version = next((r.version or "" for r in registry.reports if r.name == plugin), "")
-    return (__version__, plugin, version, type(provider).__qualname__, code_fingerprint(type(provider).__module__),
+    identity = getattr(provider, "code_identity", None)  # duck-typed providers need not subclass Provider
+    qualname, module = identity() if callable(identity) else (type(provider).__qualname__, type(provider).__module__)
+    return (__version__, plugin, version, qualname, code_fingerprint(module),
             code_fingerprint("gpuhub"), registry_fingerprint(registry))
 
 
@@ -113,3 +123,22 @@ def live_key(registry: Registry, provider: Provider, base_url: str) -> str:
     for part in ("live", provider.name, base_url, *_provider_code(registry, provider)):
         digest.update(part.encode() + b"\0")
     return "live:" + digest.hexdigest()[:32]
+
+
+def index_key(environ: Mapping[str, str] | None = None,
+              entry_points: Iterable[metadata.EntryPoint] | None = None) -> str:
+    """A digest of everything that decides what the plugins register: gpuhub's version and package files, each
+    ``gpuhub`` entry point (name, target, distribution, version, location, and the size and modification time of
+    every file of its package) and the plugin switches. Costs file ``stat`` calls only, no import."""
+    from gpuhub import __version__
+    from gpuhub.store.keys import code_fingerprint
+
+    env = os.environ if environ is None else environ
+    eps = list(metadata.entry_points(group="gpuhub")) if entry_points is None else list(entry_points)
+    parts = [f"format={INDEX_FORMAT}", __version__, code_fingerprint("gpuhub")]
+    for ep in sorted(eps, key=lambda e: (e.name, e.value)):
+        dist = getattr(ep, "dist", None)
+        parts.append(f"{ep.name}={ep.value}|{dist.metadata['Name'] if dist else ''}|{dist.version if dist else ''}|"
+                     f"{dist.locate_file('') if dist else ''}|{code_fingerprint(ep.value.split(':')[0])}")
+    parts += [f"{name}={env.get(name, '')}" for name in _SWITCHES]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
