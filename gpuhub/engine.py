@@ -308,8 +308,8 @@ class Engine:
 
         try:
             if manifest is not None and plan.mode == "replay":
-                return replay_key(self.registry, provider, manifest, self._replay_source(provider, plan,
-                                                                                         manifest).label())
+                label = self._replay_source(provider, plan, manifest).label()
+                return replay_key(self.registry, provider, manifest, label, memo=self.store)
             if plan.mode in ("live", "record"):
                 base = self.environ.get(f"GPUHUB_{provider.name.upper().replace('-', '_')}_BASE_URL")
                 return live_key(self.registry, provider, (base or provider.base_url).rstrip("/"))

@@ -8,14 +8,16 @@ Enabling or disabling a plugin therefore changes the key at once, and so does ed
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
+import json
 import os
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from gpuhub.gpus import GpuTable
@@ -42,13 +44,17 @@ def code_fingerprint(module: str) -> str:
     locations = list(spec.submodule_search_locations or ([spec.origin] if spec.origin else []))
     digest = hashlib.sha256()
     for location in locations:
-        root = Path(location)
-        paths = [root] if root.is_file() else sorted(root.rglob("*"))
-        for path in paths:
-            if path.is_file() and "__pycache__" not in path.parts:
-                info = path.stat()
-                digest.update(f"{path.name if root.is_file() else path.relative_to(root)}:{info.st_size}:"
-                              f"{info.st_mtime_ns};".encode())
+        if os.path.isfile(location):
+            info = os.stat(location)
+            digest.update(f"{os.path.basename(location)}:{info.st_size}:{info.st_mtime_ns};".encode())
+            continue
+        for folder, subfolders, files in os.walk(location):
+            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+            for name in sorted(files):
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):  # a file removed meanwhile, a dangling link
+                    info = os.stat(path)
+                    digest.update(f"{os.path.relpath(path, location)}:{info.st_size}:{info.st_mtime_ns};".encode())
     return digest.hexdigest()[:16]
 
 
@@ -71,26 +77,69 @@ def registry_fingerprint(registry: Registry) -> str:
     return digest.hexdigest()[:16]
 
 
-def recording_digest(manifest: Manifest) -> str:
+class _Meta(Protocol):
+    def get_meta(self, name: str) -> str | None: ...
+
+    def put_meta(self, name: str, value: str) -> None: ...
+
+
+def _recording_files(manifest: Manifest, directory: Path) -> list[str]:
+    """The files a recording's digest covers: its manifest and every body file (a static table: every data file
+    beside its manifest)."""
+    names = ["manifest.json"]
+    for exchange in manifest.exchanges:
+        name = exchange.get("response", {}).get("body_file")
+        if name:
+            names.append(str(name))
+    if not manifest.exchanges:
+        names += sorted(f.name for f in directory.iterdir() if f.is_file() and f.name != "manifest.json")
+    return names
+
+
+def _stat_signature(directory: Path, names: list[str]) -> str | None:
+    """Size, modification time, inode and type of each file (``lstat``: a file swapped for a link changes it);
+    None when one cannot be read."""
+    digest = hashlib.sha256(str(directory.resolve()).encode())
+    try:
+        for name in names:
+            info = os.lstat(directory / name)
+            digest.update(f"{name}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_mode};".encode())
+    except (OSError, ValueError):
+        return None
+    return digest.hexdigest()
+
+
+def recording_digest(manifest: Manifest, memo: _Meta | None = None) -> str:
     """SHA-256 over the manifest and every response body file of a recording (a static table: every data file
     beside its manifest), each read through :mod:`gpuhub.safeio` (regular files inside the recording, size-limited).
+
+    With ``memo`` (the offer store), the digest of files whose ``lstat`` is unchanged since it was last computed is
+    read back instead (a CLI run then reads no body file: the same trust as :func:`code_fingerprint` gives a
+    plugin's code); any change to a file's size, time, inode or type computes it again.
 
     Raises:
         OSError: a file cannot be read or is not a regular file inside the recording.
     """
     from gpuhub import safeio
 
-    digest = hashlib.sha256()
     directory = manifest.directory or Path(".")
+    names = _recording_files(manifest, directory)
+    signature = _stat_signature(directory, names) if memo is not None else None
+    slot = f"recording-digest:{directory.resolve()}"
+    if memo is not None and signature is not None:
+        with contextlib.suppress(Exception):  # a memo that cannot be read is a miss
+            known = json.loads(memo.get_meta(slot) or "{}")
+            if known.get("signature") == signature and isinstance(known.get("digest"), str):
+                return str(known["digest"])
+    digest = hashlib.sha256()
     digest.update(safeio.read_bytes(Path("manifest.json"), root=directory))
-    for exchange in manifest.exchanges:
-        name = exchange.get("response", {}).get("body_file")
-        if name:
-            digest.update(b"\0" + str(name).encode() + b"\0" + safeio.read_bytes(Path(str(name)), root=directory))
-    if not manifest.exchanges:  # a static provider's table: its data files sit beside the manifest
-        for file in sorted(f for f in directory.iterdir() if f.is_file() and f.name != "manifest.json"):
-            digest.update(b"\0" + file.name.encode() + b"\0" + safeio.read_bytes(Path(file.name), root=directory))
-    return digest.hexdigest()
+    for name in names[1:]:
+        digest.update(b"\0" + name.encode() + b"\0" + safeio.read_bytes(Path(name), root=directory))
+    result = digest.hexdigest()
+    if memo is not None and signature is not None:
+        with contextlib.suppress(Exception):
+            memo.put_meta(slot, json.dumps({"signature": signature, "digest": result}))
+    return result
 
 
 def _provider_code(registry: Registry, provider: Provider) -> Iterable[str]:
@@ -104,15 +153,17 @@ def _provider_code(registry: Registry, provider: Provider) -> Iterable[str]:
             code_fingerprint("gpuhub"), registry_fingerprint(registry))
 
 
-def replay_key(registry: Registry, provider: Provider, manifest: Manifest, label: str) -> str:
+def replay_key(registry: Registry, provider: Provider, manifest: Manifest, label: str,
+               memo: _Meta | None = None) -> str:
     """The key of offers parsed from ``manifest`` by ``provider`` under this registry (``label``: the source
-    label the offers carry, e.g. the recording directory's name).
+    label the offers carry, e.g. the recording directory's name; ``memo``: see :func:`recording_digest`).
 
     Raises:
         OSError: a recording file cannot be read.
     """
     digest = hashlib.sha256()
-    for part in ("replay", provider.name, label, recording_digest(manifest), *_provider_code(registry, provider)):
+    parts = ("replay", provider.name, label, recording_digest(manifest, memo), *_provider_code(registry, provider))
+    for part in parts:
         digest.update(part.encode() + b"\0")
     return "replay:" + digest.hexdigest()[:32]
 
