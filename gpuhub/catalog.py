@@ -11,6 +11,7 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -144,77 +145,201 @@ class Catalog:
         stored = [p if isinstance(p, OfferColumns) else ColumnBuilder().extend(p).build() for p in parts]
         self._stored = stored
         self.offers: Sequence[Offer] = _Offers(stored, [None if isinstance(p, OfferColumns) else p for p in parts])
-        n = len(self.offers)
-        # Each distinct instance, region and price-terms row is looked at once; rows gather through the codes.
-        inst_rows = [[_instance_part(c.instance(i)) for i in range(len(c.tables["instances"]))] for c in stored]
-        region_rows = [[_region_part(c.region(i)) for i in range(len(c.tables["regions"]))] for c in stored]
-        term_rows = [[(t.get("currency"), t.get("purchase")) for t in c.tables["terms"]] for c in stored]
-        inst_codes = [c.columns["instance"] for c in stored]
-        region_codes = [c.columns["region"] for c in stored]
-        term_codes = [c.columns["terms"] for c in stored]
-
-        def cat(rows: list[list[tuple[Any, ...]]], codes: list[IntArray], field: int) -> _Categorical:
-            return _Categorical.from_codes([([r[field] for r in part], c) for part, c in zip(rows, codes,
-                                                                                             strict=True)])
-
-        def num(rows: list[list[tuple[Any, ...]]], codes: list[IntArray], field: int) -> FloatArray:
-            return _gather([np.asarray([r[field] for r in part], dtype=np.float64) for part in rows], codes)
-
-        self.provider = cat(inst_rows, inst_codes, 0)
-        # Provider kind per row, through the provider column's codes (one lookup per provider, not per offer).
-        kind_of = np.asarray([(kinds or {}).get(p) for p in self.provider.values] + [None], dtype=object)
-        self.kind = _Categorical.from_codes([(list(kind_of), np.where(self.provider.codes >= 0, self.provider.codes,
-                                                                      len(kind_of) - 1).astype(np.int32))])
+        self._kinds = kinds or {}
         self._gpus = gpus
-        mig_names = [s.name for s in gpus.specs if s.mig_support] if gpus is not None else []
-        self.instance_type = cat(inst_rows, inst_codes, 1)
-        self.gpu = cat(inst_rows, inst_codes, 2)
-        self.form = cat(inst_rows, inst_codes, 3)
-        self.currency = cat(term_rows, term_codes, 0)
-        self.purchase = cat(term_rows, term_codes, 1)
-        self.region = cat(region_rows, region_codes, 0)
-        self.zone = cat(region_rows, region_codes, 1)
-        self.country = cat(region_rows, region_codes, 2)
-        self.continent = cat(region_rows, region_codes, 3)
-        self.gpu_count = num(inst_rows, inst_codes, 4)
-        card = num(inst_rows, inst_codes, 5)
-        # Usable VRAM per GPU: the card's, or the slice's for a fractional GPU (half an A10: 12 GiB).
-        self.vram = np.where((self.gpu_count > 0) & (self.gpu_count < 1), card * self.gpu_count, card)
-        self.total_vram = card * self.gpu_count
-        self.vcpus, self.memory = num(inst_rows, inst_codes, 6), num(inst_rows, inst_codes, 7)
+        # Each distinct instance, region and price-terms row is looked at once; rows gather through the codes.
+        # Only price and availability (every ranking reads them) are gathered here; every other column is
+        # gathered on first use (a query reads a few of them), then kept.
+        self._inst_rows = [[_instance_part(c.instance(i)) for i in range(len(c.tables["instances"]))]
+                           for c in stored]
+        self._region_rows = [[_region_part(c.region(i)) for i in range(len(c.tables["regions"]))] for c in stored]
+        self._term_rows = [[(t.get("currency"), t.get("purchase")) for t in c.tables["terms"]] for c in stored]
+        self._inst_codes = [c.columns["instance"] for c in stored]
+        self._region_codes = [c.columns["region"] for c in stored]
+        self._term_codes = [c.columns["terms"] for c in stored]
         self.price = np.concatenate([c.columns["price"] for c in stored]) if stored else np.zeros(0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.price_per_gpu = np.where(self.gpu_count > 0, self.price / self.gpu_count, np.nan)
-            self.price_per_vram = np.where(self.total_vram > 0, self.price / self.total_vram, np.nan)
-        self.latitude, self.longitude = num(region_rows, region_codes, 4), num(region_rows, region_codes, 5)
-        self.carbon_intensity = num(region_rows, region_codes, 6)
-        self.fractional: BoolArray = num(inst_rows, inst_codes, 8).astype(np.bool_)
-        self.fast_interconnect: BoolArray = num(inst_rows, inst_codes, 9).astype(np.bool_)
         self.available = (np.concatenate([c.columns["available"] for c in stored]) if stored
                           else np.zeros(0, dtype=np.int8))  # 1 yes, 0 no, -1 unknown
-        # Per-GPU figures looked up once per instance, then scaled by the GPU count of each row.
-        width = len(PRECISIONS) + 2
-        table = _gather([np.asarray([_per_gpu(c.instance(i), gpus) for i in range(len(c.tables["instances"]))],
-                                    dtype=np.float64).reshape(-1, width) for c in stored], inst_codes, width)
-        scale = np.where(self.gpu_count > 0, self.gpu_count, np.nan)[:, None]
-        table = table.reshape(n, width) * scale
-        self.tflops = {p: table[:, i] for i, p in enumerate(PRECISIONS)}
-        self.bandwidth_tb_s = table[:, len(PRECISIONS)]
-        self.power_kw = table[:, len(PRECISIONS) + 1]
-        self.carbon_g_per_h = self.power_kw * PUE * self.carbon_intensity
-        self.interruptible: BoolArray = self.purchase.mask(["spot", "low_priority"])
         self._orders: dict[str, tuple[IntArray, FloatArray, Ranker]] = {}
-        self.mig: BoolArray = self.gpu.mask(mig_names)
-        non_gpu_names = [n for n in self.gpu.values if gpus is not None and not gpus.is_gpu(n)]
-        self.non_gpu: BoolArray = self.gpu.mask(non_gpu_names)
-        # Obtainability (gpuhub.obtain): NaN where unknown; launchable -1 unknown, 0 no, 1 yes. Read once per
-        # distinct stored ``obtain`` value, then gathered by each row's extra-fields code.
-        obtain = _gather([np.asarray([_obtain_part(e.get("obtain")) for e in c.tables["extras"]] + [_NO_OBTAIN],
-                                     dtype=np.float64).reshape(-1, 3) for c in stored],
-                         [np.where(c.columns["extra"] < 0, len(c.tables["extras"]), c.columns["extra"])
-                          for c in stored], 3).reshape(n, 3)
-        self.interruption_max_pct, self.placement_score = obtain[:, 0], obtain[:, 1]
-        self.launchable = obtain[:, 2].astype(np.int8)
+
+    # --- columns, gathered on first use -------------------------------------------------------------------
+    def _cat(self, rows: list[list[tuple[Any, ...]]], codes: list[IntArray], field: int) -> _Categorical:
+        return _Categorical.from_codes([([r[field] for r in part], c) for part, c in zip(rows, codes, strict=True)])
+
+    def _num(self, rows: list[list[tuple[Any, ...]]], codes: list[IntArray], field: int) -> FloatArray:
+        return _gather([np.asarray([r[field] for r in part], dtype=np.float64) for part in rows], codes)
+
+    @cached_property
+    def provider(self) -> _Categorical:
+        return self._cat(self._inst_rows, self._inst_codes, 0)
+
+    @cached_property
+    def kind(self) -> _Categorical:
+        """Provider kind per row, through the provider column's codes (one lookup per provider, not per offer)."""
+        kind_of = np.asarray([self._kinds.get(p) for p in self.provider.values] + [None], dtype=object)
+        return _Categorical.from_codes([(list(kind_of), np.where(self.provider.codes >= 0, self.provider.codes,
+                                                                 len(kind_of) - 1).astype(np.int32))])
+
+    @cached_property
+    def instance_type(self) -> _Categorical:
+        return self._cat(self._inst_rows, self._inst_codes, 1)
+
+    @cached_property
+    def gpu(self) -> _Categorical:
+        return self._cat(self._inst_rows, self._inst_codes, 2)
+
+    @cached_property
+    def form(self) -> _Categorical:
+        return self._cat(self._inst_rows, self._inst_codes, 3)
+
+    @cached_property
+    def currency(self) -> _Categorical:
+        return self._cat(self._term_rows, self._term_codes, 0)
+
+    @cached_property
+    def purchase(self) -> _Categorical:
+        return self._cat(self._term_rows, self._term_codes, 1)
+
+    @cached_property
+    def region(self) -> _Categorical:
+        return self._cat(self._region_rows, self._region_codes, 0)
+
+    @cached_property
+    def zone(self) -> _Categorical:
+        return self._cat(self._region_rows, self._region_codes, 1)
+
+    @cached_property
+    def country(self) -> _Categorical:
+        return self._cat(self._region_rows, self._region_codes, 2)
+
+    @cached_property
+    def continent(self) -> _Categorical:
+        return self._cat(self._region_rows, self._region_codes, 3)
+
+    @cached_property
+    def gpu_count(self) -> FloatArray:
+        return self._num(self._inst_rows, self._inst_codes, 4)
+
+    @cached_property
+    def _card(self) -> FloatArray:
+        return self._num(self._inst_rows, self._inst_codes, 5)
+
+    @cached_property
+    def vram(self) -> FloatArray:
+        """Usable VRAM per GPU: the card's, or the slice's for a fractional GPU (half an A10: 12 GiB)."""
+        vram: FloatArray = np.where((self.gpu_count > 0) & (self.gpu_count < 1), self._card * self.gpu_count,
+                                    self._card)
+        return vram
+
+    @cached_property
+    def total_vram(self) -> FloatArray:
+        total: FloatArray = self._card * self.gpu_count
+        return total
+
+    @cached_property
+    def vcpus(self) -> FloatArray:
+        return self._num(self._inst_rows, self._inst_codes, 6)
+
+    @cached_property
+    def memory(self) -> FloatArray:
+        return self._num(self._inst_rows, self._inst_codes, 7)
+
+    @cached_property
+    def price_per_gpu(self) -> FloatArray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out: FloatArray = np.where(self.gpu_count > 0, self.price / self.gpu_count, np.nan)
+        return out
+
+    @cached_property
+    def price_per_vram(self) -> FloatArray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out: FloatArray = np.where(self.total_vram > 0, self.price / self.total_vram, np.nan)
+        return out
+
+    @cached_property
+    def latitude(self) -> FloatArray:
+        return self._num(self._region_rows, self._region_codes, 4)
+
+    @cached_property
+    def longitude(self) -> FloatArray:
+        return self._num(self._region_rows, self._region_codes, 5)
+
+    @cached_property
+    def carbon_intensity(self) -> FloatArray:
+        return self._num(self._region_rows, self._region_codes, 6)
+
+    @cached_property
+    def fractional(self) -> BoolArray:
+        return self._num(self._inst_rows, self._inst_codes, 8).astype(np.bool_)
+
+    @cached_property
+    def fast_interconnect(self) -> BoolArray:
+        return self._num(self._inst_rows, self._inst_codes, 9).astype(np.bool_)
+
+    @cached_property
+    def _per_gpu_table(self) -> FloatArray:
+        """Per-GPU figures looked up once per instance, then scaled by the GPU count of each row."""
+        width = len(PRECISIONS) + 2
+        table = _gather([np.asarray([_per_gpu(c.instance(i), self._gpus) for i in range(len(c.tables["instances"]))],
+                                    dtype=np.float64).reshape(-1, width) for c in self._stored], self._inst_codes,
+                        width)
+        scale = np.where(self.gpu_count > 0, self.gpu_count, np.nan)[:, None]
+        scaled: FloatArray = table.reshape(len(self.price), width) * scale
+        return scaled
+
+    @cached_property
+    def tflops(self) -> dict[str, FloatArray]:
+        return {p: self._per_gpu_table[:, i] for i, p in enumerate(PRECISIONS)}
+
+    @cached_property
+    def bandwidth_tb_s(self) -> FloatArray:
+        return self._per_gpu_table[:, len(PRECISIONS)]
+
+    @cached_property
+    def power_kw(self) -> FloatArray:
+        return self._per_gpu_table[:, len(PRECISIONS) + 1]
+
+    @cached_property
+    def carbon_g_per_h(self) -> FloatArray:
+        out: FloatArray = self.power_kw * PUE * self.carbon_intensity
+        return out
+
+    @cached_property
+    def interruptible(self) -> BoolArray:
+        return self.purchase.mask(["spot", "low_priority"])
+
+    @cached_property
+    def mig(self) -> BoolArray:
+        return self.gpu.mask([s.name for s in self._gpus.specs if s.mig_support] if self._gpus is not None else [])
+
+    @cached_property
+    def non_gpu(self) -> BoolArray:
+        gpus = self._gpus
+        return self.gpu.mask([n for n in self.gpu.values if gpus is not None and not gpus.is_gpu(n)])
+
+    @cached_property
+    def _obtain(self) -> FloatArray:
+        """Obtainability (gpuhub.obtain): NaN where unknown; launchable -1 unknown, 0 no, 1 yes. Read once per
+        distinct stored ``obtain`` value, then gathered by each row's extra-fields code."""
+        stored = self._stored
+        obtain: FloatArray = _gather(
+            [np.asarray([_obtain_part(e.get("obtain")) for e in c.tables["extras"]] + [_NO_OBTAIN],
+                        dtype=np.float64).reshape(-1, 3) for c in stored],
+            [np.where(c.columns["extra"] < 0, len(c.tables["extras"]), c.columns["extra"]) for c in stored],
+            3).reshape(len(self.price), 3)
+        return obtain
+
+    @cached_property
+    def interruption_max_pct(self) -> FloatArray:
+        return self._obtain[:, 0]
+
+    @cached_property
+    def placement_score(self) -> FloatArray:
+        return self._obtain[:, 1]
+
+    @cached_property
+    def launchable(self) -> npt.NDArray[np.int8]:
+        return self._obtain[:, 2].astype(np.int8)
 
     def __len__(self) -> int:
         return len(self.offers)

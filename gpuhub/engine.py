@@ -308,8 +308,9 @@ class Engine:
 
         try:
             if manifest is not None and plan.mode == "replay":
-                label = self._replay_source(provider, plan, manifest).label()
-                return replay_key(self.registry, provider, manifest, label, memo=self.store)
+                store = self.store if plan.mode in self._store_modes else None
+                return replay_key(self.registry, provider, manifest,
+                                  self._replay_source(provider, plan, manifest).label(), store)
             if plan.mode in ("live", "record"):
                 base = self.environ.get(f"GPUHUB_{provider.name.upper().replace('-', '_')}_BASE_URL")
                 return live_key(self.registry, provider, (base or provider.base_url).rstrip("/"))
@@ -527,18 +528,16 @@ class Engine:
         million offers never has them all alive at once."""
         from gpuhub.model import known_purchase_models
         from gpuhub.store.columns import ColumnBuilder
-        from gpuhub.validate import offer_problem
 
         purchases = frozenset(known_purchase_models())
         builder = ColumnBuilder()
+        add, name = builder.add_checked, provider.name  # checks each distinct part once (offer_problem's checks)
         for n, item in enumerate(provider.fetch(ctx)):
             if stop is not None and n % 1000 == 0:
                 stop.check()
-            problem = offer_problem(item, provider.name, purchases)
+            problem = add(item, name, purchases)
             if problem is not None:
                 ctx.skip(problem)
-            else:
-                builder.add(item)
         return builder.build()
 
     def _fallback(self, plan: _Plan, reason: str) -> _Entry:

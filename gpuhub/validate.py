@@ -15,7 +15,8 @@ from decimal import Decimal
 
 from gpuhub.model import Gpu, Instance, Offer, Price, Region, Source, _check_currency
 
-__all__ = ["offer_problem"]
+__all__ = ["amount_problem", "availability_problem", "instance_facts_problem", "instance_identity_problem",
+           "offer_problem", "region_problem", "source_problem", "terms_problem"]
 
 
 def _number(value: object, *, positive: bool = False) -> bool:
@@ -52,20 +53,49 @@ def offer_problem(offer: object, provider: str, purchases: Collection[str]) -> s
     inst, region, price = offer.instance, offer.region, offer.price
     if not isinstance(inst, Instance) or not isinstance(region, Region) or not isinstance(price, Price):
         return "offer with a malformed instance, region or price"
+    return (instance_identity_problem(inst, provider) or region_problem(region) or amount_problem(price.amount)
+            or terms_problem(price, purchases) or instance_facts_problem(inst) or availability_problem(offer)
+            or source_problem(offer.source))
+
+
+# The checks of offer_problem, one per part of an offer, in the order it runs them: the column builder
+# (gpuhub.store.columns.ColumnBuilder.add_checked) runs each once per distinct part, not once per offer.
+def instance_identity_problem(inst: Instance, provider: str) -> str | None:
+    """The instance belongs to ``provider`` and has an instance type."""
     if inst.provider != provider:
         return f"offer names provider {inst.provider!r}, not {provider!r}"
     if not isinstance(inst.instance_type, str) or not inst.instance_type:
         return "offer without an instance type"
+    return None
+
+
+def region_problem(region: Region) -> str | None:
+    """The region has a code."""
     if not isinstance(region.code, str) or not region.code:
         return "offer without a region code"
-    if not isinstance(price.amount, Decimal) or not _number(price.amount, positive=True):
-        return f"invalid price {str(price.amount)[:40]!r}: must be a positive finite number"
+    return None
+
+
+def amount_problem(amount: object) -> str | None:
+    """The price per instance-hour is a positive finite ``Decimal``."""
+    if not isinstance(amount, Decimal) or not _number(amount, positive=True):
+        return f"invalid price {str(amount)[:40]!r}: must be a positive finite number"
+    return None
+
+
+def terms_problem(price: Price, purchases: Collection[str]) -> str | None:
+    """Currency, purchase model and upfront part of ``price`` (everything but the amount)."""
     if not _currency_ok(price.currency):
         return f"invalid currency {str(price.currency)[:20]!r}: not an ISO 4217 code"
     if price.purchase not in purchases:
         return f"unknown purchase model {str(price.purchase)[:40]!r}"
     if price.upfront is not None and not (isinstance(price.upfront, Decimal) and _number(price.upfront)):
         return f"invalid upfront price {str(price.upfront)[:40]!r}"
+    return None
+
+
+def instance_facts_problem(inst: Instance) -> str | None:
+    """GPU count, GPU model and the instance's numbers (vCPUs, memory GiB, storage GiB, network Gbps)."""
     if not _number(inst.gpu_count):
         return f"invalid GPU count {str(inst.gpu_count)[:20]!r}"
     gpu = inst.gpu
@@ -80,8 +110,18 @@ def offer_problem(offer: object, provider: str, purchases: Collection[str]) -> s
         value = getattr(inst, name)
         if value is not None and not _number(value):
             return f"invalid {name} {str(value)[:20]!r}"
+    return None
+
+
+def availability_problem(offer: Offer) -> str | None:
+    """``available`` is True, False or None."""
     if offer.available not in (True, False, None):
         return "invalid availability"
-    if not isinstance(offer.source, Source):
+    return None
+
+
+def source_problem(source: object) -> str | None:
+    """The offer says where its data came from."""
+    if not isinstance(source, Source):
         return "offer without a source"
     return None

@@ -19,7 +19,7 @@ import datetime as dt
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence, Sized
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -28,6 +28,7 @@ import numpy.typing as npt
 
 if TYPE_CHECKING:
     from gpuhub.history.diff import OfferFilter
+    from gpuhub.history.keys import RowKeys
     from gpuhub.store import Snapshot, Store
     from gpuhub.store.columns import OfferColumns
 
@@ -81,6 +82,12 @@ def _fingerprint(columns: OfferColumns) -> int:
                        for x in t["terms"])))
 
 
+def _ranks(keys: Sequence[Any]) -> npt.NDArray[np.int64]:
+    """The rank of each key in sorted order (equal keys, equal rank)."""
+    index = {key: n for n, key in enumerate(sorted(set(keys)))}
+    return np.array([index[key] for key in keys], dtype=np.int64)
+
+
 _LOCK_KEY = 0x6770_6875  # "gphu": the advisory lock of the schema migration
 
 
@@ -109,8 +116,8 @@ class HistoryLog:
     def _execute(self, sql: str, args: Sequence[Any] = ()) -> Any:
         return self.db.execute(self._sql(sql), tuple(args))
 
-    def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        if not rows:
+    def _executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        if isinstance(rows, Sized) and not len(rows):
             return
         if self.dialect == "postgres":
             with self.db.cursor() as cursor:
@@ -199,62 +206,106 @@ class HistoryLog:
         return {tuple(r[1:7]): (int(r[0]), r[7]) for r in rows}
 
     def _fold(self, snapshot: Snapshot, columns: OfferColumns, at: float) -> int:
+        """The full fold: every distinct identity of the snapshot against the provider's series (arrays, one
+        Python step per new series or changed price only; new series are inserted in index order)."""
         from gpuhub.history.keys import row_keys
 
         t, c = columns.tables, columns.columns
-        instances = [(str(i.get("instance_type") or ""), (i.get("gpu") or {}).get("name"), i.get("gpu_count"))
-                     for i in t["instances"]]
-        regions = [(str(r.get("code") or ""), str(r.get("zone") or "")) for r in t["regions"]]
-        terms = []
-        for item in t["terms"]:
-            hours, option = item.get("term_hours"), item.get("payment_option")
-            term = "" if hours is None and option is None else f"{hours if hours is not None else ''}|{option or ''}"
-            terms.append((str(item.get("purchase") or ""), str(item.get("currency") or ""), term))
-        _, first, _ = row_keys(columns).unique()
-        first.sort()
-        inst_col, reg_col, terms_col, amount_col = (c["instance"].tolist(), c["region"].tolist(),
-                                                    c["terms"].tolist(), c["amount"].tolist())
+        provider = snapshot.provider
+        keys = row_keys(columns)
+        interner = keys.interner
+        combined, first, _ = keys.unique()  # sorted distinct identities, the first row of each
         amounts = t["amounts"]
-        state = self._state(snapshot.provider)
-        seen: set[tuple[str, ...]] = set()
-        new_series: list[tuple[Any, ...]] = []
-        new_amounts: dict[tuple[str, ...], str] = {}
-        points: list[tuple[Any, ...]] = []
-        updates: list[tuple[Any, ...]] = []
-        row_key: list[tuple[int, tuple[str, ...]]] = []
-        for row in first.tolist():
-            it, gpu, count = instances[inst_col[row]]
-            key = (it, *regions[reg_col[row]], *terms[terms_col[row]])
-            seen.add(key)
-            row_key.append((row, key))
-            value = amounts[amount_col[row]]
-            known = state.get(key)
-            if known is None:
-                new_series.append((snapshot.provider, *key, gpu, count, value, at))
-                new_amounts[key] = value
-            elif known[1] != value:
-                points.append((known[0], at, snapshot.id, value))
-                updates.append((value, at, known[0]))
-        for key, (ident, last_amount) in state.items():
-            if key not in seen and last_amount is not None:
-                points.append((ident, at, snapshot.id, None))
-                updates.append((None, at, ident))
-        self._executemany("INSERT INTO hist_series (provider, instance_type, region, zone, purchase, currency, "
-                          "term, gpu_name, gpu_count, last_amount, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                          "ON CONFLICT DO NOTHING", new_series)
-        if new_series:
-            fresh = self._state(snapshot.provider)
-            points.extend((fresh[key][0], at, snapshot.id, value) for key, value in new_amounts.items())
+        amount_col = c["amount"]
+        first_amount = amount_col[first]
+        # The provider's known series, as identities of this snapshot's interner (-1: a part it does not have).
+        state = self._execute("SELECT id, instance_type, region, zone, purchase, currency, term, last_amount "
+                              "FROM hist_series WHERE provider = ?", (provider,)).fetchall()
+        amount_code = {value: code for code, value in enumerate(amounts)}
+        inst_ids, reg_ids, term_ids = interner.instances, interner.regions, interner.terms
+        state_key = np.empty(len(state), dtype=np.int64)
+        state_amount = np.empty(len(state), dtype=np.int64)  # code in this snapshot's amounts; -1 other, -2 gone
+        for n, (_, it, code, zone, purchase, currency, term, last) in enumerate(state):
+            i = inst_ids.get((provider, it))
+            r = reg_ids.get((code, zone))
+            x = term_ids.get((purchase, currency, term))
+            state_key[n] = -1 if i is None or r is None or x is None else (i << 36) | (r << 16) | x
+            state_amount[n] = -2 if last is None else amount_code.get(last, -1)
+        state_id = np.fromiter((r[0] for r in state), dtype=np.int64, count=len(state))
+        if len(combined):
+            pos = np.minimum(np.searchsorted(combined, state_key), len(combined) - 1)
+            matched = combined[pos] == state_key
         else:
-            fresh = state
+            pos = np.zeros(len(state), dtype=np.intp)
+            matched = np.zeros(len(state), dtype=bool)
+        series_of_first = np.full(len(combined), -1, dtype=np.int64)
+        series_of_first[pos[matched]] = state_id[matched]
+        points: list[tuple[Any, ...]] = []
+        # A price that changed (or came back after the offer had gone).
+        changed = np.flatnonzero(matched & (state_amount != first_amount[pos]))
+        for n in changed.tolist():
+            value = amounts[int(first_amount[pos[n]])]
+            points.append((int(state_id[n]), at, snapshot.id, value))
+        # An offer that went away.
+        for n in np.flatnonzero(~matched & (state_amount != -2)).tolist():
+            points.append((int(state_id[n]), at, snapshot.id, None))
+        updates = [(value, at, series) for series, _, _, value in points]
+        new = np.flatnonzero(series_of_first < 0)
+        added = 0
+        if len(new):
+            added = self._insert_series(snapshot, columns, keys, first[new], at, series_of_first, new)
         self._executemany("INSERT INTO hist_point VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", points)
         self._executemany("UPDATE hist_series SET last_amount = ?, last_at = ? WHERE id = ?", updates)
         series_of_row = np.full(len(columns), -1, dtype=np.int64)
-        for row, key in row_key:
-            series_of_row[row] = fresh[key][0]
-        self._cache[snapshot.provider] = _FoldCache(snapshot.id, _fingerprint(columns), c["instance"].copy(),
-                                                    c["region"].copy(), c["terms"].copy(), c["price"].copy(),
-                                                    series_of_row)
+        series_of_row[first] = series_of_first
+        self._cache[provider] = _FoldCache(snapshot.id, _fingerprint(columns), c["instance"].copy(),
+                                           c["region"].copy(), c["terms"].copy(), c["price"].copy(), series_of_row)
+        return len(points) + added
+
+    def _insert_series(self, snapshot: Snapshot, columns: OfferColumns, keys: RowKeys, rows: npt.NDArray[np.intp],
+                       at: float, series_of_first: npt.NDArray[np.int64], new: npt.NDArray[np.intp]) -> int:
+        """Insert the series first seen in this snapshot (``rows``: one row each), with their first point; fill
+        their ids into ``series_of_first[new]``; returns how many points that added."""
+        from gpuhub.history.keys import _terms_key
+
+        t, c = columns.tables, columns.columns
+        provider = snapshot.provider
+        instances = [(str(i.get("instance_type") or ""), (i.get("gpu") or {}).get("name"), i.get("gpu_count"))
+                     for i in t["instances"]]
+        regions = [(str(r.get("code") or ""), str(r.get("zone") or "")) for r in t["regions"]]
+        terms = [_terms_key(item) for item in t["terms"]]
+        # In the order of the UNIQUE (provider, instance_type, region, zone, purchase, currency, term) index, so
+        # a million new series append to it instead of landing at random pages.
+        inst_rank = _ranks([key for key, _, _ in instances])
+        reg_rank, term_rank = _ranks(regions), _ranks(terms)
+        inst_col, reg_col, term_col = c["instance"][rows], c["region"][rows], c["terms"][rows]
+        order = np.lexsort((term_rank[term_col], reg_rank[reg_col], inst_rank[inst_col]))
+        rows, new = rows[order], new[order]
+        amounts, amount_col = t["amounts"], c["amount"]
+        row = self._execute("SELECT max(id) FROM hist_series").fetchone()
+        before = int(row[0]) if row and row[0] is not None else 0
+        self._executemany(
+            "INSERT INTO hist_series (provider, instance_type, region, zone, purchase, currency, term, gpu_name, "
+            "gpu_count, last_amount, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            ((provider, instances[i][0], *regions[r], *terms[x], instances[i][1], instances[i][2], amounts[a], at)
+             for i, r, x, a in zip(inst_col[order].tolist(), reg_col[order].tolist(), term_col[order].tolist(),
+                                   amount_col[rows].tolist(), strict=True)))
+        ids = [int(r[0]) for r in self._execute("SELECT id FROM hist_series WHERE provider = ? AND id > ? ORDER BY "
+                                                "id", (provider, before)).fetchall()]
+        if len(ids) == len(rows):  # inserted in this order, one id each (ids only grow)
+            series_of_first[new] = ids
+            self._execute("INSERT INTO hist_point SELECT id, ?, ?, last_amount FROM hist_series WHERE provider = ? "
+                          "AND id > ? ON CONFLICT DO NOTHING", (at, snapshot.id, provider, before))
+            return len(ids)
+        # Another writer's series of the same identity (never under the fold's lock; kept for safety): by key.
+        state = self._state(provider)
+        points = []
+        for n, r in zip(new.tolist(), rows.tolist(), strict=True):
+            key = (instances[int(c["instance"][r])][0], *regions[int(c["region"][r])], *terms[int(c["terms"][r])])
+            ident = state[key][0]
+            series_of_first[n] = ident
+            points.append((ident, at, snapshot.id, amounts[int(amount_col[r])]))
+        self._executemany("INSERT INTO hist_point VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", points)
         return len(points)
 
     def _fold_fast(self, snapshot: Snapshot, columns: OfferColumns, at: float, cache: _FoldCache) -> int | None:
@@ -365,6 +416,7 @@ def open_history(store: Store) -> HistoryLog:
                 db = sqlite3.connect(path, timeout=60.0, check_same_thread=False, isolation_level=None)
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
+                db.execute("PRAGMA cache_size = -32768")  # KiB: a fold of a million series touches many pages
                 history = HistoryLog(db, "sqlite", str(path))
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the price history of {store.location}: {exc}") from None

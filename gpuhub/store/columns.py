@@ -19,7 +19,8 @@ import array
 import hashlib
 import io
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from functools import lru_cache
 from operator import attrgetter
 from typing import Any, overload
@@ -262,31 +263,46 @@ def _adapter(table: str) -> pydantic.TypeAdapter[Any]:
     return pydantic.TypeAdapter(list[model])  # type: ignore[valid-type]
 
 
+_KEEP_IDS = 1 << 16
+"""How many distinct part objects a builder remembers by identity (kept alive so their ids stay theirs); beyond
+that, parts are matched by value."""
+
+
 class ColumnBuilder:
     """Turns offers into :class:`OfferColumns` one at a time (no list of offers is kept).
 
-    Parts shared by object (the usual case: a provider builds one Instance per instance type) cost a dict lookup;
-    equal parts that are different objects are merged by value.
+    Parts shared by object (the usual case: a provider builds one Instance per instance type, regions come from
+    one cache) cost a dict lookup; equal parts that are different objects are merged by value. Each distinct
+    part, price-terms tuple and amount is encoded (dumped to its table) once; the price column is filled from the
+    distinct amounts at :meth:`build`.
+
+    :meth:`add_checked` is the engine's path: the checks of :func:`gpuhub.validate.offer_problem` run in full for
+    an offer with a part not seen before, and are not repeated for an offer made only of parts that already passed
+    them (an object seen before by identity, terms and amounts by value and type). What is stored is always the
+    part as it was when it was checked.
     """
 
     def __init__(self) -> None:
         self._codes = {name: array.array("i") for name in ("instance", "region", "terms", "amount", "source",
                                                             "extra")}
-        self._price = array.array("d")
         self._available = array.array("b")
+        self._amount_values = array.array("d")  # float of each distinct amount (the price column's source)
         self._tables: dict[str, list[Any]] = {name: [] for name in TABLES}
         self._by_id: dict[str, dict[int, int]] = {"instance": {}, "region": {}, "source": {}}
         self._by_value: dict[str, dict[Any, int]] = {name: {} for name in ("instance", "region", "source", "terms",
                                                                            "amount", "extra")}
         self._kept: list[object] = []  # keeps objects whose id() is a key alive, so ids are never reused
         self._extra_fields = _extra_fields()
+        self._extras_of = attrgetter(*self._extra_fields) if self._extra_fields else None
+        self._no_extras = (None,) * len(self._extra_fields) if len(self._extra_fields) > 1 else None
 
     def __len__(self) -> int:
-        return len(self._price)
+        return len(self._available)
 
     def _shared(self, kind: str, table: str, obj: pydantic.BaseModel) -> int:
         ident = id(obj)
-        code = self._by_id[kind].get(ident)
+        by_id = self._by_id[kind]
+        code = by_id.get(ident)
         if code is not None:
             return code
         by_value = self._by_value[kind]
@@ -294,39 +310,99 @@ class ColumnBuilder:
         if code is None:
             code = by_value[obj] = len(self._tables[table])
             self._tables[table].append(obj.model_dump(mode="json", exclude=set(type(obj).model_computed_fields)))
-            self._by_id[kind][ident] = code
+        if len(self._kept) < _KEEP_IDS:
+            by_id[ident] = code
             self._kept.append(obj)
         return code
 
-    def _value(self, kind: str, table: str, key: Any, make: Any) -> int:
-        by_value = self._by_value[kind]
+    def _terms(self, price: Price) -> int:
+        key = (*_terms_of(price), type(price.upfront))  # 1 == Decimal(1): the type tells them apart
+        by_value = self._by_value["terms"]
         code = by_value.get(key)
         if code is None:
-            code = by_value[key] = len(self._tables[table])
-            self._tables[table].append(make())
+            code = by_value[key] = len(self._tables["terms"])
+            self._tables["terms"].append(price.model_dump(mode="json", exclude={"amount"}))
+        return code
+
+    def _amount(self, text: str, amount: Any) -> int:
+        by_value = self._by_value["amount"]
+        code = by_value.get(text)
+        if code is None:
+            code = by_value[text] = len(self._tables["amounts"])
+            self._tables["amounts"].append(text)
+            self._amount_values.append(float(amount))
+        return code
+
+    def _extra(self, offer: Offer) -> int:
+        if self._extras_of is None:
+            return -1
+        values = self._extras_of(offer)
+        if values == self._no_extras or values is None:
+            return -1
+        if self._no_extras is not None and not any(v is not None for v in values):
+            return -1
+        dumped = offer.model_dump(mode="json", include=set(self._extra_fields))
+        text = json.dumps(dumped, sort_keys=True)
+        by_value = self._by_value["extra"]
+        code = by_value.get(text)
+        if code is None:
+            code = by_value[text] = len(self._tables["extras"])
+            self._tables["extras"].append(dumped)
         return code
 
     def add(self, offer: Offer) -> None:
-        """Append one offer."""
+        """Append one offer (not checked: see :meth:`add_checked`)."""
         price = offer.price
         codes = self._codes
         codes["instance"].append(self._shared("instance", "instances", offer.instance))
         codes["region"].append(self._shared("region", "regions", offer.region))
         codes["source"].append(self._shared("source", "sources", offer.source))
-        codes["terms"].append(self._value("terms", "terms", _terms_of(price),
-                                          lambda: price.model_dump(mode="json", exclude={"amount"})))
-        amount = str(price.amount)
-        codes["amount"].append(self._value("amount", "amounts", amount, lambda: amount))
-        extra = -1
-        if self._extra_fields:
-            values = {name: getattr(offer, name) for name in self._extra_fields}
-            if any(v is not None for v in values.values()):
-                dumped = offer.model_dump(mode="json", include=set(self._extra_fields))
-                text = json.dumps(dumped, sort_keys=True)
-                extra = self._value("extra", "extras", text, lambda: dumped)
-        codes["extra"].append(extra)
-        self._price.append(float(price.amount))
+        codes["terms"].append(self._terms(price))
+        codes["amount"].append(self._amount(str(price.amount), price.amount))
+        codes["extra"].append(self._extra(offer))
         self._available.append(-1 if offer.available is None else int(offer.available))
+
+    def add_checked(self, offer: object, provider: str, purchases: Collection[str]) -> str | None:
+        """Append ``offer`` if it is sound as ``provider``'s; else append nothing and return why not (the reason
+        :func:`gpuhub.validate.offer_problem` gives).
+
+        Args:
+            offer: what a provider's ``fetch`` yielded.
+            provider: the provider's name.
+            purchases: the known purchase model names.
+        """
+        if type(offer) is Offer:  # the usual case: every part seen and checked before -> lookups only
+            price = offer.price
+            amount = price.amount
+            by_id = self._by_id
+            instance = by_id["instance"].get(id(offer.instance))
+            region = by_id["region"].get(id(offer.region))
+            source = by_id["source"].get(id(offer.source))
+            terms = self._by_value["terms"].get((*_terms_of(price), type(price.upfront)))
+            available = offer.available
+            flag = -1 if available is None else 1 if available is True else 0 if available is False else None
+            if (instance is not None and region is not None and source is not None and terms is not None
+                    and flag is not None and type(amount) is Decimal):
+                text = str(amount)
+                code = self._by_value["amount"].get(text)
+                if code is None and amount.is_finite() and amount > 0:  # validate.amount_problem's check
+                    code = self._amount(text, amount)
+                if code is not None:
+                    codes = self._codes
+                    codes["instance"].append(instance)
+                    codes["region"].append(region)
+                    codes["source"].append(source)
+                    codes["terms"].append(terms)
+                    codes["amount"].append(code)
+                    codes["extra"].append(self._extra(offer))
+                    self._available.append(flag)
+                    return None
+        from gpuhub.validate import offer_problem
+
+        problem = offer_problem(offer, provider, purchases)
+        if problem is None:
+            self.add(offer)  # type: ignore[arg-type]  # offer_problem: an Offer
+        return problem
 
     def extend(self, offers: Iterable[Offer]) -> ColumnBuilder:
         for offer in offers:
@@ -337,8 +413,10 @@ class ColumnBuilder:
         columns: dict[str, npt.NDArray[Any]] = {
             name: np.frombuffer(values, dtype=np.int32).astype(COLUMNS[name]) if len(values) else
             np.zeros(0, dtype=COLUMNS[name]) for name, values in self._codes.items()}
-        columns["price"] = np.frombuffer(self._price, dtype=np.float64).copy() if len(self._price) else \
+        values = np.frombuffer(self._amount_values, dtype=np.float64) if len(self._amount_values) else \
             np.zeros(0, dtype=np.float64)
+        columns["price"] = values[columns["amount"]].astype(np.float64)
         columns["available"] = np.frombuffer(self._available, dtype=np.int8).copy() if len(self._available) else \
             np.zeros(0, dtype=np.int8)
         return OfferColumns(columns, self._tables)
+

@@ -13,17 +13,20 @@ import hashlib
 import importlib.util
 import json
 import os
+import stat
+import time
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gpuhub.gpus import GpuTable
     from gpuhub.plugins import Registry
     from gpuhub.provider import Provider
     from gpuhub.recording import Manifest
+    from gpuhub.store import Store
 
 INDEX_META = "plugin-index"
 """The store's meta row holding the plugin index (:mod:`gpuhub.plugin_index`; one per store: the newest
@@ -77,45 +80,23 @@ def registry_fingerprint(registry: Registry) -> str:
     return digest.hexdigest()[:16]
 
 
-class _Meta(Protocol):
-    def get_meta(self, name: str) -> str | None: ...
-
-    def put_meta(self, name: str, value: str) -> None: ...
-
-
-def _recording_files(manifest: Manifest, directory: Path) -> list[str]:
-    """The files a recording's digest covers: its manifest and every body file (a static table: every data file
-    beside its manifest)."""
-    names = ["manifest.json"]
-    for exchange in manifest.exchanges:
-        name = exchange.get("response", {}).get("body_file")
-        if name:
-            names.append(str(name))
-    if not manifest.exchanges:
-        names += sorted(f.name for f in directory.iterdir() if f.is_file() and f.name != "manifest.json")
+def _recording_files(manifest: Manifest) -> list[str]:
+    """The files of a recording that its digest covers, in digest order (after ``manifest.json``)."""
+    directory = manifest.directory or Path(".")
+    names = [str(name) for exchange in manifest.exchanges
+             if (name := exchange.get("response", {}).get("body_file"))]
+    if not manifest.exchanges:  # a static provider's table: its data files sit beside the manifest
+        names = sorted(f.name for f in directory.iterdir() if f.is_file() and f.name != "manifest.json")
     return names
 
 
-def _stat_signature(directory: Path, names: list[str]) -> str | None:
-    """Size, modification time, inode and type of each file (``lstat``: a file swapped for a link changes it);
-    None when one cannot be read."""
-    digest = hashlib.sha256(str(directory.resolve()).encode())
-    try:
-        for name in names:
-            info = os.lstat(directory / name)
-            digest.update(f"{name}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_mode};".encode())
-    except (OSError, ValueError):
-        return None
-    return digest.hexdigest()
-
-
-def recording_digest(manifest: Manifest, memo: _Meta | None = None) -> str:
+def recording_digest(manifest: Manifest, store: Store | None = None) -> str:
     """SHA-256 over the manifest and every response body file of a recording (a static table: every data file
     beside its manifest), each read through :mod:`gpuhub.safeio` (regular files inside the recording, size-limited).
 
-    With ``memo`` (the offer store), the digest of files whose ``lstat`` is unchanged since it was last computed is
-    read back instead (a CLI run then reads no body file: the same trust as :func:`code_fingerprint` gives a
-    plugin's code); any change to a file's size, time, inode or type computes it again.
+    With ``store``, the digest is remembered in the store's meta table beside each file's size, modification and
+    change times (ns) and inode, and reused while none of them changed (files changed less than
+    :data:`SETTLE_S` before the digest was taken are read again next time, as git does for "racy" files).
 
     Raises:
         OSError: a file cannot be read or is not a regular file inside the recording.
@@ -123,23 +104,39 @@ def recording_digest(manifest: Manifest, memo: _Meta | None = None) -> str:
     from gpuhub import safeio
 
     directory = manifest.directory or Path(".")
-    names = _recording_files(manifest, directory)
-    signature = _stat_signature(directory, names) if memo is not None else None
-    slot = f"recording-digest:{directory.resolve()}"
-    if memo is not None and signature is not None:
-        with contextlib.suppress(Exception):  # a memo that cannot be read is a miss
-            known = json.loads(memo.get_meta(slot) or "{}")
-            if known.get("signature") == signature and isinstance(known.get("digest"), str):
-                return str(known["digest"])
+    names = _recording_files(manifest)
+    signature: list[list[object]] | None = None
+    changed_ns: list[int] = []
+    meta_name = ""
+    if store is not None:
+        signature = []
+        for name in ["manifest.json", *names]:
+            info = os.stat(safeio.contained_path(directory, name))
+            if not stat.S_ISREG(info.st_mode):
+                raise safeio.UnsafeFileError(f"{name!r} in {directory} is not a regular file")
+            signature.append([name, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino])
+            changed_ns.append(max(info.st_mtime_ns, info.st_ctime_ns))
+        meta_name = "recording-digest:" + hashlib.sha256(os.fsencode(os.path.realpath(directory))).hexdigest()[:32]
+        remembered = store.get_meta(meta_name)
+        if remembered:
+            with contextlib.suppress(ValueError, TypeError, KeyError):
+                saved = json.loads(remembered)
+                if saved["files"] == signature and isinstance(saved["digest"], str):
+                    return saved["digest"]
     digest = hashlib.sha256()
     digest.update(safeio.read_bytes(Path("manifest.json"), root=directory))
-    for name in names[1:]:
+    for name in names:
         digest.update(b"\0" + name.encode() + b"\0" + safeio.read_bytes(Path(name), root=directory))
     result = digest.hexdigest()
-    if memo is not None and signature is not None:
-        with contextlib.suppress(Exception):
-            memo.put_meta(slot, json.dumps({"signature": signature, "digest": result}))
+    if store is not None and signature is not None:
+        settled = time.time_ns() - int(SETTLE_S * 1e9)
+        if max(changed_ns) < settled:
+            store.put_meta(meta_name, json.dumps({"files": signature, "digest": result}))
     return result
+
+
+SETTLE_S = 2.0
+"""Seconds a recording file must be unchanged before its remembered digest is trusted."""
 
 
 def _provider_code(registry: Registry, provider: Provider) -> Iterable[str]:
@@ -154,16 +151,17 @@ def _provider_code(registry: Registry, provider: Provider) -> Iterable[str]:
 
 
 def replay_key(registry: Registry, provider: Provider, manifest: Manifest, label: str,
-               memo: _Meta | None = None) -> str:
+               store: Store | None = None) -> str:
     """The key of offers parsed from ``manifest`` by ``provider`` under this registry (``label``: the source
-    label the offers carry, e.g. the recording directory's name; ``memo``: see :func:`recording_digest`).
+    label the offers carry, e.g. the recording directory's name; ``store``: where the recording's digest is
+    remembered, see :func:`recording_digest`).
 
     Raises:
         OSError: a recording file cannot be read.
     """
     digest = hashlib.sha256()
-    parts = ("replay", provider.name, label, recording_digest(manifest, memo), *_provider_code(registry, provider))
-    for part in parts:
+    recording = recording_digest(manifest, store)
+    for part in ("replay", provider.name, label, recording, *_provider_code(registry, provider)):
         digest.update(part.encode() + b"\0")
     return "replay:" + digest.hexdigest()[:32]
 
