@@ -145,5 +145,6 @@ def test_a_damaged_index_is_a_miss(tmp_path: Path) -> None:
                                            "format": 1, "reports": "not a list"}))
     out, status, imported = _run(tmp_path, *H100)
     assert imported  # loaded for real, and indexed again
+    assert "lambda: ok, 340 offers" in status
     assert _prices(out)[("lambda", "gpu_1x_h100_pcie", "us-east-1")] == 2.49
     assert json.loads(store.get_meta(INDEX_META) or "{}")["reports"][0]["name"] == "builtin"
