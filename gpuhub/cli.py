@@ -563,15 +563,16 @@ def _builtin_commands() -> set[str]:
 
 
 def _no_plugin_commands() -> bool:
-    """True when the store's plugin index matches the installed plugins (an index exists only when no plugin adds
-    commands), so top-level help imports none."""
+    """True when the store's plugin index was written for the plugins installed now (an index exists only when no
+    plugin adds commands), so top-level help imports none. Checked by the cheap installation stamp (directory
+    times on ``sys.path``): help text is built from the code itself, only plugin commands could be missing."""
     from gpuhub.store import StoreError, open_store
-    from gpuhub.store.keys import INDEX_META, index_key
+    from gpuhub.store.keys import INDEX_META, installation_stamp
 
     try:
         store = open_store()
         text = store.get_meta(INDEX_META) if store is not None else None
-        return bool(text) and json.loads(text or "{}").get("key") == index_key()
+        return bool(text) and json.loads(text or "{}").get("stamp") == installation_stamp()
     except (StoreError, OSError, ValueError, AttributeError):
         return False
 

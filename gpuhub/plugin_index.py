@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpuhub.provider import Credential, Provider
-from gpuhub.store.keys import INDEX_FORMAT, INDEX_META, index_key
+from gpuhub.store.keys import INDEX_FORMAT, INDEX_META, index_key, installation_stamp
 
 if TYPE_CHECKING:
     import httpx
@@ -83,8 +83,9 @@ def capture(registry: Registry, key: str) -> dict[str, Any] | None:
             # A provider that decides for itself whether it is configured must be asked every time.
             "own_credentials_check": cls.credentials_configured is not Provider.credentials_configured,
         })
-    return {"format": INDEX_FORMAT, "key": key, "reports": [r.to_dict() for r in registry.reports],
-            "providers": providers, "gpus": registry.gpus.to_state()}
+    return {"format": INDEX_FORMAT, "key": key, "stamp": installation_stamp(),
+            "reports": [r.to_dict() for r in registry.reports], "providers": providers,
+            "gpus": registry.gpus.to_state()}
 
 
 class IndexedProvider(Provider):

@@ -17,11 +17,12 @@ import stat
 import time
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from importlib import metadata
+
     from gpuhub.gpus import GpuTable
     from gpuhub.plugins import Registry
     from gpuhub.provider import Provider
@@ -34,8 +35,8 @@ installation that wrote it)."""
 INDEX_FORMAT = 1
 _SWITCHES = ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")
 
-__all__ = ["INDEX_META", "code_fingerprint", "gpu_table_fingerprint", "index_key", "live_key", "recording_digest",
-           "registry_fingerprint", "replay_key"]
+__all__ = ["INDEX_META", "code_fingerprint", "gpu_table_fingerprint", "index_key", "installation_stamp", "live_key",
+           "recording_digest", "registry_fingerprint", "replay_key"]
 
 
 @lru_cache(maxsize=64)
@@ -179,8 +180,9 @@ def index_key(environ: Mapping[str, str] | None = None,
     """A digest of everything that decides what the plugins register: gpuhub's version and package files, each
     ``gpuhub`` entry point (name, target, distribution, version, location, and the size and modification time of
     every file of its package) and the plugin switches. Costs file ``stat`` calls only, no import."""
+    from importlib import metadata
+
     from gpuhub import __version__
-    from gpuhub.store.keys import code_fingerprint
 
     env = os.environ if environ is None else environ
     eps = list(metadata.entry_points(group="gpuhub")) if entry_points is None else list(entry_points)
@@ -190,4 +192,21 @@ def index_key(environ: Mapping[str, str] | None = None,
         parts.append(f"{ep.name}={ep.value}|{dist.metadata['Name'] if dist else ''}|{dist.version if dist else ''}|"
                      f"{dist.locate_file('') if dist else ''}|{code_fingerprint(ep.value.split(':')[0])}")
     parts += [f"{name}={env.get(name, '')}" for name in _SWITCHES]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def installation_stamp(environ: Mapping[str, str] | None = None) -> str:
+    """A digest of the modification times of the directories on ``sys.path`` (installing or removing a
+    distribution adds or removes its metadata directory there), gpuhub's version and the plugin switches: cheap
+    enough for ``gpuhub --help``, which only needs to know whether the installed set of plugins is the one the
+    plugin index describes (every other command checks the full :func:`index_key`)."""
+    import sys
+
+    from gpuhub import __version__
+
+    env = os.environ if environ is None else environ
+    parts = [__version__, *(f"{name}={env.get(name, '')}" for name in _SWITCHES)]
+    for entry in sys.path:
+        with contextlib.suppress(OSError):
+            parts.append(f"{entry}:{os.stat(entry or '.').st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
