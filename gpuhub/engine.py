@@ -139,6 +139,8 @@ class Engine:
         self.fresh_spot_s = _seconds(fresh_spot_s, self.environ, "GPUHUB_FRESH_SPOT_S", 600.0)
         self.min_fraction = min_fraction
         self._catalogs: list[tuple[tuple[Sequence[Offer], ...], Catalog]] = []
+        self._rate_limits: dict[tuple[str, str], dt.datetime] = {}
+        """(provider, base URL) -> the server's time before which it must not be asked (its ``Retry-After``)."""
 
     @property
     def environ(self) -> Mapping[str, str]:
@@ -327,11 +329,14 @@ class Engine:
         key = self._snapshot_key(provider, plan, manifest)
         store = self.store if key is not None and plan.mode in self._store_modes else None
         if store is None or plan.mode == "record":
-            return self._fetch_now(provider, plan, manifest, started, key, store)
+            return self._held_back(provider, plan) or self._fetch_now(provider, plan, manifest, started, key, store)
         if not plan.refresh:
             hit = self._stored(store, provider, plan, key, started)
             if hit is not None:
                 return hit
+        held_back = self._held_back(provider, plan)
+        if held_back is not None:
+            return held_back
         waiting = time.monotonic()
         # One fetch per provider across processes: the others wait, then read what it stored.
         budget = max(self.timeout_s, provider.timeout_s or 0.0) if plan.mode != "replay" else self.timeout_s
@@ -341,6 +346,9 @@ class Engine:
                                    since_s=time.monotonic() - waiting if plan.refresh else None)
                 if hit is not None:
                     return hit
+                held_back = self._held_back(provider, plan)  # another process may just have been told to wait
+                if held_back is not None:
+                    return held_back
             return self._fetch_now(provider, plan, manifest, started, key, store)
 
     def _stored(self, store: Store, provider: Provider, plan: _Plan, key: str | None, started: float,
@@ -415,6 +423,7 @@ class Engine:
             self._remember_attempt(store, plan, key, source, manifest, ProviderStatus(
                 provider.name, "failed", reason=_describe(exc), mode=plan.mode,
                 fetched_at=dt.datetime.now(dt.timezone.utc), elapsed_s=time.monotonic() - started))
+            self._note_rate_limit(provider, plan, exc)
             raise
         finally:
             if recorder is not None:
@@ -482,6 +491,63 @@ class Engine:
         with self._lock:
             self._cache[plan.key] = entry
             self._last_good[plan.key] = entry
+        return entry
+
+    # --- rate limits: never ask before the server's time, in this process or the next (issue 12) -----------
+    def _endpoint(self, provider: Provider) -> str:
+        base = self.environ.get(f"GPUHUB_{provider.name.upper().replace('-', '_')}_BASE_URL")
+        return (base or provider.base_url or "").rstrip("/")
+
+    def _note_rate_limit(self, provider: Provider, plan: _Plan, exc: BaseException) -> None:
+        """Remember the server's retry time when the fetch stopped on a ``Retry-After`` beyond the budget (in this
+        engine, and in the offer store for later processes)."""
+        from gpuhub.retry import RateLimitedError
+
+        # A plugin may wrap the error (``raise type(exc)(...) from exc`` keeps the type, not the time): the latest
+        # retry time down the chain of causes is the server's.
+        found: list[RateLimitedError] = []
+        link: BaseException | None = exc
+        for _ in range(8):
+            if link is None:
+                break
+            if isinstance(link, RateLimitedError):
+                found.append(link)
+            link = link.__cause__ or link.__context__
+        if not found or plan.mode == "replay":
+            return
+        until = max(e.retry_at for e in found)
+        endpoint = self._endpoint(provider)
+        with self._lock:
+            self._rate_limits[(provider.name, endpoint)] = until
+        store = self.store if plan.mode in self._store_modes else None
+        if store is not None:
+            from gpuhub.store.ratelimit import remember_rate_limit
+
+            remember_rate_limit(store, provider.name, endpoint, until, str(found[0]))
+
+    def _held_back(self, provider: Provider, plan: _Plan) -> _Entry | None:
+        """While the server's ``Retry-After`` time has not come (told to this process or, through the store, an
+        earlier one), the provider is not asked: the last good data is served, stale, saying until when; a refresh
+        does not override the server's request. None when the provider may be asked."""
+        if plan.mode == "replay":
+            return None
+        endpoint = self._endpoint(provider)
+        now = dt.datetime.now(dt.timezone.utc)
+        with self._lock:
+            until = self._rate_limits.get((provider.name, endpoint))
+        store = self.store if plan.mode in self._store_modes else None
+        if store is not None:
+            from gpuhub.store.ratelimit import stored_rate_limit
+
+            stored = stored_rate_limit(store, provider.name, endpoint, now)
+            until = stored if until is None or (stored is not None and stored > until) else until
+        if until is None or until <= now:
+            return None
+        reason = (f"rate limited until {until.isoformat()} (the server's Retry-After): not asked again before then"
+                  + ("; --refresh does not override the server's request" if plan.refresh else ""))
+        entry = self._fallback(plan, reason)
+        if entry.status.state == "failed":
+            entry.status.reason = f"{reason}; no earlier data of {provider.name} is stored, so there is none to show"
         return entry
 
     def _previous_good(self, store: Store | None, plan: _Plan, key: str | None) -> tuple[int, bool]:

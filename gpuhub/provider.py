@@ -29,7 +29,7 @@ from pydantic import SecretStr
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.gpus import GpuTable
 from gpuhub.model import Gpu, Region, Source
-from gpuhub.recording import Manifest, redact, remember_secret, request_secrets, scrub_url
+from gpuhub.recording import Manifest, lasting_secrets, redact, remember_secret, scrub_url
 from gpuhub.regions import make_region
 from gpuhub.retry import RETRY_STATUSES, RateLimitedError, RetryableStatus, RetryPolicy, retry_at
 
@@ -360,7 +360,7 @@ class ProviderContext:
             self.report.requests += 1
             request = self.client.build_request(method, url, **kwargs)
             request.extensions["gpuhub_streamed"] = stream  # the engine caps answers read whole, not streams
-            for value in request_secrets(request):  # e.g. an API key a provider put in the query itself
+            for value in lasting_secrets(request):  # e.g. an API key a provider put in the query itself
                 remember_secret(value)
             response = self.client.send(request, stream=stream)
             if response.status_code in RETRY_STATUSES:

@@ -42,6 +42,7 @@ __all__ = [
     "ReplayTransport",
     "known_secret_forms",
     "known_secrets",
+    "lasting_secrets",
     "load_manifest",
     "redact",
     "remember_secret",
@@ -77,6 +78,14 @@ _SECRET_PARAM_RX = re.compile(rf"(?im)((?:[?&#;]|^|(?<=\s))(?:{_NAMES_RX})=|^[ \
 _BEARER_RX = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
 _KNOWN_SECRETS: set[str] = set()
 _KNOWN_LOCK = threading.Lock()
+_KNOWN_FORMS: list[tuple[int, list[str]]] = []
+"""``(len(_KNOWN_SECRETS), forms)`` of the last :func:`known_secret_forms` call without extras (values are only
+ever added, so an unchanged size means an unchanged set)."""
+# Values a request signer derives for ONE request (AWS Signature Version 4): the signature, its time stamp and the
+# payload hash differ on every request. They are blanked by name in recordings and logs; the process-wide registry
+# keeps only the access key they name, so it does not grow with every request a long-lived process sends.
+_PER_REQUEST_NAMES = frozenset({"x-amz-signature", "x-amz-date", "x-amz-content-sha256"})
+_SIGV4_CREDENTIAL_RX = re.compile(r"Credential=([^/,\s]+)/")
 
 
 def _is_secret(name: str) -> bool:
@@ -114,21 +123,34 @@ def secret_forms(value: str) -> tuple[str, ...]:
 
 def known_secret_forms(extra: Iterable[str] = ()) -> list[str]:
     """:func:`secret_forms` of every known credential (and ``extra``), longest first."""
+    extra = set(extra)
+    with _KNOWN_LOCK:
+        values = set(_KNOWN_SECRETS)
+        cached = _KNOWN_FORMS[0] if _KNOWN_FORMS and not extra else None
+    if cached is not None and cached[0] == len(values):
+        return cached[1]
     out: set[str] = set()
-    for value in known_secrets() | set(extra):
+    for value in values | extra:
         if value and len(value) >= 4:
             out.update(secret_forms(value))
-    return sorted(out, key=len, reverse=True)
+    forms = sorted(out, key=len, reverse=True)
+    if not extra:
+        with _KNOWN_LOCK:
+            _KNOWN_FORMS[:] = [(len(values), forms)]
+    return forms
 
 
-def request_secrets(request: httpx.Request) -> list[str]:
-    """The credential values a request carries: secret-named headers, query parameters and form fields (and the
-    token of a ``Bearer``/``Basic``/``Token`` header)."""
-    values = [v for k, v in request.headers.items() if _is_secret(k)]
-    values += [v for k, v in request.url.params.multi_items() if _is_secret(k)]
+def _request_secret_items(request: httpx.Request) -> list[tuple[str, str]]:
+    """``(lower-case name, value)`` of the request's secret-named headers, query parameters and form fields."""
+    items = [(k.lower(), v) for k, v in request.headers.items() if _is_secret(k)]
+    items += [(k.lower(), v) for k, v in request.url.params.multi_items() if _is_secret(k)]
     body = request.content.decode("utf-8", "replace") if request.content else ""
     if body and "=" in body and not body.lstrip().startswith(("{", "[", "<")):
-        values += [v for k, v in parse_qsl(body, keep_blank_values=True) if _is_secret(k)]
+        items += [(k.lower(), v) for k, v in parse_qsl(body, keep_blank_values=True) if _is_secret(k)]
+    return items
+
+
+def _with_tokens(values: Iterable[str]) -> list[str]:
     out = []
     for value in values:
         out.append(value)
@@ -136,6 +158,31 @@ def request_secrets(request: httpx.Request) -> list[str]:
         if token and scheme.lower() in ("bearer", "basic", "token"):
             out.append(token)
     return out
+
+
+def request_secrets(request: httpx.Request) -> list[str]:
+    """The credential values a request carries: secret-named headers, query parameters and form fields (and the
+    token of a ``Bearer``/``Basic``/``Token`` header)."""
+    return _with_tokens(v for _, v in _request_secret_items(request))
+
+
+def lasting_secrets(request: httpx.Request) -> list[str]:
+    """The credential values of :func:`request_secrets` that outlive the request, for :func:`remember_secret`.
+
+    Left out: what a signer derives for this one request (AWS Signature Version 4's signature, ``x-amz-date``,
+    payload hash); of a SigV4 ``Authorization`` header or ``X-Amz-Credential`` parameter only the access key ID
+    is kept. Registering those per-request values made the process-wide registry, and the cost of redacting every
+    log record, grow with each signed request a long-lived process sent (about 80 per AWS walk)."""
+    values = []
+    for name, value in _request_secret_items(request):
+        if name in _PER_REQUEST_NAMES:
+            continue
+        if name == "x-amz-credential" or value.startswith("AWS4-HMAC-SHA256"):
+            key = _SIGV4_CREDENTIAL_RX.search(value) if name != "x-amz-credential" else None
+            values.append(key.group(1) if key else value.partition("/")[0])
+            continue
+        values.append(value)
+    return _with_tokens(values)
 
 
 def redact(text: str, extra: frozenset[str] | set[str] = frozenset()) -> str:

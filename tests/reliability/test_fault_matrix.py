@@ -5,7 +5,8 @@ Each cell runs three searches against the provider's fault server:
 A. a fresh engine, the fault active, every installed provider asked (the target live, the others from their
    bundled recordings): the target's exact state and reason words, the requests the server saw (retries follow
    the policy), every other provider's offers all there, nothing partial published, the time bound kept;
-B. the fault cleared: a refresh gives the full catalog (nothing partial was cached);
+B. the fault cleared: a refresh gives the full catalog (nothing partial was cached); when the server asked to wait
+   beyond the retry budget (``Retry-After``), it is not asked again before its time, refresh or not;
 C. the fault back: the last good data is kept, marked ``stale``, with the reason.
 
 Known faults exercised here: C17 (timeouts and connection errors retried), C19 (a walk broken half-way is a failure,
@@ -71,7 +72,7 @@ FAULTS: tuple[FaultSpec, ...] = (
               ("HTTP 429", "after retries", "retry after"), hits=ATTEMPTS),
     FaultSpec("429_retry_after_beyond_budget", lambda c: Fault.http_status(429, "86400"), "failed",
               ("rate limited (HTTP 429)", "wait 86400 s", "retry after"), hits=1),
-    FaultSpec("429_retry_after_date_once", lambda c: Fault.http_status(429, http_date(5)), "failed",
+    FaultSpec("429_retry_after_date_once", lambda c: Fault.http_status(429, http_date(600)), "failed",
               ("rate limited (HTTP 429)", "retry after"), times=1, hits=1),
     FaultSpec("500", lambda c: Fault.http_status(500), "failed", ("HTTP 500", "after retries"), hits=ATTEMPTS),
     FaultSpec("502", lambda c: Fault.http_status(502), "failed", ("HTTP 502", "after retries"), hits=ATTEMPTS),
@@ -145,6 +146,8 @@ def test_fault_matrix(provider: str, spec: FaultSpec, rel_registry: Registry, li
 
 
 Baselines = dict[str, tuple[tuple[Offer, ...], ProviderStatus]]
+HELD_BACK = ("429_retry_after_beyond_budget", "429_retry_after_date_once")
+"""Cells whose server asks to wait beyond the retry budget: later searches must not ask before its time."""
 OUTCOMES: list[dict[str, object]] = []
 """What each cell saw (provider, fault, state of search A and of search C, requests), for the README's table."""
 
@@ -194,6 +197,18 @@ def run_cell(provider: str, spec: FaultSpec, rel_registry: Registry, live_baseli
                 results, _ = _search(engine, [provider], refresh=False)
                 assert results[provider][1].state == "failed" and results[provider][0] == ()
                 assert server.count() > seen, "a failed fetch must not be served from the cache"
+            if spec.id in HELD_BACK:
+                # --- B': the server asked to wait beyond the retry budget: even with the fault cleared and a
+                # refresh, it is not asked again before its time (nothing good to show yet: failed, saying so) ---
+                server.clear()
+                results, _ = _search(engine, [provider])
+                offers, status = results[provider]
+                outcome["later"] = "held back"
+                assert server.count() == 0, [s.target for s in server.log]
+                assert status.state == "failed" and offers == (), status.line()
+                assert "rate limited until" in (status.reason or "") and "--refresh does not override" in (
+                    status.reason or ""), status.line()
+                return
             # --- B: the fault cleared: the full catalog comes back (nothing partial was cached) ------------------
             server.clear()
             results, _ = _search(engine, [provider])
