@@ -21,14 +21,13 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import httpx
 from cachetools import TTLCache
 
 from gpuhub.catalog import Catalog
@@ -37,10 +36,12 @@ from gpuhub.errors import CredentialsError, ProviderError, QueryError
 from gpuhub.model import Offer, Source
 from gpuhub.plugins import Registry
 from gpuhub.provider import Mode, Provider, ProviderContext, ProviderStatus
-from gpuhub.recording import Manifest, RecordingTransport, ReplayTransport, load_manifest
+from gpuhub.recording import Manifest, load_manifest
 from gpuhub.retry import RetryPolicy
 
 if TYPE_CHECKING:
+    import httpx
+
     from gpuhub.store import Snapshot, SnapshotMeta, Store
     from gpuhub.store.columns import OfferColumns
 
@@ -381,12 +382,16 @@ class Engine:
 
     def _fetch_now(self, provider: Provider, plan: _Plan, manifest: Manifest | None, started: float,
                    key: str | None, store: Store | None) -> _Entry:
+        import httpx  # only a real fetch needs it: a search served from the store sends no request
+
+        from gpuhub.transports import GuardedTransport, RecordingTransport, ReplayTransport, no_network
+
         recorder: RecordingTransport | None = None
         if plan.mode == "replay" and manifest is not None:
             transport: httpx.BaseTransport = ReplayTransport(manifest)
             source = self._replay_source(provider, plan, manifest)
         elif plan.mode == "replay":  # a static provider without a manifest reads its own packaged table
-            transport = httpx.MockTransport(_no_network)
+            transport = httpx.MockTransport(no_network)
             source = Source(mode="static", recording=provider.name)
         else:
             inner = self._transport or httpx.HTTPTransport(retries=0)
@@ -402,7 +407,7 @@ class Engine:
 
         own = provider.timeout_s if plan.mode != "replay" and provider.timeout_s is not None else 0.0
         stop = _Stop(started + max(self.timeout_s, own) + self.abandon_after_s)
-        transport = _Guarded(transport, stop, self.max_response_bytes)
+        transport = GuardedTransport(transport, stop, self.max_response_bytes)
         client = httpx.Client(transport=transport, timeout=self.request_timeout_s, follow_redirects=True,
                               headers={"User-Agent": f"gpuhub/{__version__}"})
         ctx = ProviderContext(provider, client, mode=plan.mode, source=source, gpus=self.registry.gpus,
@@ -669,43 +674,6 @@ class _Stop:
             raise ProviderError("abandoned: the fetch ran far past the search's timeout")
 
 
-class _Guarded(httpx.BaseTransport):
-    """Wraps a fetch's transport: answers read whole are capped at ``max_bytes`` (an endless or huge body fails
-    the fetch instead of filling memory), and an abandoned fetch stops at its next request or body chunk."""
-
-    def __init__(self, inner: httpx.BaseTransport, stop: _Stop, max_bytes: int) -> None:
-        self.inner, self.stop, self.max_bytes = inner, stop, max_bytes
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        self.stop.check()
-        response = self.inner.handle_request(request)
-        limit = None if request.extensions.get("gpuhub_streamed") else self.max_bytes
-        return httpx.Response(response.status_code, headers=response.headers, request=request,
-                              stream=_GuardedStream(response, self.stop, limit, request),
-                              extensions=response.extensions)
-
-    def close(self) -> None:
-        self.inner.close()
-
-
-class _GuardedStream(httpx.SyncByteStream):
-    def __init__(self, response: httpx.Response, stop: _Stop, limit: int | None, request: httpx.Request) -> None:
-        self.response, self.stop, self.limit, self.request = response, stop, limit, request
-
-    def __iter__(self) -> Iterator[bytes]:
-        total = 0
-        for chunk in self.response.stream:  # type: ignore[union-attr]
-            self.stop.check()
-            total += len(chunk)
-            if self.limit is not None and total > self.limit:
-                raise ProviderError(f"the answer to {self.request.method} {self.request.url.path} is over "
-                                    f"{self.limit // (1024 * 1024)} MiB: refused")
-            yield chunk
-
-    def close(self) -> None:
-        self.response.close()
-
-
 def _provenance(status: ProviderStatus, source: Source, manifest: Manifest | None) -> None:
     """Fill a status's source kind and the date of its data (from the recording's manifest when replayed)."""
     status.source_kind = source.source_kind
@@ -746,10 +714,6 @@ def _manifest_provider(directory: Path) -> str | None:
         return load_manifest(directory).provider
     except (OSError, ValueError):
         return None
-
-
-def _no_network(request: httpx.Request) -> httpx.Response:
-    raise ProviderError(f"static provider attempted a network request: {request.method} {request.url}")
 
 
 def _seconds(value: float | None, environ: Mapping[str, str], name: str, default: float) -> float:
