@@ -534,14 +534,21 @@ class Catalog:
         return cached[kind]
 
     def _inst_at(self, field: int, rows: IntArray) -> FloatArray:
-        values = np.asarray([r[field] for part in self._inst_rows for r in part], dtype=np.float64)
-        picked: FloatArray = values[self._global_codes("inst")[rows]]
+        picked: FloatArray = self._table_values("inst", field)[self._global_codes("inst")[rows]]
         return picked
 
     def _region_at(self, field: int, rows: IntArray) -> FloatArray:
-        values = np.asarray([r[field] for part in self._region_rows for r in part], dtype=np.float64)
-        picked: FloatArray = values[self._global_codes("region")[rows]]
+        picked: FloatArray = self._table_values("region", field)[self._global_codes("region")[rows]]
         return picked
+
+    def _table_values(self, kind: str, field: int) -> FloatArray:
+        """Field ``field`` of every instance (``inst``) or region table row, the parts' tables end to end."""
+        cached: dict[tuple[str, int], FloatArray] = vars(self).setdefault("_table_value", {})
+        values = cached.get((kind, field))
+        if values is None:
+            rows = self._inst_rows if kind == "inst" else self._region_rows
+            values = cached[(kind, field)] = np.asarray([r[field] for part in rows for r in part], dtype=np.float64)
+        return values
 
     @cached_property
     def _per_gpu_values(self) -> FloatArray:
