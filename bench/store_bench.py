@@ -49,9 +49,8 @@ sys.path.insert(0, {here!r})
 t0 = time.perf_counter()
 import gpuhub, synthcloud
 from gpuhub.store import open_store
-from gpuhub.testing import make_engine
 registry = gpuhub.Registry(entry_points=[], extra_plugins=[("bench_synth", synthcloud)])
-engine = make_engine(registry, timeout_s=3600, store=open_store({store!r}))
+engine = gpuhub.Engine(registry, timeout_s=3600, environ={{}}, store=open_store({store!r}))
 results = engine.collect(sorted(registry.providers), mode="replay", fixtures_dir=__import__("pathlib").Path({fx!r}))
 elapsed = time.perf_counter() - t0
 import json
@@ -63,9 +62,8 @@ GPUHUB_ONE_SHOT = COMMON + """
 sys.path.insert(0, {here!r})
 import gpuhub, synthcloud
 from gpuhub.store import open_store
-from gpuhub.testing import make_engine
 registry = gpuhub.Registry(entry_points=[], extra_plugins=[("bench_synth", synthcloud)])
-engine = make_engine(registry, timeout_s=3600, store=open_store({store!r}))
+engine = gpuhub.Engine(registry, timeout_s=3600, environ={{}}, store=open_store({store!r}))
 query = dict(gpu="H100", purchase="on_demand", max_price=30, limit=20, fixtures_dir={fx!r}, fetch="replay")
 result = gpuhub.search(engine=engine, **query)
 for o in result:

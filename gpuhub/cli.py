@@ -10,7 +10,6 @@ import contextlib
 import csv
 import io
 import json
-import logging
 import os
 import sys
 from enum import Enum
@@ -36,9 +35,10 @@ else:  # imported on first use: `gpuhub --version`, `--help` and `store` never l
     reset_registry, build_query = lazy("gpuhub.plugins", "reset_registry"), lazy("gpuhub.query", "build_query")
     default_engine, run_query = lazy("gpuhub.searching", "default_engine"), lazy("gpuhub.searching", "run_query")
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  rich_markup_mode=None,
-                  help="Find and price cloud GPU instances across providers.")
+_APP_SETTINGS: dict[str, Any] = {"add_completion": False, "no_args_is_help": True, "pretty_exceptions_enable": False,
+                                 "rich_markup_mode": None,
+                                 "help": "Find and price cloud GPU instances across providers."}
+app = typer.Typer(**_APP_SETTINGS)
 err: Console = lazy("rich.console", "Console", stderr=True, soft_wrap=True)
 
 
@@ -58,7 +58,9 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
 
 def _out() -> Console:
     """stdout console; when piped, wide enough that tables are never cut to 80 columns."""
-    return Console() if sys.stdout.isatty() else Console(width=240)
+    # Cells are data, never markup or emoji codes (an instance type like "a[1]" prints as it is).
+    plain: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
+    return Console(**plain) if sys.stdout.isatty() else Console(width=240, **plain)
 
 
 class OutputFormat(str, Enum):
@@ -560,46 +562,49 @@ def _builtin_commands() -> set[str]:
     return names | {g.name for g in app.registered_groups if g.name}
 
 
-def _plugin_commands_key() -> str:
-    """The installed ``gpuhub`` entry points (name, target, distribution, version, code fingerprint) and the plugin
-    switches: what decides which plugins add CLI commands."""
-    import hashlib
-    import os
-    from importlib import metadata
-
-    from gpuhub.store.keys import code_fingerprint
-
-    parts = []
-    for ep in sorted(metadata.entry_points(group="gpuhub"), key=lambda e: (e.name, e.value)):
-        dist = getattr(ep, "dist", None)
-        parts.append(f"{ep.name}={ep.value}|{dist.metadata['Name'] if dist else ''}|{dist.version if dist else ''}|"
-                     f"{code_fingerprint(ep.value.split(':')[0])}")
-    parts += [os.environ.get(n, "") for n in ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
-
-
 def _no_plugin_commands() -> bool:
-    """True when the store remembers that no installed plugin adds commands (so top-level help imports none)."""
+    """True when the store's plugin index was written for the plugins installed now (an index exists only when no
+    plugin adds commands), so top-level help imports none. Checked by the cheap installation stamp (directory
+    times on ``sys.path``): help text is built from the code itself, only plugin commands could be missing."""
     from gpuhub.store import StoreError, open_store
+    from gpuhub.store.keys import INDEX_META, installation_stamp
 
     try:
         store = open_store()
-        cached = store.get_meta("plugin-commands") if store is not None else None
-        return cached == json.dumps({"key": _plugin_commands_key(), "plugins": []})
-    except (StoreError, OSError):
+        text = store.get_meta(INDEX_META) if store is not None else None
+        return bool(text) and json.loads(text or "{}").get("stamp") == installation_stamp()
+    except (StoreError, OSError, ValueError, AttributeError):
         return False
 
 
-def _remember_plugin_commands(registry: Registry) -> None:
-    from gpuhub.store import StoreError, open_store
+def _command_app(argv: list[str]) -> typer.Typer:
+    """The app to run for ``argv``: for a top-level command, an app holding just that command (typer builds a
+    click command from every registered function's signature on each run; one is enough), else the whole app."""
+    name = argv[0] if argv else ""
+    for info in app.registered_commands if name and not name.startswith("-") else ():
+        callback = info.callback
+        if callback is not None and (info.name or typer.main.get_command_name(callback.__name__)) == name:
+            solo = typer.Typer(**_APP_SETTINGS)
+            solo.registered_callback = app.registered_callback
+            solo.registered_commands = [info]
+            return solo
+    return app
 
-    try:
-        store = open_store()
-        if store is not None:
-            plugins = sorted(n for n, (p, _) in registry._plugins.items() if hasattr(p, "register_commands"))
-            store.put_meta("plugin-commands", json.dumps({"key": _plugin_commands_key(), "plugins": plugins}))
-    except (StoreError, OSError):
-        pass
+
+def _load_registry() -> None:
+    """The process-wide registry, from the plugin index when it describes the installed plugins (no plugin is
+    imported), unless one was set already (a host calling ``main`` in-process); ``gpuhub plugins`` always loads
+    them for real, since it diagnoses them."""
+    from gpuhub.plugins import has_registry
+
+    if has_registry():
+        return
+    if sys.argv[1:2] == ["plugins"]:
+        reset_registry(Registry())
+        return
+    from gpuhub.plugin_index import load_registry
+
+    reset_registry(load_registry())
 
 
 _DEADLINE: list[float] = []
@@ -707,9 +712,6 @@ def _main_inner() -> None:
 
         sys.stdout.write(f"gpuhub {__version__}\n")
         return
-    # A provider's failure is already on its status line; the engine's log line would repeat it.
-    logging.getLogger("gpuhub.engine").addHandler(logging.NullHandler())
-    logging.getLogger("gpuhub.engine").propagate = False
     strict = os.environ.get("GPUHUB_STRICT_PLUGINS", "").strip().lower() in ("1", "true", "yes", "on")
     # Commands that need no plugin: `store ...`, a built-in command's --help, top-level help when no plugin adds
     # commands. Every other command loads the registry here (it needs it anyway), so a broken plugin in strict
@@ -717,11 +719,16 @@ def _main_inner() -> None:
     builtin_help = bool(argv) and argv[0] in _builtin_commands() and ("--help" in argv or "-h" in argv)
     if not strict and (argv[:1] == ["store"] or builtin_help or (argv in ([], ["--help"])
                                                                  and _no_plugin_commands())):
-        app()
+        _command_app(argv)()
         return
+    import logging
+
+    # A provider's failure is already on its status line; the engine's log line would repeat it.
+    logging.getLogger("gpuhub.engine").addHandler(logging.NullHandler())
+    logging.getLogger("gpuhub.engine").propagate = False
     try:
+        _load_registry()
         get_registry().register_commands(app)
-        _remember_plugin_commands(get_registry())
     except PluginError as exc:
         # Strict mode: a broken plugin stops every command but the one that diagnoses plugins.
         if sys.argv[1:2] != ["plugins"]:
@@ -735,7 +742,7 @@ def _main_inner() -> None:
             reset_registry(Registry(strict=False))
         finally:
             plugin_log.disabled = False
-    app()
+    _command_app(argv)()
 
 
 if __name__ == "__main__":

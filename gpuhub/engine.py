@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import gc
 import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import httpx
 from cachetools import TTLCache
 
 from gpuhub.catalog import Catalog
@@ -37,16 +37,51 @@ from gpuhub.errors import CredentialsError, ProviderError, QueryError
 from gpuhub.model import Offer, Source
 from gpuhub.plugins import Registry
 from gpuhub.provider import Mode, Provider, ProviderContext, ProviderStatus
-from gpuhub.recording import Manifest, RecordingTransport, ReplayTransport, load_manifest
+from gpuhub.recording import Manifest, load_manifest
 from gpuhub.retry import RetryPolicy
 
 if TYPE_CHECKING:
+    import httpx
+
     from gpuhub.store import Snapshot, SnapshotMeta, Store
     from gpuhub.store.columns import OfferColumns
 
 __all__ = ["MODES", "Engine"]
 
 log = logging.getLogger("gpuhub.engine")
+
+BULK_OFFERS = 50_000
+"""A provider that has yielded this many offers is a bulk ingest: the cyclic garbage collector's automatic runs
+pause until it is done (see :class:`_BulkGc`)."""
+
+
+class _BulkGc:
+    """Pauses automatic cyclic garbage collection while any bulk ingest runs (reference counting still frees
+    everything not in a cycle; the pause is what a million short-lived validated Offers would otherwise pay,
+    about 8 % of the ingest). Counted across threads: automatic collection resumes when the last ingest ends,
+    and only if it was on before."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._was_enabled = False
+
+    def pause(self) -> bool:
+        with self._lock:
+            if self._holders == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._holders += 1
+        return True
+
+    def resume(self) -> None:
+        with self._lock:
+            self._holders = max(0, self._holders - 1)
+            if self._holders == 0 and self._was_enabled:
+                gc.enable()
+
+
+_bulk_gc = _BulkGc()
 MODES = ("auto", "live", "replay", "record")
 RequestedMode = Literal["auto", "live", "replay", "record"]
 
@@ -381,12 +416,16 @@ class Engine:
 
     def _fetch_now(self, provider: Provider, plan: _Plan, manifest: Manifest | None, started: float,
                    key: str | None, store: Store | None) -> _Entry:
+        import httpx  # only a real fetch needs it: a search served from the store sends no request
+
+        from gpuhub.transports import GuardedTransport, RecordingTransport, ReplayTransport, no_network
+
         recorder: RecordingTransport | None = None
         if plan.mode == "replay" and manifest is not None:
             transport: httpx.BaseTransport = ReplayTransport(manifest)
             source = self._replay_source(provider, plan, manifest)
         elif plan.mode == "replay":  # a static provider without a manifest reads its own packaged table
-            transport = httpx.MockTransport(_no_network)
+            transport = httpx.MockTransport(no_network)
             source = Source(mode="static", recording=provider.name)
         else:
             inner = self._transport or httpx.HTTPTransport(retries=0)
@@ -402,7 +441,7 @@ class Engine:
 
         own = provider.timeout_s if plan.mode != "replay" and provider.timeout_s is not None else 0.0
         stop = _Stop(started + max(self.timeout_s, own) + self.abandon_after_s)
-        transport = _Guarded(transport, stop, self.max_response_bytes)
+        transport = GuardedTransport(transport, stop, self.max_response_bytes)
         client = httpx.Client(transport=transport, timeout=self.request_timeout_s, follow_redirects=True,
                               headers={"User-Agent": f"gpuhub/{__version__}"})
         ctx = ProviderContext(provider, client, mode=plan.mode, source=source, gpus=self.registry.gpus,
@@ -593,12 +632,20 @@ class Engine:
         purchases = frozenset(known_purchase_models())
         builder = ColumnBuilder()
         add, name = builder.add_checked, provider.name  # checks each distinct part once (offer_problem's checks)
-        for n, item in enumerate(provider.fetch(ctx)):
-            if stop is not None and n % 1000 == 0:
-                stop.check()
-            problem = add(item, name, purchases)
-            if problem is not None:
-                ctx.skip(problem)
+        paused = False
+        try:
+            for n, item in enumerate(provider.fetch(ctx)):
+                if n % 1000 == 0:
+                    if stop is not None:
+                        stop.check()
+                    if n == BULK_OFFERS:
+                        paused = _bulk_gc.pause()
+                problem = add(item, name, purchases)
+                if problem is not None:
+                    ctx.skip(problem)
+        finally:
+            if paused:
+                _bulk_gc.resume()
         return builder.build()
 
     def _fallback(self, plan: _Plan, reason: str) -> _Entry:
@@ -669,43 +716,6 @@ class _Stop:
             raise ProviderError("abandoned: the fetch ran far past the search's timeout")
 
 
-class _Guarded(httpx.BaseTransport):
-    """Wraps a fetch's transport: answers read whole are capped at ``max_bytes`` (an endless or huge body fails
-    the fetch instead of filling memory), and an abandoned fetch stops at its next request or body chunk."""
-
-    def __init__(self, inner: httpx.BaseTransport, stop: _Stop, max_bytes: int) -> None:
-        self.inner, self.stop, self.max_bytes = inner, stop, max_bytes
-
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        self.stop.check()
-        response = self.inner.handle_request(request)
-        limit = None if request.extensions.get("gpuhub_streamed") else self.max_bytes
-        return httpx.Response(response.status_code, headers=response.headers, request=request,
-                              stream=_GuardedStream(response, self.stop, limit, request),
-                              extensions=response.extensions)
-
-    def close(self) -> None:
-        self.inner.close()
-
-
-class _GuardedStream(httpx.SyncByteStream):
-    def __init__(self, response: httpx.Response, stop: _Stop, limit: int | None, request: httpx.Request) -> None:
-        self.response, self.stop, self.limit, self.request = response, stop, limit, request
-
-    def __iter__(self) -> Iterator[bytes]:
-        total = 0
-        for chunk in self.response.stream:  # type: ignore[union-attr]
-            self.stop.check()
-            total += len(chunk)
-            if self.limit is not None and total > self.limit:
-                raise ProviderError(f"the answer to {self.request.method} {self.request.url.path} is over "
-                                    f"{self.limit // (1024 * 1024)} MiB: refused")
-            yield chunk
-
-    def close(self) -> None:
-        self.response.close()
-
-
 def _provenance(status: ProviderStatus, source: Source, manifest: Manifest | None) -> None:
     """Fill a status's source kind and the date of its data (from the recording's manifest when replayed)."""
     status.source_kind = source.source_kind
@@ -746,10 +756,6 @@ def _manifest_provider(directory: Path) -> str | None:
         return load_manifest(directory).provider
     except (OSError, ValueError):
         return None
-
-
-def _no_network(request: httpx.Request) -> httpx.Response:
-    raise ProviderError(f"static provider attempted a network request: {request.method} {request.url}")
 
 
 def _seconds(value: float | None, environ: Mapping[str, str], name: str, default: float) -> float:

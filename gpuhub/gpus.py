@@ -10,7 +10,9 @@ from __future__ import annotations
 import difflib
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpuhub._data import read_csv
 from gpuhub.model import Gpu
@@ -218,6 +220,34 @@ class GpuTable:
                          sorted((s, sorted(m.items())) for s, m in self._scoped.items()),
                          sorted(self._provider_scope.items())))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def to_state(self) -> dict[str, Any]:
+        """Everything the table holds, as JSON-ready data (the plugin index keeps it; :meth:`from_state` reads it
+        back into an equal table with the same :meth:`fingerprint`)."""
+        from dataclasses import asdict
+
+        with self._lock:
+            return {"specs": [asdict(spec) for spec in self.specs], "aliases": dict(self._aliases),
+                    "pinned": sorted(self._pinned), "scoped": {s: dict(m) for s, m in self._scoped.items()},
+                    "provider_scope": dict(self._provider_scope),
+                    "owners": {k: dict(v) for k, v in self._owners.items()},
+                    "global_owners": {k: dict(v) for k, v in self._global_owners.items()},
+                    "conflicts": list(self.conflicts)}
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> GpuTable:
+        """The table :meth:`to_state` described.
+
+        Raises:
+            KeyError, TypeError, ValueError: ``state`` is not what :meth:`to_state` writes.
+        """
+        specs = [GpuSpec(**{**row, "aliases": tuple(row.get("aliases", ()))}) for row in state["specs"]]
+        return cls(specs=specs, _aliases=dict(state["aliases"]), _pinned=set(state["pinned"]),
+                   _scoped={s: dict(m) for s, m in state["scoped"].items()},
+                   _provider_scope=dict(state["provider_scope"]),
+                   _owners={k: dict(v) for k, v in state["owners"].items()},
+                   _global_owners={k: dict(v) for k, v in state["global_owners"].items()},
+                   conflicts=list(state["conflicts"]))
 
     def _alias_for(self, text: str, provider: str | None) -> tuple[str | None, bool]:
         """The canonical name an alias gives ``text`` for ``provider`` (its plugin's aliases, then global ones),

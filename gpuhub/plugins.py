@@ -30,7 +30,7 @@ from gpuhub.gpus import GpuSpec, GpuTable
 from gpuhub.provider import Provider
 from gpuhub.ranking import Ranker
 
-__all__ = ["PluginReport", "Registry", "get_registry", "reset_registry"]
+__all__ = ["PluginReport", "Registry", "get_registry", "has_registry", "reset_registry"]
 
 log = logging.getLogger("gpuhub.plugins")
 ENTRY_POINT_GROUP = "gpuhub"
@@ -115,6 +115,19 @@ class Registry:
     def __init__(self, *, entry_points: Iterable[metadata.EntryPoint] | None = None,
                  extra_plugins: Iterable[tuple[str, object]] = (), environ: Mapping[str, str] | None = None,
                  strict: bool | None = None) -> None:
+        self._configure(environ, strict)
+
+        from gpuhub import __version__, builtin
+
+        self._add(_Candidate("builtin", "gpuhub", __version__, lambda: builtin), allow_filter=False)
+        eps = list(entry_points) if entry_points is not None else list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+        for candidate in self._dedupe(eps):
+            self._add(candidate)
+        for name, obj in extra_plugins:
+            self._add(_Candidate(name, None, None, _constant(obj)))
+        self._run_hooks()
+
+    def _configure(self, environ: Mapping[str, str] | None, strict: bool | None) -> None:
         env = os.environ if environ is None else environ
         self.strict = _truthy(env.get("GPUHUB_STRICT_PLUGINS")) if strict is None else strict
         self.trace = _truthy(env.get("GPUHUB_TRACE_PLUGINS"))
@@ -131,15 +144,32 @@ class Registry:
         self.pm.add_hookspecs(hookspecs)
         self._plugins: dict[str, tuple[object, PluginReport]] = {}
 
-        from gpuhub import __version__, builtin
+    @classmethod
+    def restore(cls, *, reports: Iterable[PluginReport], providers: Mapping[str, tuple[str, Provider]],
+                gpus: GpuTable, environ: Mapping[str, str] | None = None) -> Registry:
+        """A registry rebuilt from what the plugins registered in an earlier process (the plugin index,
+        :mod:`gpuhub.plugin_index`), without importing them: ``providers`` maps each provider name to its plugin's
+        name and a stand-in provider. Only the built-in plugin runs (its rankers are code).
 
-        self._add(_Candidate("builtin", "gpuhub", __version__, lambda: builtin), allow_filter=False)
-        eps = list(entry_points) if entry_points is not None else list(metadata.entry_points(group=ENTRY_POINT_GROUP))
-        for candidate in self._dedupe(eps):
-            self._add(candidate)
-        for name, obj in extra_plugins:
-            self._add(_Candidate(name, None, None, _constant(obj)))
-        self._run_hooks()
+        Raises:
+            PluginError: the built-in plugin's rankers cannot be registered (a broken installation).
+        """
+        from gpuhub import builtin
+
+        self = cls.__new__(cls)
+        self._configure(environ, False)
+        self.gpus = gpus
+        self.reports = list(reports)
+        for name, (plugin, provider) in providers.items():
+            self.providers[name] = provider
+            self.provider_plugin[name] = plugin
+        report = next((r for r in self.reports if r.name == "builtin"), None)
+        if report is None:
+            raise PluginError("the plugin index has no report of the built-in plugin")
+        self.pm.register(builtin, name="builtin")
+        self._plugins["builtin"] = (builtin, report)
+        self._call("register_rankers", builtin.register_rankers, "builtin", report)
+        return self
 
     # --- loading ------------------------------------------------------------------------------------------
     def _trace(self, message: str) -> None:
@@ -434,6 +464,12 @@ def get_registry() -> Registry:
         if _registry is None:
             _registry = Registry()
         return _registry
+
+
+def has_registry() -> bool:
+    """True once the process-wide registry is loaded (or was set with :func:`reset_registry`)."""
+    with _registry_lock:
+        return _registry is not None
 
 
 def reset_registry(registry: Registry | None = None) -> None:

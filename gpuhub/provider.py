@@ -21,9 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
-import httpx
 import pydantic
 from pydantic import SecretStr
 
@@ -33,6 +32,9 @@ from gpuhub.model import Gpu, Region, Source
 from gpuhub.recording import Manifest, lasting_secrets, redact, remember_secret, scrub_url
 from gpuhub.regions import make_region
 from gpuhub.retry import RETRY_STATUSES, RateLimitedError, RetryableStatus, RetryPolicy, retry_at
+
+if TYPE_CHECKING:  # httpx is imported by the engine when it really fetches (not for a search served from the store)
+    import httpx
 
 __all__ = ["Credential", "FetchReport", "Mode", "Provider", "ProviderContext", "ProviderKind", "ProviderStatus",
            "RecordGuard"]
@@ -103,6 +105,11 @@ class Provider:
             return f"{self.name} needs no credentials"
         ways = "; or ".join(f"set {' and '.join(c.env)} ({c.description})" for c in self.credentials)
         return f"to use {self.name} live, {ways}"
+
+    def code_identity(self) -> tuple[str, str]:
+        """The provider class's qualified name and module: part of the key of every snapshot it stored (a stand-in
+        from the plugin index answers with the real class's)."""
+        return type(self).__qualname__, type(self).__module__
 
     def error_from_response(self, response: httpx.Response) -> ProviderError | None:
         """Turn an HTTP error answer (4xx/5xx, body already read) into the provider's own error, naming its error
@@ -346,6 +353,8 @@ class ProviderContext:
 
     def _send(self, method: str, url: str, *, stream: bool, then: Callable[[httpx.Response], Any] | None = None,
               **kwargs: Any) -> Any:
+        import httpx
+
         def once() -> Any:
             self._throttle()
             self.report.requests += 1

@@ -13,13 +13,13 @@ import datetime as dt
 import email.utils
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
-
-import httpx
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_after_delay
-from tenacity.wait import wait_exponential, wait_random
+from typing import TYPE_CHECKING, TypeVar
 
 from gpuhub.errors import ProviderError, ReplayMissError
+
+if TYPE_CHECKING:  # both are imported when a request is sent (a search served from the offer store sends none)
+    import httpx
+    from tenacity import RetryCallState
 
 __all__ = ["RateLimitedError", "RetryPolicy", "RetryableStatus", "parse_retry_after", "retry_at"]
 
@@ -82,6 +82,8 @@ class RateLimitedError(ProviderError):
 
 def is_retryable(exc: BaseException) -> bool:
     """True for transient failures: transport errors (timeouts, network, protocol) and 408/429/5xx answers."""
+    import httpx
+
     if isinstance(exc, ReplayMissError):
         return False
     return isinstance(exc, (httpx.TransportError, RetryableStatus))
@@ -107,11 +109,15 @@ class RetryPolicy:
                 if after > budget:
                     raise RateLimitedError.from_response(exc.response, after, budget)
                 return after
+        from tenacity.wait import wait_exponential, wait_random
+
         backoff = wait_exponential(multiplier=self.initial_wait_s, max=self.max_wait_s) + wait_random(0, self.jitter_s)
         return min(float(backoff(state)), self.max_wait_s)
 
     def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` under this policy; the last exception is re-raised when retries run out."""
+        from tenacity import Retrying, retry_if_exception, stop_after_attempt, stop_after_delay
+
         retrying = Retrying(
             stop=stop_after_attempt(self.attempts) | stop_after_delay(self.total_s),
             wait=self._wait,

@@ -284,12 +284,8 @@ class HistoryLog:
         amounts, amount_col = t["amounts"], c["amount"]
         row = self._execute("SELECT max(id) FROM hist_series").fetchone()
         before = int(row[0]) if row and row[0] is not None else 0
-        self._executemany(
-            "INSERT INTO hist_series (provider, instance_type, region, zone, purchase, currency, term, gpu_name, "
-            "gpu_count, last_amount, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            ((provider, instances[i][0], *regions[r], *terms[x], instances[i][1], instances[i][2], amounts[a], at)
-             for i, r, x, a in zip(inst_col[order].tolist(), reg_col[order].tolist(), term_col[order].tolist(),
-                                   amount_col[rows].tolist(), strict=True)))
+        self._insert_rows(provider, at, instances, regions, terms, amounts, inst_col[order], reg_col[order],
+                          term_col[order], amount_col[rows])
         ids = [int(r[0]) for r in self._execute("SELECT id FROM hist_series WHERE provider = ? AND id > ? ORDER BY "
                                                 "id", (provider, before)).fetchall()]
         if len(ids) == len(rows):  # inserted in this order, one id each (ids only grow)
@@ -307,6 +303,47 @@ class HistoryLog:
             points.append((ident, at, snapshot.id, amounts[int(amount_col[r])]))
         self._executemany("INSERT INTO hist_point VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", points)
         return len(points)
+
+    def _insert_rows(self, provider: str, at: float, instances: list[tuple[str, Any, Any]],
+                     regions: list[tuple[str, str]], terms: list[tuple[str, str, str]], amounts: list[str],
+                     inst: npt.NDArray[Any], reg: npt.NDArray[Any], term: npt.NDArray[Any],
+                     amount: npt.NDArray[Any]) -> None:
+        """``INSERT INTO hist_series`` one row per new series, in the given order (codes into the tables)."""
+        columns = ("INSERT INTO hist_series (provider, instance_type, region, zone, purchase, currency, term, "
+                   "gpu_name, gpu_count, last_amount, last_at) ")
+        if self.dialect != "sqlite":
+            self._executemany(
+                columns + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                ((provider, instances[i][0], *regions[r], *terms[x], instances[i][1], instances[i][2], amounts[a], at)
+                 for i, r, x, a in zip(inst.tolist(), reg.tolist(), term.tolist(), amount.tolist(), strict=True)))
+            return
+        # SQLite: the rows as three small integer codes into temporary tables of the distinct parts and the amount,
+        # joined by SQLite itself (binding eleven values per row from Python costs twice as much as the insert).
+        db = self.db
+        for statement in ("CREATE TEMP TABLE IF NOT EXISTS hist_tmp_inst (code INTEGER PRIMARY KEY, "
+                          "instance_type TEXT, gpu_name TEXT, gpu_count REAL)",
+                          "CREATE TEMP TABLE IF NOT EXISTS hist_tmp_region (code INTEGER PRIMARY KEY, region TEXT, "
+                          "zone TEXT)",
+                          "CREATE TEMP TABLE IF NOT EXISTS hist_tmp_terms (code INTEGER PRIMARY KEY, purchase TEXT, "
+                          "currency TEXT, term TEXT)",
+                          "CREATE TEMP TABLE IF NOT EXISTS hist_tmp_rows (seq INTEGER PRIMARY KEY, i INTEGER, "
+                          "r INTEGER, x INTEGER, amount TEXT)"):
+            db.execute(statement)
+        try:
+            db.executemany("INSERT INTO hist_tmp_inst VALUES (?, ?, ?, ?)",
+                           [(n, *row) for n, row in enumerate(instances)])
+            db.executemany("INSERT INTO hist_tmp_region VALUES (?, ?, ?)", [(n, *row) for n, row in enumerate(regions)])
+            db.executemany("INSERT INTO hist_tmp_terms VALUES (?, ?, ?, ?)", [(n, *row) for n, row in enumerate(terms)])
+            db.executemany("INSERT INTO hist_tmp_rows (i, r, x, amount) VALUES (?, ?, ?, ?)",
+                           zip(inst.tolist(), reg.tolist(), term.tolist(), [amounts[a] for a in amount.tolist()],
+                               strict=True))
+            db.execute(columns + "SELECT ?, i.instance_type, r.region, r.zone, x.purchase, x.currency, x.term, "
+                       "i.gpu_name, i.gpu_count, n.amount, ? FROM hist_tmp_rows n JOIN hist_tmp_inst i ON i.code = "
+                       "n.i JOIN hist_tmp_region r ON r.code = n.r JOIN hist_tmp_terms x ON x.code = n.x WHERE true "
+                       "ORDER BY n.seq ON CONFLICT DO NOTHING", (provider, at))
+        finally:
+            for table in ("hist_tmp_inst", "hist_tmp_region", "hist_tmp_terms", "hist_tmp_rows"):
+                db.execute(f"DELETE FROM temp.{table}")
 
     def _fold_fast(self, snapshot: Snapshot, columns: OfferColumns, at: float, cache: _FoldCache) -> int | None:
         """The common case: the same offers in the same order as the last fold, only prices changed. None when

@@ -263,6 +263,18 @@ def _adapter(table: str) -> pydantic.TypeAdapter[Any]:
     return pydantic.TypeAdapter(list[model])  # type: ignore[valid-type]
 
 
+_ROW = ("instance", "region", "source", "terms", "amount", "extra")
+_UPFRONT = _TERM_FIELDS.index("upfront")
+
+
+def _terms_key(price: Price) -> tuple[Any, ...]:
+    """What tells two prices' terms (every field but the amount) apart; an upfront part carries its type too
+    (``1 == Decimal(1)``, but only the Decimal is a valid upfront price)."""
+    terms: tuple[Any, ...] = _terms_of(price)
+    upfront = terms[_UPFRONT]
+    return terms if upfront is None else (*terms, type(upfront))
+
+
 _KEEP_IDS = 1 << 16
 """How many distinct part objects a builder remembers by identity (kept alive so their ids stay theirs); beyond
 that, parts are matched by value."""
@@ -283,14 +295,16 @@ class ColumnBuilder:
     """
 
     def __init__(self) -> None:
-        self._codes = {name: array.array("i") for name in ("instance", "region", "terms", "amount", "source",
-                                                            "extra")}
+        self._rows = array.array("i")  # per offer: the codes of _ROW, in that order
         self._available = array.array("b")
         self._amount_values = array.array("d")  # float of each distinct amount (the price column's source)
         self._tables: dict[str, list[Any]] = {name: [] for name in TABLES}
         self._by_id: dict[str, dict[int, int]] = {"instance": {}, "region": {}, "source": {}}
         self._by_value: dict[str, dict[Any, int]] = {name: {} for name in ("instance", "region", "source", "terms",
                                                                            "amount", "extra")}
+        self._instance_ids, self._region_ids, self._source_ids = (self._by_id[kind] for kind in
+                                                                  ("instance", "region", "source"))
+        self._terms_codes, self._amount_codes = self._by_value["terms"], self._by_value["amount"]
         self._kept: list[object] = []  # keeps objects whose id() is a key alive, so ids are never reused
         self._extra_fields = _extra_fields()
         self._extras_of = attrgetter(*self._extra_fields) if self._extra_fields else None
@@ -316,8 +330,8 @@ class ColumnBuilder:
         return code
 
     def _terms(self, price: Price) -> int:
-        key = (*_terms_of(price), type(price.upfront))  # 1 == Decimal(1): the type tells them apart
-        by_value = self._by_value["terms"]
+        key = _terms_key(price)
+        by_value = self._terms_codes
         code = by_value.get(key)
         if code is None:
             code = by_value[key] = len(self._tables["terms"])
@@ -325,7 +339,7 @@ class ColumnBuilder:
         return code
 
     def _amount(self, text: str, amount: Any) -> int:
-        by_value = self._by_value["amount"]
+        by_value = self._amount_codes
         code = by_value.get(text)
         if code is None:
             code = by_value[text] = len(self._tables["amounts"])
@@ -353,13 +367,10 @@ class ColumnBuilder:
     def add(self, offer: Offer) -> None:
         """Append one offer (not checked: see :meth:`add_checked`)."""
         price = offer.price
-        codes = self._codes
-        codes["instance"].append(self._shared("instance", "instances", offer.instance))
-        codes["region"].append(self._shared("region", "regions", offer.region))
-        codes["source"].append(self._shared("source", "sources", offer.source))
-        codes["terms"].append(self._terms(price))
-        codes["amount"].append(self._amount(str(price.amount), price.amount))
-        codes["extra"].append(self._extra(offer))
+        self._rows.extend((self._shared("instance", "instances", offer.instance),
+                           self._shared("region", "regions", offer.region),
+                           self._shared("source", "sources", offer.source), self._terms(price),
+                           self._amount(str(price.amount), price.amount), self._extra(offer)))
         self._available.append(-1 if offer.available is None else int(offer.available))
 
     def add_checked(self, offer: object, provider: str, purchases: Collection[str]) -> str | None:
@@ -374,27 +385,22 @@ class ColumnBuilder:
         if type(offer) is Offer:  # the usual case: every part seen and checked before -> lookups only
             price = offer.price
             amount = price.amount
-            by_id = self._by_id
-            instance = by_id["instance"].get(id(offer.instance))
-            region = by_id["region"].get(id(offer.region))
-            source = by_id["source"].get(id(offer.source))
-            terms = self._by_value["terms"].get((*_terms_of(price), type(price.upfront)))
+            instance = self._instance_ids.get(id(offer.instance))
+            region = self._region_ids.get(id(offer.region))
+            source = self._source_ids.get(id(offer.source))
+            terms = self._terms_codes.get(_terms_key(price))
             available = offer.available
             flag = -1 if available is None else 1 if available is True else 0 if available is False else None
             if (instance is not None and region is not None and source is not None and terms is not None
                     and flag is not None and type(amount) is Decimal):
                 text = str(amount)
-                code = self._by_value["amount"].get(text)
+                code = self._amount_codes.get(text)
                 if code is None and amount.is_finite() and amount > 0:  # validate.amount_problem's check
                     code = self._amount(text, amount)
                 if code is not None:
-                    codes = self._codes
-                    codes["instance"].append(instance)
-                    codes["region"].append(region)
-                    codes["source"].append(source)
-                    codes["terms"].append(terms)
-                    codes["amount"].append(code)
-                    codes["extra"].append(self._extra(offer))
+                    extras_of = self._extras_of
+                    extra = -1 if extras_of is None or extras_of(offer) == self._no_extras else self._extra(offer)
+                    self._rows.extend((instance, region, source, terms, code, extra))
                     self._available.append(flag)
                     return None
         from gpuhub.validate import offer_problem
@@ -410,9 +416,9 @@ class ColumnBuilder:
         return self
 
     def build(self) -> OfferColumns:
-        columns: dict[str, npt.NDArray[Any]] = {
-            name: np.frombuffer(values, dtype=np.int32).astype(COLUMNS[name]) if len(values) else
-            np.zeros(0, dtype=COLUMNS[name]) for name, values in self._codes.items()}
+        rows = np.frombuffer(self._rows, dtype=np.int32).reshape(-1, len(_ROW)) if len(self._rows) else \
+            np.zeros((0, len(_ROW)), dtype=np.int32)
+        columns: dict[str, npt.NDArray[Any]] = {name: rows[:, n].astype(COLUMNS[name]) for n, name in enumerate(_ROW)}
         values = np.frombuffer(self._amount_values, dtype=np.float64) if len(self._amount_values) else \
             np.zeros(0, dtype=np.float64)
         columns["price"] = values[columns["amount"]].astype(np.float64)

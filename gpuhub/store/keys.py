@@ -15,20 +15,28 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from importlib import metadata
+
     from gpuhub.gpus import GpuTable
     from gpuhub.plugins import Registry
     from gpuhub.provider import Provider
     from gpuhub.recording import Manifest
     from gpuhub.store import Store
 
-__all__ = ["code_fingerprint", "gpu_table_fingerprint", "live_key", "recording_digest", "registry_fingerprint",
-           "replay_key"]
+INDEX_META = "plugin-index"
+"""The store's meta row holding the plugin index (:mod:`gpuhub.plugin_index`; one per store: the newest
+installation that wrote it)."""
+INDEX_FORMAT = 1
+_SWITCHES = ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")
+
+__all__ = ["INDEX_META", "code_fingerprint", "gpu_table_fingerprint", "index_key", "installation_stamp", "live_key",
+           "recording_digest", "registry_fingerprint", "replay_key"]
 
 
 @lru_cache(maxsize=64)
@@ -40,13 +48,17 @@ def code_fingerprint(module: str) -> str:
     locations = list(spec.submodule_search_locations or ([spec.origin] if spec.origin else []))
     digest = hashlib.sha256()
     for location in locations:
-        root = Path(location)
-        paths = [root] if root.is_file() else sorted(root.rglob("*"))
-        for path in paths:
-            if path.is_file() and "__pycache__" not in path.parts:
-                info = path.stat()
-                digest.update(f"{path.name if root.is_file() else path.relative_to(root)}:{info.st_size}:"
-                              f"{info.st_mtime_ns};".encode())
+        if os.path.isfile(location):
+            info = os.stat(location)
+            digest.update(f"{os.path.basename(location)}:{info.st_size}:{info.st_mtime_ns};".encode())
+            continue
+        for folder, subfolders, files in os.walk(location):
+            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+            for name in sorted(files):
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):  # a file removed meanwhile, a dangling link
+                    info = os.stat(path)
+                    digest.update(f"{os.path.relpath(path, location)}:{info.st_size}:{info.st_mtime_ns};".encode())
     return digest.hexdigest()[:16]
 
 
@@ -133,7 +145,9 @@ def _provider_code(registry: Registry, provider: Provider) -> Iterable[str]:
 
     plugin = registry.provider_plugin.get(provider.name, "")
     version = next((r.version or "" for r in registry.reports if r.name == plugin), "")
-    return (__version__, plugin, version, type(provider).__qualname__, code_fingerprint(type(provider).__module__),
+    identity = getattr(provider, "code_identity", None)  # duck-typed providers need not subclass Provider
+    qualname, module = identity() if callable(identity) else (type(provider).__qualname__, type(provider).__module__)
+    return (__version__, plugin, version, qualname, code_fingerprint(module),
             code_fingerprint("gpuhub"), registry_fingerprint(registry))
 
 
@@ -159,3 +173,40 @@ def live_key(registry: Registry, provider: Provider, base_url: str) -> str:
     for part in ("live", provider.name, base_url, *_provider_code(registry, provider)):
         digest.update(part.encode() + b"\0")
     return "live:" + digest.hexdigest()[:32]
+
+
+def index_key(environ: Mapping[str, str] | None = None,
+              entry_points: Iterable[metadata.EntryPoint] | None = None) -> str:
+    """A digest of everything that decides what the plugins register: gpuhub's version and package files, each
+    ``gpuhub`` entry point (name, target, distribution, version, location, and the size and modification time of
+    every file of its package) and the plugin switches. Costs file ``stat`` calls only, no import."""
+    from importlib import metadata
+
+    from gpuhub import __version__
+
+    env = os.environ if environ is None else environ
+    eps = list(metadata.entry_points(group="gpuhub")) if entry_points is None else list(entry_points)
+    parts = [f"format={INDEX_FORMAT}", __version__, code_fingerprint("gpuhub")]
+    for ep in sorted(eps, key=lambda e: (e.name, e.value)):
+        dist = getattr(ep, "dist", None)
+        parts.append(f"{ep.name}={ep.value}|{dist.metadata['Name'] if dist else ''}|{dist.version if dist else ''}|"
+                     f"{dist.locate_file('') if dist else ''}|{code_fingerprint(ep.value.split(':')[0])}")
+    parts += [f"{name}={env.get(name, '')}" for name in _SWITCHES]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def installation_stamp(environ: Mapping[str, str] | None = None) -> str:
+    """A digest of the modification times of the directories on ``sys.path`` (installing or removing a
+    distribution adds or removes its metadata directory there), gpuhub's version and the plugin switches: cheap
+    enough for ``gpuhub --help``, which only needs to know whether the installed set of plugins is the one the
+    plugin index describes (every other command checks the full :func:`index_key`)."""
+    import sys
+
+    from gpuhub import __version__
+
+    env = os.environ if environ is None else environ
+    parts = [__version__, *(f"{name}={env.get(name, '')}" for name in _SWITCHES)]
+    for entry in sys.path:
+        with contextlib.suppress(OSError):
+            parts.append(f"{entry}:{os.stat(entry or '.').st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]

@@ -1,0 +1,150 @@
+"""The plugin index (gpuhub/plugin_index.py) with every plugin installed: a CLI run served from the store imports no
+plugin, answers exactly what a run that loaded them answers, and the index follows the installed plugins at once
+(switching one off or on, editing its files), never serving a stale GPU table or provider list."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from gpuhub.plugin_index import IndexedProvider, capture, restore
+from gpuhub.plugins import Registry
+from gpuhub.store import open_store
+from gpuhub.store.keys import INDEX_META, index_key, registry_fingerprint
+
+from .conftest import _environ
+
+PLUGIN_MODULES = ("gpuhub_aws", "gpuhub_azure", "gpuhub_coreweave", "gpuhub_gcp", "gpuhub_kubernetes",
+                  "gpuhub_lambda")
+# Runs the CLI in this interpreter and reports which plugin packages the run imported (on stderr, last line).
+CLI = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write("IMPORTED " + ",".join(sorted(
+    m for m in sys.modules if m.split(".")[0] in {modules!r})) + "\\n"))
+sys.argv = ["gpuhub", *sys.argv[1:]]
+from gpuhub.cli import main
+main()
+"""
+
+
+def _run(home: Path, *args: str, env: dict[str, str] | None = None) -> tuple[str, str, list[str]]:
+    done = subprocess.run([sys.executable, "-c", CLI.format(modules=set(PLUGIN_MODULES)), *args],
+                          capture_output=True, text=True, timeout=300, env=_environ(home, env or {}), cwd=home)
+    assert done.returncode == 0, done.stderr
+    *status, last = done.stderr.rstrip("\n").split("\n")
+    assert last.startswith("IMPORTED "), done.stderr
+    imported = [m for m in last.removeprefix("IMPORTED ").split(",") if m]
+    return done.stdout, "\n".join(status), imported
+
+
+H100 = ("search", "--gpu", "H100", "--purchase", "on_demand", "--format", "json", "--limit", "1000",
+        "--all-regions")
+
+
+def _prices(stdout: str) -> dict[tuple[str, str, str], float]:
+    return {(r["provider"], r["instance_type"], r["region"]): r["price_per_hour"] for r in json.loads(stdout)}
+
+
+def test_a_search_served_from_the_store_imports_no_plugin_and_answers_the_same(tmp_path: Path) -> None:
+    first, first_status, imported = _run(tmp_path, *H100)
+    assert {"gpuhub_aws", "gpuhub_lambda"} <= {m.split(".")[0] for m in imported}  # loaded and indexed
+    second, second_status, imported_again = _run(tmp_path, *H100)
+    assert imported_again == []
+    assert second == first and second_status == first_status
+    prices = _prices(second)
+    # Real rows of the bundled data: Lambda's 1x H100 PCIe on-demand, AWS's p5.48xlarge in us-east-1.
+    assert prices[("lambda", "gpu_1x_h100_pcie", "us-east-1")] == 2.49
+    assert prices[("aws", "p5.48xlarge", "us-east-1")] == 55.04
+    assert "aws: ok" in second_status and "lambda: ok" in second_status
+
+
+def test_switching_a_plugin_off_and_on_changes_the_answer_at_once(tmp_path: Path) -> None:
+    _run(tmp_path, *H100)
+    off, off_status, _ = _run(tmp_path, *H100, env={"GPUHUB_DISABLE_PLUGINS": "lambda"})
+    assert not [k for k in _prices(off) if k[0] == "lambda"]
+    assert "lambda" not in off_status
+    on, _, imported = _run(tmp_path, *H100)
+    assert imported == []  # the index of the full set was kept: nothing to load again
+    assert _prices(on)[("lambda", "gpu_1x_h100_pcie", "us-east-1")] == 2.49
+
+
+def test_a_refresh_through_the_index_hands_over_to_the_real_provider(tmp_path: Path) -> None:
+    first, _, _ = _run(tmp_path, *H100)
+    again, status, imported = _run(tmp_path, *H100, "--provider", "lambda", "--refresh")
+    assert "gpuhub_lambda" in {m.split(".")[0] for m in imported}  # parsed again: the real plugin ran
+    assert {k: v for k, v in _prices(first).items() if k[0] == "lambda"} == _prices(again)
+    assert "lambda: ok, " in status
+
+
+def test_the_index_restores_an_equal_registry(tmp_path: Path) -> None:
+    registry = Registry(environ={})
+    key = index_key({})
+    index = capture(registry, key)
+    assert index is not None
+    restored = restore(json.loads(json.dumps(index)), environ={})
+    assert sorted(restored.providers) == sorted(registry.providers)
+    assert restored.gpus.fingerprint() == registry.gpus.fingerprint()
+    assert registry_fingerprint(restored) == registry_fingerprint(registry)
+    assert sorted(restored.rankers) == sorted(registry.rankers)
+    for name, real in registry.providers.items():
+        stand_in = restored.providers[name]
+        assert isinstance(stand_in, IndexedProvider)
+        assert stand_in.code_identity() == real.code_identity()
+        assert stand_in.fixtures_dir() == real.fixtures_dir()
+        assert stand_in.credentials_configured({}) == real.credentials_configured({})
+        assert (stand_in.kind, stand_in.static, stand_in.example_recording) == (real.kind, real.static,
+                                                                                real.example_recording)
+    # A provider's own attribute is the real provider's (loaded on first need).
+    own = restored.providers["coreweave"].offers_from_table
+    assert own.__func__ is type(registry.providers["coreweave"]).offers_from_table
+
+
+def test_a_plugin_that_registers_code_is_never_indexed() -> None:
+    from gpuhub.hookspecs import hookimpl
+    from gpuhub.ranking import Ranker
+
+    class Rankers:
+        @hookimpl
+        def register_rankers(self, register: object) -> None:
+            register(Ranker("cheapest-twice", "price x 2", "USD/h", key=lambda offer: offer.price.amount * 2))
+
+    registry = Registry(entry_points=[], extra_plugins=[("rankers", Rankers())], environ={})
+    assert "cheapest-twice" in registry.rankers
+    assert capture(registry, "k") is None
+
+
+def test_editing_a_plugin_file_changes_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "gpuhub_tmpcloud"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "plugin.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ep = metadata.EntryPoint(name="tmpcloud", value="gpuhub_tmpcloud.plugin", group="gpuhub")
+    before = index_key({}, [ep])
+    assert index_key({}, [ep]) == before
+    (package / "plugin.py").write_text("X = 22\n")
+    os.utime(package / "plugin.py", ns=(1, 1))
+    from gpuhub.store.keys import code_fingerprint
+
+    code_fingerprint.cache_clear()
+    assert index_key({}, [ep]) != before
+    assert index_key({"GPUHUB_DISABLE_PLUGINS": "tmpcloud"}, [ep]) != index_key({}, [ep])
+
+
+def test_a_damaged_index_is_a_miss(tmp_path: Path) -> None:
+    _run(tmp_path, *H100)
+    store = open_store(str(tmp_path / "store"))
+    assert store is not None
+    store.put_meta(INDEX_META, json.dumps({"key": json.loads(store.get_meta(INDEX_META) or "{}")["key"],
+                                           "format": 1, "reports": "not a list"}))
+    out, status, imported = _run(tmp_path, *H100)
+    assert imported  # loaded for real, and indexed again
+    assert "lambda: ok, 340 offers" in status
+    assert _prices(out)[("lambda", "gpu_1x_h100_pcie", "us-east-1")] == 2.49
+    assert json.loads(store.get_meta(INDEX_META) or "{}")["reports"][0]["name"] == "builtin"
