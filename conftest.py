@@ -1,4 +1,5 @@
-"""Process-wide state no test may leave behind for the next: the user cache directory, the engine logger.
+"""Process-wide state no test may leave behind for the next: the user cache directory, the engine logger, the
+registry of known credential values (what every log record and message is redacted against).
 
 Every test process (and every pytest-xdist worker) gets a user cache directory of its own.
 
@@ -42,3 +43,15 @@ def _engine_logger_restored() -> Iterator[None]:
     kept = (logger.propagate, list(logger.handlers), logger.level, logger.disabled)
     yield
     logger.propagate, logger.handlers[:], logger.level, logger.disabled = kept[0], kept[1], kept[2], kept[3]
+
+
+@pytest.fixture(autouse=True)
+def _known_secrets_restored() -> Iterator[None]:
+    """A credential a test's fetch registered (Azure's tests use the ARM token ``token``) would otherwise be blanked
+    in every later test of the process ("unclosed REDACTED: line 157"); under pytest-xdist the order of files
+    differs from run to run."""
+    from gpuhub.recording import known_secrets, restore_secrets
+
+    kept = known_secrets()
+    yield
+    restore_secrets(kept)
