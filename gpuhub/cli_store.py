@@ -90,6 +90,11 @@ def show(
         if counts[snap.provider] <= limit:
             shown.append(snap)
     shown.sort(key=lambda s: (s.provider, -s.id))
+    if provider is not None and not shown:
+        stored = sorted({s.provider for s in store.snapshots(limit=None)})
+        typer.echo(f"error: --provider: no snapshot of {provider!r} is stored; stored providers: "
+                   f"{', '.join(stored) or 'none yet (run a search first)'}", err=True)
+        raise typer.Exit(2)
     if output == "json":
         rows = [{"id": s.id, "provider": s.provider, "fetched_at": s.fetched_at.isoformat(timespec="seconds"),
                  "age_s": round(s.age_s(now), 1), "source_kind": s.source_kind, "source": s.status.get("source"),

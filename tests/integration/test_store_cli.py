@@ -1,0 +1,19 @@
+"""`gpuhub store show` on the store a search just filled, every plugin installed (fresh processes)."""
+
+from __future__ import annotations
+
+import json
+
+from .conftest import Run
+
+
+def test_store_show_lists_what_the_search_stored_and_names_a_provider_it_lacks(gpuhub_cli: Run) -> None:
+    gpuhub_cli("search", "--gpu", "H100", "--provider", "lambda", "--provider", "coreweave")
+    shown = json.loads(gpuhub_cli("store", "show", "--provider", "lambda", "--format", "json").stdout)
+    [lambda_snapshot] = shown["snapshots"][:1]
+    assert lambda_snapshot["provider"] == "lambda" and lambda_snapshot["complete"] is True
+    assert lambda_snapshot["offers"] == 340 and lambda_snapshot["source_kind"] == "reconstructed"
+    missing = gpuhub_cli("store", "show", "--provider", "nosuch", check=False)
+    assert missing.returncode == 2
+    assert "--provider: no snapshot of 'nosuch' is stored" in missing.stderr
+    assert "coreweave" in missing.stderr and "lambda" in missing.stderr
