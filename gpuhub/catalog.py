@@ -478,17 +478,92 @@ class Catalog:
         return np.flatnonzero(keep).astype(np.int32), removed, masks
 
     def view(self, rows: IntArray, q: Query) -> ScoreView:
-        """The columns of ``rows`` for a vectorized ranker."""
+        """The columns of ``rows`` for a vectorized ranker (gathered for those rows only, unless the whole column
+        was gathered already)."""
         place = q.place()
         rtt = self.rtt_ms(place)[rows] if place is not None else np.full(len(rows), np.nan)
+        price = self.price[rows]
+        gpu_count = self._at("gpu_count", rows, lambda: self._inst_at(4, rows))
+        card = self._inst_at(5, rows)
+        vram = self._at("vram", rows, lambda: np.where((gpu_count > 0) & (gpu_count < 1), card * gpu_count, card))
+        total = self._at("total_vram", rows, lambda: card * gpu_count)
+        if "_per_gpu_table" in vars(self):
+            per_gpu = self._per_gpu_table[rows]
+        else:
+            per_gpu = self._per_gpu_values[self._global_codes("inst")[rows]] * np.where(
+                gpu_count > 0, gpu_count, np.nan)[:, None]
+        width = len(PRECISIONS)
+        power = per_gpu[:, width + 1]
+        carbon = self._at("carbon_g_per_h", rows, lambda: power * PUE * self._region_at(6, rows))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_gpu_price = np.where(gpu_count > 0, price / gpu_count, np.nan)
+            per_vram_price = np.where(total > 0, price / total, np.nan)
         return ScoreView(
-            rows=rows, price=self.price[rows], price_per_gpu=self.price_per_gpu[rows],
-            price_per_vram=self.price_per_vram[rows], gpu_count=self.gpu_count[rows], vram_per_gpu=self.vram[rows],
-            vram_total=self.total_vram[rows], vcpus=self.vcpus[rows], memory=self.memory[rows],
-            tflops={p: c[rows] for p, c in self.tflops.items()}, bandwidth_tb_s=self.bandwidth_tb_s[rows],
-            carbon_g_per_h=self.carbon_g_per_h[rows], rtt_ms=rtt, interruptible=self.interruptible[rows],
-            fast_interconnect=self.fast_interconnect[rows], query=q,
-            interruption_max_pct=self.interruption_max_pct[rows])
+            rows=rows, price=price, price_per_gpu=per_gpu_price, price_per_vram=per_vram_price, gpu_count=gpu_count,
+            vram_per_gpu=vram, vram_total=total, vcpus=self._at("vcpus", rows, lambda: self._inst_at(6, rows)),
+            memory=self._at("memory", rows, lambda: self._inst_at(7, rows)),
+            tflops={p: per_gpu[:, i] for i, p in enumerate(PRECISIONS)}, bandwidth_tb_s=per_gpu[:, width],
+            carbon_g_per_h=carbon, rtt_ms=rtt, interruptible=self.interruptible[rows],
+            fast_interconnect=self._at("fast_interconnect", rows, lambda: self._inst_at(9, rows).astype(np.bool_)),
+            query=q, interruption_max_pct=self._at("interruption_max_pct", rows, lambda: self._obtain_values[
+                self._global_codes("extra")[rows], 0]))
+
+    # --- values of some rows only (a ranker looks at the selected rows) -----------------------------------
+    def _at(self, name: str, rows: IntArray, compute: Callable[[], Any]) -> Any:
+        """Column ``name`` at ``rows``: from the whole column when it was gathered already, else ``compute()``."""
+        column = vars(self).get(name)
+        return column[rows] if column is not None else compute()
+
+    def _global_codes(self, kind: str) -> IntArray:
+        """Each row's code into the parts' tables laid end to end (``inst``, ``region``; ``extra``: -1 mapped to
+        one "none" row after each part's table)."""
+        cached: dict[str, IntArray] = vars(self).setdefault("_global", {})
+        if kind not in cached:
+            stored = self._stored
+            if kind == "inst":
+                sizes, codes = [len(c.tables["instances"]) for c in stored], self._inst_codes
+            elif kind == "region":
+                sizes, codes = [len(c.tables["regions"]) for c in stored], self._region_codes
+            else:
+                sizes = [len(c.tables["extras"]) + 1 for c in stored]
+                codes = [np.where(c.columns["extra"] < 0, len(c.tables["extras"]), c.columns["extra"])
+                         for c in stored]
+            offsets: list[int] = np.cumsum([0, *sizes[:-1]]).tolist() if sizes else []
+            cached[kind] = (np.concatenate([c.astype(np.int64) + int(o) for c, o in zip(codes, offsets, strict=True)])
+                            if stored else np.zeros(0, dtype=np.int64)).astype(np.int32)
+        return cached[kind]
+
+    def _inst_at(self, field: int, rows: IntArray) -> FloatArray:
+        picked: FloatArray = self._table_values("inst", field)[self._global_codes("inst")[rows]]
+        return picked
+
+    def _region_at(self, field: int, rows: IntArray) -> FloatArray:
+        picked: FloatArray = self._table_values("region", field)[self._global_codes("region")[rows]]
+        return picked
+
+    def _table_values(self, kind: str, field: int) -> FloatArray:
+        """Field ``field`` of every instance (``inst``) or region table row, the parts' tables end to end."""
+        cached: dict[tuple[str, int], FloatArray] = vars(self).setdefault("_table_value", {})
+        values = cached.get((kind, field))
+        if values is None:
+            rows = self._inst_rows if kind == "inst" else self._region_rows
+            values = cached[(kind, field)] = np.asarray([r[field] for part in rows for r in part], dtype=np.float64)
+        return values
+
+    @cached_property
+    def _per_gpu_values(self) -> FloatArray:
+        """Per-GPU TFLOPS per precision, bandwidth and power of every instance-table row (parts end to end)."""
+        width = len(PRECISIONS) + 2
+        values: FloatArray = np.asarray([_per_gpu(c.instance(i), self._gpus) for c in self._stored
+                                         for i in range(len(c.tables["instances"]))],
+                                        dtype=np.float64).reshape(-1, width)
+        return values
+
+    @cached_property
+    def _obtain_values(self) -> FloatArray:
+        values: FloatArray = np.asarray([_obtain_part(e.get("obtain") if e is not None else None) for c in self._stored
+                                         for e in [*c.tables["extras"], None]], dtype=np.float64).reshape(-1, 3)
+        return values
 
     def scores(self, rows: IntArray, ranker: Ranker, q: Query) -> FloatArray:
         """The ranker's score for each row (NaN where it cannot score)."""

@@ -8,6 +8,7 @@ import shutil
 from decimal import Decimal
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gpuhub
@@ -91,3 +92,30 @@ def test_catalog_gathers_only_the_columns_a_query_reads() -> None:
     for name in ("vram", "total_vram", "gpu_count", "vcpus", "latitude", "carbon_intensity", "power_kw"):
         assert (getattr(catalog, name) == getattr(eager, name)).sum() == (getattr(eager, name) == getattr(
             eager, name)).sum()
+
+
+def test_ranking_view_of_some_rows_equals_the_whole_columns_at_those_rows() -> None:
+    registry = gpuhub.Registry()
+    engine = make_engine(registry, store=None)
+    parts = [ColumnBuilder().extend(run_provider(engine, name)[0]).build() for name in ("lambda", "azure", "gcp")]
+    lazy = Catalog.from_parts(parts, registry.gpus)
+    eager = Catalog.from_parts(parts, registry.gpus)
+    query = build_query(gpus=registry.gpus, providers=["lambda", "azure", "gcp"], rankers=list(registry.rankers),
+                        gpu="H100")
+    rows, _ = lazy.select(query)
+    assert len(rows) > 50 and {lazy.offers[int(r)].provider for r in rows} == {"lambda", "azure", "gcp"}
+    view = lazy.view(rows, query)
+    assert "tflops" not in vars(lazy) and "_per_gpu_table" not in vars(lazy)  # gathered for these rows only
+    names = {"price_per_gpu": "price_per_gpu", "price_per_vram": "price_per_vram", "gpu_count": "gpu_count",
+             "vram_per_gpu": "vram", "vram_total": "total_vram", "vcpus": "vcpus", "memory": "memory",
+             "bandwidth_tb_s": "bandwidth_tb_s", "carbon_g_per_h": "carbon_g_per_h",
+             "fast_interconnect": "fast_interconnect", "interruption_max_pct": "interruption_max_pct"}
+    for field, column in names.items():
+        np.testing.assert_array_equal(getattr(view, field), getattr(eager, column)[rows], err_msg=field)
+    for precision, values in view.tflops.items():
+        np.testing.assert_array_equal(values, eager.tflops[precision][rows], err_msg=precision)
+    best = min((lazy.offers[int(r)] for r in rows), key=lambda o: o.price_per_gpu_hour or Decimal("1e9"))
+    ranked, _ = lazy.rank(rows, registry.rankers["price_per_gpu"], query, limit=1)
+    top = lazy.offers[int(ranked[0])]
+    assert top.price_per_gpu_hour == best.price_per_gpu_hour == Decimal("2.49")
+    assert (top.provider, top.instance_type, top.price.purchase) == ("lambda", "gpu_1x_h100_pcie", "on_demand")
