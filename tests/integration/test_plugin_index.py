@@ -152,3 +152,11 @@ def test_a_damaged_index_is_a_miss(tmp_path: Path) -> None:
     assert "lambda: ok, 340 offers" in status
     assert _prices(out)[("lambda", "gpu_1x_h100_pcie", "us-east-1")] == 2.49
     assert json.loads(store.get_meta(INDEX_META) or "{}")["reports"][0]["name"] == "builtin"
+
+
+def test_a_plugin_switch_naming_no_installed_plugin_is_reported_on_every_run(tmp_path: Path) -> None:
+    for _ in range(2):  # loaded for real, then restored from the index: the warning both times
+        out, status, _ = _run(tmp_path, *H100, env={"GPUHUB_DISABLE_PLUGINS": "lamda"})
+        assert "GPUHUB_DISABLE_PLUGINS names 'lamda': not an installed plugin" in status
+        assert "installed: aws, azure, coreweave, gcp, kubernetes, lambda" in status
+        assert _prices(out)[("lambda", "gpu_1x_h100_pcie", "us-east-1")] == 2.49  # nothing was switched off
