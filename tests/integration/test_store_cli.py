@@ -17,3 +17,14 @@ def test_store_show_lists_what_the_search_stored_and_names_a_provider_it_lacks(g
     assert missing.returncode == 2
     assert "--provider: no snapshot of 'nosuch' is stored" in missing.stderr
     assert "coreweave" in missing.stderr and "lambda" in missing.stderr
+
+
+def test_serve_on_a_port_in_use_is_a_usage_error_before_it_claims_to_serve(gpuhub_cli: Run) -> None:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        done = gpuhub_cli("serve", "--port", str(port), check=False)
+    assert done.returncode == 2
+    assert f"--host/--port: cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "serving on" not in done.stderr
