@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 from .conftest import Run
 
@@ -28,3 +30,26 @@ def test_serve_on_a_port_in_use_is_a_usage_error_before_it_claims_to_serve(gpuhu
     assert done.returncode == 2
     assert f"--host/--port: cannot listen on 127.0.0.1:{port}" in done.stderr
     assert "serving on" not in done.stderr
+
+
+def test_prune_older_than_alone_removes_every_older_snapshot_but_the_newest_complete(tmp_path: Path) -> None:
+    from .conftest import _command, _environ
+
+    env = _environ(tmp_path, {})
+
+    def run(*args: str) -> str:
+        done = subprocess.run([*_command(), *args], capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout + done.stderr
+
+    for _ in range(3):
+        run("search", "--provider", "lambda", "--refresh")
+    def lambda_snapshots() -> list[dict[str, object]]:
+        done = subprocess.run([*_command(), "store", "show", "--provider", "lambda", "--format", "json"],
+                              capture_output=True, text=True, timeout=300, env=env)
+        return list(json.loads(done.stdout)["snapshots"])
+
+    assert len(lambda_snapshots()) == 3
+    assert "removed 2 snapshots" in run("store", "prune", "--older-than", "0")
+    left = lambda_snapshots()
+    assert [(s["offers"], s["complete"]) for s in left] == [(340, True)]
