@@ -53,3 +53,12 @@ def test_prune_older_than_alone_removes_every_older_snapshot_but_the_newest_comp
     assert "removed 2 snapshots" in run("store", "prune", "--older-than", "0")
     left = lambda_snapshots()
     assert [(s["offers"], s["complete"]) for s in left] == [(340, True)]
+
+
+def test_history_of_a_provider_never_stored_is_an_error_naming_the_stored_ones(gpuhub_cli: Run) -> None:
+    gpuhub_cli("search", "--provider", "lambda")
+    done = gpuhub_cli("history", "--provider", "nope", check=False)
+    assert done.returncode == 2
+    assert "--provider: nothing is stored for nope; stored providers:" in done.stderr and "lambda" in done.stderr
+    listed = json.loads(gpuhub_cli("history", "--provider", "lambda", "--format", "json").stdout)
+    assert listed["series"] and {s["provider"] for s in listed["series"]} == {"lambda"}
