@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import gc
 import logging
 import os
 import threading
@@ -48,6 +49,39 @@ if TYPE_CHECKING:
 __all__ = ["MODES", "Engine"]
 
 log = logging.getLogger("gpuhub.engine")
+
+BULK_OFFERS = 50_000
+"""A provider that has yielded this many offers is a bulk ingest: the cyclic garbage collector's automatic runs
+pause until it is done (see :class:`_BulkGc`)."""
+
+
+class _BulkGc:
+    """Pauses automatic cyclic garbage collection while any bulk ingest runs (reference counting still frees
+    everything not in a cycle; the pause is what a million short-lived validated Offers would otherwise pay,
+    about 8 % of the ingest). Counted across threads: automatic collection resumes when the last ingest ends,
+    and only if it was on before."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._was_enabled = False
+
+    def pause(self) -> bool:
+        with self._lock:
+            if self._holders == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._holders += 1
+        return True
+
+    def resume(self) -> None:
+        with self._lock:
+            self._holders = max(0, self._holders - 1)
+            if self._holders == 0 and self._was_enabled:
+                gc.enable()
+
+
+_bulk_gc = _BulkGc()
 MODES = ("auto", "live", "replay", "record")
 RequestedMode = Literal["auto", "live", "replay", "record"]
 
@@ -600,12 +634,20 @@ class Engine:
         purchases = frozenset(known_purchase_models())
         builder = ColumnBuilder()
         add, name = builder.add_checked, provider.name  # checks each distinct part once (offer_problem's checks)
-        for n, item in enumerate(provider.fetch(ctx)):
-            if stop is not None and n % 1000 == 0:
-                stop.check()
-            problem = add(item, name, purchases)
-            if problem is not None:
-                ctx.skip(problem)
+        paused = False
+        try:
+            for n, item in enumerate(provider.fetch(ctx)):
+                if n % 1000 == 0:
+                    if stop is not None:
+                        stop.check()
+                    if n == BULK_OFFERS:
+                        paused = _bulk_gc.pause()
+                problem = add(item, name, purchases)
+                if problem is not None:
+                    ctx.skip(problem)
+        finally:
+            if paused:
+                _bulk_gc.resume()
         return builder.build()
 
     def _fallback(self, plan: _Plan, reason: str, own_since: dt.datetime | None = None) -> _Entry:

@@ -85,3 +85,32 @@ def test_bad_parts_and_foreign_offers_are_skipped_with_the_per_offer_reasons(lam
     assert reasons == ["offer names provider 'aws', not 'lambda'", "offer without a region code",
                        "invalid availability", "fetch yielded a str, not an Offer"]
     assert len(builder.build()) == 340
+
+
+@pytest.mark.parametrize("enabled_before", [True, False])
+def test_bulk_ingest_pauses_automatic_gc_and_restores_it(registry: gpuhub.Registry, monkeypatch: pytest.MonkeyPatch,
+                                                        enabled_before: bool) -> None:
+    import gc
+
+    from gpuhub import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "BULK_OFFERS", 0)  # every ingest is a bulk one here
+    provider = registry.providers["fakecloud"]
+    original = provider.fetch
+    seen: list[bool] = []
+
+    def fetch(ctx):  # type: ignore[no-untyped-def]
+        for offer in original(ctx):
+            yield offer
+            seen.append(gc.isenabled())
+
+    monkeypatch.setattr(provider, "fetch", fetch)
+    (gc.enable if enabled_before else gc.disable)()
+    try:
+        offers, status = run_provider(make_engine(registry, store=None), "fakecloud")
+        assert gc.isenabled() is enabled_before
+    finally:
+        gc.enable()
+    assert (status.state, len(offers)) == ("ok", 7)
+    assert seen == [False] * 7  # paused while the offers came in
+    assert {o.price_per_hour for o in offers if o.instance_type == "h100x8"} == {Decimal("23.92")}
