@@ -1,4 +1,5 @@
-"""`gpuhub store show` on the store a search just filled, every plugin installed (fresh processes)."""
+"""`gpuhub store`, `history` and `serve` on a store a search just filled, every plugin installed (fresh processes,
+each test with a store of its own: the session's is shared with searches of other recordings)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,21 @@ from pathlib import Path
 from .conftest import Run
 
 
-def test_store_show_lists_what_the_search_stored_and_names_a_provider_it_lacks(gpuhub_cli: Run) -> None:
+def _own(tmp_path: Path) -> Run:
+    """``gpuhub_cli`` with a home (and store) of this test's own."""
+    from .conftest import _command, _environ
+
+    def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([*_command(), *args], capture_output=True, text=True, timeout=300,
+                              env=_environ(tmp_path, {}), cwd=tmp_path)
+        assert not check or done.returncode == 0, done.stderr
+        return done
+
+    return run
+
+
+def test_store_show_lists_what_the_search_stored_and_names_a_provider_it_lacks(tmp_path: Path) -> None:
+    gpuhub_cli = _own(tmp_path)
     gpuhub_cli("search", "--gpu", "H100", "--provider", "lambda", "--provider", "coreweave")
     shown = json.loads(gpuhub_cli("store", "show", "--provider", "lambda", "--format", "json").stdout)
     [lambda_snapshot] = shown["snapshots"][:1]
@@ -55,7 +70,8 @@ def test_prune_older_than_alone_removes_every_older_snapshot_but_the_newest_comp
     assert [(s["offers"], s["complete"]) for s in left] == [(340, True)]
 
 
-def test_history_of_a_provider_never_stored_is_an_error_naming_the_stored_ones(gpuhub_cli: Run) -> None:
+def test_history_of_a_provider_never_stored_is_an_error_naming_the_stored_ones(tmp_path: Path) -> None:
+    gpuhub_cli = _own(tmp_path)
     gpuhub_cli("search", "--provider", "lambda")
     done = gpuhub_cli("history", "--provider", "nope", check=False)
     assert done.returncode == 2
