@@ -540,6 +540,13 @@ def serve(
     if host not in LOOPBACK:
         err.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who reaches it can use it (no login)",
                   highlight=False)
+    import socket
+
+    try:  # a port in use (or a host that is not this machine's) is the user's argument, said before serving
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        _fail_usage(f"--host/--port: cannot listen on {host}:{port}: {exc.strerror or exc}")
     err.print(f"gpuhub serving on http://{host}:{port}/ (API at /api/, Ctrl-C stops)", highlight=False)
     try:
         run_server(host, port, fixtures_dir=fixtures, fetch=fetch)

@@ -110,6 +110,12 @@ def history(
         result = run_history(instance_type=instance_type, gpu=gpu, provider=provider, region=region,
                              purchase=purchase, since=None if since.strip().lower() == "all" else since,
                              group=group, store=store)
+        if provider and not result.series:  # a provider never stored is a bad argument, not an empty history
+            stored = sorted({s.provider for s in store.snapshots()})
+            unknown = [p for p in provider if p not in stored]
+            if unknown:
+                _err(f"--provider: nothing is stored for {', '.join(unknown)}; stored providers: "
+                     f"{', '.join(stored) or 'none yet (run a search first)'}")
     except QueryError as exc:
         _err(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
         return

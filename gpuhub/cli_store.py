@@ -90,6 +90,11 @@ def show(
         if counts[snap.provider] <= limit:
             shown.append(snap)
     shown.sort(key=lambda s: (s.provider, -s.id))
+    if provider is not None and not shown:
+        stored = sorted({s.provider for s in store.snapshots(limit=None)})
+        typer.echo(f"error: --provider: no snapshot of {provider!r} is stored; stored providers: "
+                   f"{', '.join(stored) or 'none yet (run a search first)'}", err=True)
+        raise typer.Exit(2)
     if output == "json":
         rows = [{"id": s.id, "provider": s.provider, "fetched_at": s.fetched_at.isoformat(timespec="seconds"),
                  "age_s": round(s.age_s(now), 1), "source_kind": s.source_kind, "source": s.status.get("source"),
@@ -125,14 +130,16 @@ def show(
 @store_app.command("prune")
 def prune(
     keep: Annotated[int | None, typer.Option(help="snapshots to keep per provider (default GPUHUB_STORE_KEEP, "
-                                                  "else 50)")] = None,
-    older_than: Annotated[str | None, typer.Option(help="delete only snapshots older than this: 3600, 12h, 7d")]
-    = None,
+                                                  "else 50; with --older-than alone: 1)")] = None,
+    older_than: Annotated[str | None, typer.Option(help="delete snapshots older than this: 3600, 12h, 7d (with "
+                                                        "--keep: only those beyond the newest N)")] = None,
 ) -> None:
     """Delete old snapshots (the newest complete one of each provider is always kept) and unused content."""
     from gpuhub.store.sqlite import _keep
 
-    keep_n = keep if keep is not None else _keep()
+    # --older-than alone means what it says: every snapshot older than that goes (but each provider's newest
+    # complete one); the retention count applies only when asked for or when no age is given.
+    keep_n = keep if keep is not None else (1 if older_than is not None else _keep())
     if keep_n < 1:
         typer.echo("error: --keep: must be at least 1", err=True)
         raise typer.Exit(2)

@@ -228,6 +228,7 @@ class Engine:
         data (seconds; default per purchase model, :meth:`freshness_s`); ``purchases`` are the purchase models the
         caller needs (their freshness applies)."""
         started = time.monotonic()
+        began = dt.datetime.now(dt.timezone.utc)
         budget = self.timeout_s if timeout_s is None else timeout_s
         waiting: list[tuple[_Plan, Future[_Entry] | _Entry]] = []
         results: list[tuple[Sequence[Offer], ProviderStatus]] = []
@@ -267,7 +268,8 @@ class Engine:
             try:
                 entry = job.result(timeout=max(0.0, until - time.monotonic()))
             except FutureTimeout:
-                entry = self._fallback(plan, f"timed out after {allowed:g} s (the fetch goes on in the background)")
+                entry = self._fallback(plan, f"timed out after {allowed:g} s (its fetch goes on in the background "
+                                             "while this process runs)", own_since=began)
             results.append((entry.offers, entry.status))
         return results
 
@@ -648,12 +650,17 @@ class Engine:
                 _bulk_gc.resume()
         return builder.build()
 
-    def _fallback(self, plan: _Plan, reason: str) -> _Entry:
+    def _fallback(self, plan: _Plan, reason: str, own_since: dt.datetime | None = None) -> _Entry:
+        """The last good data of ``plan``'s provider, marked stale with ``reason`` (failed when there is none).
+        ``own_since``: when this search began; data stored since then is its own fetch, finished just as its time
+        ran out: served as it is, never as stale."""
         previous = self._last_good.get(plan.key)
         if previous is None:
             previous = self._stored_fallback(plan)
         if previous is None:
             return _Entry((), ProviderStatus(plan.provider, "failed", reason=reason, mode=plan.mode))
+        if own_since is not None and previous.fetched_at >= own_since and previous.status.state == "ok":
+            return previous
         prev = previous.status
         age = (dt.datetime.now(dt.timezone.utc) - previous.fetched_at).total_seconds()
         status = ProviderStatus(

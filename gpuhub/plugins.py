@@ -123,8 +123,10 @@ class Registry:
         eps = list(entry_points) if entry_points is not None else list(metadata.entry_points(group=ENTRY_POINT_GROUP))
         for candidate in self._dedupe(eps):
             self._add(candidate)
-        for name, obj in extra_plugins:
+        extras = list(extra_plugins)
+        for name, obj in extras:
             self._add(_Candidate(name, None, None, _constant(obj)))
+        self._check_switches([ep.name for ep in eps] + [name for name, _ in extras])
         self._run_hooks()
 
     def _configure(self, environ: Mapping[str, str] | None, strict: bool | None) -> None:
@@ -143,6 +145,7 @@ class Registry:
         self.pm = pluggy.PluginManager("gpuhub")
         self.pm.add_hookspecs(hookspecs)
         self._plugins: dict[str, tuple[object, PluginReport]] = {}
+        self.switch_warnings: list[str] = []
 
     @classmethod
     def restore(cls, *, reports: Iterable[PluginReport], providers: Mapping[str, tuple[str, Provider]],
@@ -166,10 +169,23 @@ class Registry:
         report = next((r for r in self.reports if r.name == "builtin"), None)
         if report is None:
             raise PluginError("the plugin index has no report of the built-in plugin")
+        self._check_switches(r.name for r in self.reports)
         self.pm.register(builtin, name="builtin")
         self._plugins["builtin"] = (builtin, report)
         self._call("register_rankers", builtin.register_rankers, "builtin", report)
         return self
+
+    def _check_switches(self, installed: Iterable[str]) -> None:
+        """Warn about names in ``GPUHUB_PLUGINS`` / ``GPUHUB_DISABLE_PLUGINS`` that match no installed plugin (a typo
+        like ``lamda`` would otherwise silently do nothing); the warnings are kept in :attr:`switch_warnings`."""
+        known = sorted(set(installed) - {"builtin"})
+        for variable, names in (("GPUHUB_PLUGINS", self._allow), ("GPUHUB_DISABLE_PLUGINS", self._block)):
+            unknown = sorted(names - set(known))
+            if unknown:
+                message = (f"{variable} names {', '.join(repr(n) for n in unknown)}: not an installed plugin "
+                           f"(names are case-sensitive; installed: {', '.join(known) or 'none'})")
+                self.switch_warnings.append(message)
+                log.warning(message)
 
     # --- loading ------------------------------------------------------------------------------------------
     def _trace(self, message: str) -> None:

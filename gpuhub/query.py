@@ -260,6 +260,9 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         presets = [r for r in rankers if r in WORKLOADS]
         if workload not in WORKLOADS or workload not in rankers:
             raise QueryError("workload", f"{workload!r} is not a workload; allowed values: {', '.join(presets)}")
+    if workload is not None and sort is not None and sort != workload:
+        raise QueryError("sort", f"{sort!r} and workload {workload!r} both choose the ranking (a workload ranks by "
+                                 "its own score); give one of them")
     # ``near`` without a sort ranks by a distance-adjusted price (``near`` ranker, :mod:`gpuhub.workloads`).
     sort = sort or workload or ("near" if near is not None and "near" in rankers else "price")
     if sort not in rankers:

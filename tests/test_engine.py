@@ -202,3 +202,20 @@ def test_empty_answer_is_reported_not_cached_and_all_skipped_is_called_out() -> 
            "shape" in status.warnings
     run_provider(engine, "renamed", mode="live")
     assert provider.calls == 2  # an empty answer is never served from the cache
+
+
+def test_data_its_own_fetch_stored_as_the_time_ran_out_is_served_as_it_is_not_as_stale() -> None:
+    # The fetch thread stores its result an instant before it hands it over; a search whose deadline falls in
+    # between finds that snapshot as "the last good data". Fetched after the search began, it is the search's own.
+    import datetime as dt
+
+    engine = make_engine(_registry(Scripted("a", lambda ctx: _offers("a", ctx, "2.25"))))
+    [(offers, status)] = engine.collect(["a"], mode="live")
+    assert status.state == "ok" and offers[0].price.amount == Decimal("2.25")
+    plan = engine.plan(engine.registry.providers["a"], "live")
+    assert not isinstance(plan, str)
+    fetched_at = engine._last_good[plan.key].fetched_at
+    own = engine._fallback(plan, "timed out after 1 s", own_since=fetched_at - dt.timedelta(seconds=1))
+    assert own.status.state == "ok" and own.offers[0].price.amount == Decimal("2.25")
+    older = engine._fallback(plan, "timed out after 1 s", own_since=fetched_at + dt.timedelta(seconds=1))
+    assert older.status.state == "stale" and "showing the last good data from" in (older.status.reason or "")

@@ -146,6 +146,7 @@ def test_other_currencies_are_never_compared_with_usd(engine: Engine) -> None:
     ({"sort": "latency"}, "sort", "needs a place"),
     ({"limit": -3}, "limit", "whole number of at least 1"),
     ({"gpu": "H1000"}, "gpu", "Did you mean: H100"),
+    ({"sort": "price", "workload": "training"}, "sort", "both choose the ranking"),
 ])
 def test_bad_arguments_name_the_argument_and_allowed_values(engine: Engine, kwargs: dict[str, object],
                                                             argument: str, allowed: str) -> None:

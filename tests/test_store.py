@@ -198,3 +198,11 @@ def test_store_location_settings(tmp_path: Path) -> None:
     assert default_location({"GPUHUB_NO_DISK_CACHE": "1"}) is None
     assert default_location({"GPUHUB_CACHE_DIR": "/x"}) == str(Path("/x/store"))
     assert default_location({}).endswith(str(Path("gpuhub") / "store"))  # type: ignore[union-attr]
+
+
+def test_a_relative_store_directory_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuhub.store import default_location
+
+    monkeypatch.chdir(tmp_path)
+    assert default_location({"GPUHUB_STORE": "rel"}) == str(tmp_path / "rel")
+    assert default_location({"GPUHUB_STORE": "postgresql://u@127.0.0.1/db"}) == "postgresql://u@127.0.0.1/db"

@@ -163,8 +163,8 @@ def default_location(environ: Mapping[str, str] | None = None) -> str | None:
     value = env.get("GPUHUB_STORE", "").strip()
     if value.lower() in ("off", "none", "0", "false"):
         return None
-    if value:
-        return value
+    if value:  # a directory is made absolute (`store path` and messages name it whatever the working directory)
+        return value if "://" in value else os.path.abspath(os.path.expanduser(value))
     # The settings of the disk cache the store replaced.
     if env.get("GPUHUB_NO_DISK_CACHE", "").strip().lower() in ("1", "true", "yes"):
         return None

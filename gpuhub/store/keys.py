@@ -39,9 +39,15 @@ __all__ = ["INDEX_META", "code_fingerprint", "gpu_table_fingerprint", "index_key
            "recording_digest", "registry_fingerprint", "replay_key"]
 
 
+def _stamp(info: os.stat_result) -> str:
+    return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}"
+
+
 @lru_cache(maxsize=64)
 def code_fingerprint(module: str) -> str:
-    """Size and modification time of every file in the package that holds ``module`` (cached per process)."""
+    """Size, modification and change times (ns) and inode of every file in the package that holds ``module``
+    (cached per process). The change time cannot be set back (``touch -r``, ``cp -p``, ``rsync -t`` and unpacked
+    archives keep a file's size and modification time, never its change time), so an edited file always counts."""
     spec = importlib.util.find_spec(module.split(".")[0])
     if spec is None:
         return ""
@@ -49,16 +55,14 @@ def code_fingerprint(module: str) -> str:
     digest = hashlib.sha256()
     for location in locations:
         if os.path.isfile(location):
-            info = os.stat(location)
-            digest.update(f"{os.path.basename(location)}:{info.st_size}:{info.st_mtime_ns};".encode())
+            digest.update(f"{os.path.basename(location)}:{_stamp(os.stat(location))};".encode())
             continue
         for folder, subfolders, files in os.walk(location):
             subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
             for name in sorted(files):
                 path = os.path.join(folder, name)
                 with contextlib.suppress(OSError):  # a file removed meanwhile, a dangling link
-                    info = os.stat(path)
-                    digest.update(f"{os.path.relpath(path, location)}:{info.st_size}:{info.st_mtime_ns};".encode())
+                    digest.update(f"{os.path.relpath(path, location)}:{_stamp(os.stat(path))};".encode())
     return digest.hexdigest()[:16]
 
 

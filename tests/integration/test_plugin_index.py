@@ -120,18 +120,22 @@ def test_a_plugin_that_registers_code_is_never_indexed() -> None:
 
 
 def test_editing_a_plugin_file_changes_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuhub.store.keys import code_fingerprint
+
     package = tmp_path / "gpuhub_tmpcloud"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "plugin.py").write_text("X = 1\n")
+    plugin = package / "plugin.py"
+    plugin.write_text("PRICE_CENTS = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     ep = metadata.EntryPoint(name="tmpcloud", value="gpuhub_tmpcloud.plugin", group="gpuhub")
     before = index_key({}, [ep])
     assert index_key({}, [ep]) == before
-    (package / "plugin.py").write_text("X = 22\n")
-    os.utime(package / "plugin.py", ns=(1, 1))
-    from gpuhub.store.keys import code_fingerprint
-
+    # An edit that keeps the size and puts the modification time back (cp -p, rsync -t, touch -r) still counts.
+    stat = plugin.stat()
+    plugin.write_text("PRICE_CENTS = 2\n")
+    os.utime(plugin, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert plugin.stat().st_size == stat.st_size and plugin.stat().st_mtime_ns == stat.st_mtime_ns
     code_fingerprint.cache_clear()
     assert index_key({}, [ep]) != before
     assert index_key({"GPUHUB_DISABLE_PLUGINS": "tmpcloud"}, [ep]) != index_key({}, [ep])
@@ -148,3 +152,11 @@ def test_a_damaged_index_is_a_miss(tmp_path: Path) -> None:
     assert "lambda: ok, 340 offers" in status
     assert _prices(out)[("lambda", "gpu_1x_h100_pcie", "us-east-1")] == 2.49
     assert json.loads(store.get_meta(INDEX_META) or "{}")["reports"][0]["name"] == "builtin"
+
+
+def test_a_plugin_switch_naming_no_installed_plugin_is_reported_on_every_run(tmp_path: Path) -> None:
+    for _ in range(2):  # loaded for real, then restored from the index: the warning both times
+        out, status, _ = _run(tmp_path, *H100, env={"GPUHUB_DISABLE_PLUGINS": "lamda"})
+        assert "GPUHUB_DISABLE_PLUGINS names 'lamda': not an installed plugin" in status
+        assert "installed: aws, azure, coreweave, gcp, kubernetes, lambda" in status
+        assert _prices(out)[("lambda", "gpu_1x_h100_pcie", "us-east-1")] == 2.49  # nothing was switched off
