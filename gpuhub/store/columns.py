@@ -19,6 +19,7 @@ import array
 import hashlib
 import io
 import json
+import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from functools import lru_cache
@@ -231,16 +232,23 @@ def _hash_parts(parts: Mapping[str, bytes]) -> str:
     return digest.hexdigest()
 
 
+# numpy parses an NPY header with ast.literal_eval; CPython 3.11 keeps the AST constructor's recursion depth per
+# interpreter, so fetch threads reading snapshots at once can fail with "SystemError: AST constructor recursion
+# depth mismatch" (gh-106905; seen failing Azure's replay in a search beside another suite). One header at a time.
+_NPY_HEADER_LOCK = threading.Lock()
+
+
 def _read_npy(data: bytes, dtype: str) -> npt.NDArray[Any]:
     """An NPY (format 1-3) array without copying and never unpickling; only ``dtype`` is accepted."""
     buffer = io.BytesIO(data)
-    version = np.lib.format.read_magic(buffer)
-    if version == (1, 0):
-        shape, fortran, found = np.lib.format.read_array_header_1_0(buffer)
-    elif version == (2, 0):
-        shape, fortran, found = np.lib.format.read_array_header_2_0(buffer)
-    else:
-        raise ColumnsError(f"NPY version {version} not supported")
+    with _NPY_HEADER_LOCK:
+        version = np.lib.format.read_magic(buffer)
+        if version == (1, 0):
+            shape, fortran, found = np.lib.format.read_array_header_1_0(buffer)
+        elif version == (2, 0):
+            shape, fortran, found = np.lib.format.read_array_header_2_0(buffer)
+        else:
+            raise ColumnsError(f"NPY version {version} not supported")
     if found != np.dtype(dtype) or len(shape) != 1 or fortran:
         raise ColumnsError(f"NPY column of dtype {found} shape {shape}, expected 1-D {dtype}")
     array_ = np.frombuffer(data, dtype=found, count=shape[0], offset=buffer.tell())
