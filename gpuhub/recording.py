@@ -47,6 +47,7 @@ __all__ = [
     "redact",
     "remember_secret",
     "request_secrets",
+    "restore_secrets",
     "scrub_url",
     "secret_forms",
 ]
@@ -78,9 +79,8 @@ _SECRET_PARAM_RX = re.compile(rf"(?im)((?:[?&#;]|^|(?<=\s))(?:{_NAMES_RX})=|^[ \
 _BEARER_RX = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
 _KNOWN_SECRETS: set[str] = set()
 _KNOWN_LOCK = threading.Lock()
-_KNOWN_FORMS: list[tuple[int, list[str]]] = []
-"""``(len(_KNOWN_SECRETS), forms)`` of the last :func:`known_secret_forms` call without extras (values are only
-ever added, so an unchanged size means an unchanged set)."""
+_KNOWN_FORMS: list[tuple[frozenset[str], list[str]]] = []
+"""``(values, forms)`` of the last :func:`known_secret_forms` call without extras."""
 # Values a request signer derives for ONE request (AWS Signature Version 4): the signature, its time stamp and the
 # payload hash differ on every request. They are blanked by name in recordings and logs; the process-wide registry
 # keeps only the access key they name, so it does not grow with every request a long-lived process sends.
@@ -106,6 +106,14 @@ def known_secrets() -> frozenset[str]:
         return frozenset(_KNOWN_SECRETS)
 
 
+def restore_secrets(values: Iterable[str]) -> None:
+    """Make the registry exactly ``values`` (e.g. :func:`known_secrets` taken before): for test suites, so the
+    credentials one test read do not change what :func:`redact` does in the next."""
+    with _KNOWN_LOCK:
+        _KNOWN_SECRETS.clear()
+        _KNOWN_SECRETS.update(values)
+
+
 @lru_cache(maxsize=1024)
 def secret_forms(value: str) -> tuple[str, ...]:
     """Every form a credential value travels in, longest first: literal, URL-encoded (``%XX`` and ``+``), and base64
@@ -125,9 +133,9 @@ def known_secret_forms(extra: Iterable[str] = ()) -> list[str]:
     """:func:`secret_forms` of every known credential (and ``extra``), longest first."""
     extra = set(extra)
     with _KNOWN_LOCK:
-        values = set(_KNOWN_SECRETS)
+        values = frozenset(_KNOWN_SECRETS)
         cached = _KNOWN_FORMS[0] if _KNOWN_FORMS and not extra else None
-    if cached is not None and cached[0] == len(values):
+    if cached is not None and cached[0] == values:
         return cached[1]
     out: set[str] = set()
     for value in values | extra:
@@ -136,7 +144,7 @@ def known_secret_forms(extra: Iterable[str] = ()) -> list[str]:
     forms = sorted(out, key=len, reverse=True)
     if not extra:
         with _KNOWN_LOCK:
-            _KNOWN_FORMS[:] = [(len(values), forms)]
+            _KNOWN_FORMS[:] = [(values, forms)]
     return forms
 
 
@@ -171,8 +179,9 @@ def lasting_secrets(request: httpx.Request) -> list[str]:
 
     Left out: what a signer derives for this one request (AWS Signature Version 4's signature, ``x-amz-date``,
     payload hash); of a SigV4 ``Authorization`` header or ``X-Amz-Credential`` parameter only the access key ID
-    is kept. Registering those per-request values made the process-wide registry, and the cost of redacting every
-    log record, grow with each signed request a long-lived process sent (about 80 per AWS walk)."""
+    is kept; of a ``Bearer``/``Basic``/``Token`` header only its token. Registering the per-request values made the
+    process-wide registry, and the cost of redacting every log record, grow with each signed request a long-lived
+    process sent (about 80 per AWS walk)."""
     values = []
     for name, value in _request_secret_items(request):
         if name in _PER_REQUEST_NAMES:
@@ -181,8 +190,11 @@ def lasting_secrets(request: httpx.Request) -> list[str]:
             key = _SIGV4_CREDENTIAL_RX.search(value) if name != "x-amz-credential" else None
             values.append(key.group(1) if key else value.partition("/")[0])
             continue
-        values.append(value)
-    return _with_tokens(values)
+        scheme, _, token = value.partition(" ")
+        # Of "Bearer <token>" the token alone: the whole value would also blank prose ("Bearer t" of a 1-character
+        # token turned "a Bearer token" into "a REDACTEDoken"); blanking the token blanks the header too.
+        values.append(token if token and scheme.lower() in ("bearer", "basic", "token") else value)
+    return values
 
 
 def redact(text: str, extra: frozenset[str] | set[str] = frozenset()) -> str:

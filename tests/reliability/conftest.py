@@ -10,23 +10,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import fakecloud
 import harness
-from harness import Baseline, LoopbackOnly
+from harness import Baseline, LoopbackOnly, build_registry
 
 from gpuhub import Offer, Registry
 from gpuhub.diskcache import DiskCache
 from gpuhub.provider import ProviderStatus
 from gpuhub.testing import make_engine
-
-
-def build_registry() -> Registry:
-    """Installed provider plugins plus the core's fake provider, without politeness delays (the matrix retries
-    fast on loopback; test_throttle checks the delay separately)."""
-    registry = Registry(extra_plugins=[fakecloud.PLUGIN], environ={})
-    for provider in registry.providers.values():
-        provider.min_request_interval_s = 0.0  # type: ignore[misc]
-    return registry
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -128,6 +128,17 @@ class Baseline:
         return sum(1 for t in self.targets if matches(match, t))
 
 
+def build_registry() -> Registry:
+    """Installed provider plugins plus the core's fake provider, without politeness delays (the matrix retries
+    fast on loopback; test_throttle checks the delay separately)."""
+    import fakecloud
+
+    registry = Registry(extra_plugins=[fakecloud.PLUGIN], environ={})
+    for provider in registry.providers.values():
+        provider.min_request_interval_s = 0.0  # type: ignore[misc]
+    return registry
+
+
 def case_or_skip(registry: Registry, name: str) -> ProviderCase:
     if name not in registry.providers:
         pytest.skip(f"provider {name} is not installed ({[r.to_dict() for r in registry.reports if name in r.name]})")

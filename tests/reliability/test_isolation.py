@@ -11,9 +11,17 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import build_registry
 from faultserver import Fault
-from harness import ATTEMPTS, LoopbackOnly, case_or_skip, live_engine, live_env, offer_keys, serving
+from harness import (
+    ATTEMPTS,
+    LoopbackOnly,
+    build_registry,
+    case_or_skip,
+    live_engine,
+    live_env,
+    offer_keys,
+    serving,
+)
 from provider_cases import CASES
 
 from gpuhub import Offer, Registry

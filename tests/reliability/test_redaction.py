@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 
+import fakecloud
 import httpx
 import pytest
 
@@ -12,7 +13,8 @@ from gpuhub.errors import ProviderError
 from gpuhub.model import Source
 from gpuhub.plugins import Registry
 from gpuhub.provider import Provider, ProviderContext
-from gpuhub.recording import REDACTED, redact, remember_secret
+from gpuhub.recording import REDACTED, known_secrets, redact, remember_secret
+from gpuhub.testing import make_engine
 
 
 def test_redact_query_parameters_bearer_and_header_lines() -> None:
@@ -69,6 +71,29 @@ def test_error_body_echoing_a_secret_is_redacted_in_the_message() -> None:
                     headers={"Authorization": f"Bearer {token.get_secret_value()}"})
     client.close()
     # the token was read through ctx.secret(); the key only travelled in the query: both are blanked
-    assert str(caught.value) == (f"HTTP 400 from GET http://echo.invalid/x: bad request, you sent {REDACTED} "
-                                 f"and {REDACTED}")
+    assert str(caught.value) == (f"HTTP 400 from GET http://echo.invalid/x: bad request, you sent Bearer "
+                                 f"{REDACTED} and {REDACTED}")
     assert "fake-echo-token-31c4" not in (caught.value.body or "")
+
+
+def test_a_short_bearer_token_is_not_registered_as_header_text() -> None:
+    """Of ``Authorization: Bearer <token>`` only the token is kept as a credential (and only from 4 characters):
+    registering the whole value ``Bearer t`` (a fetch with a 1-character token) turned every later "a Bearer
+    token" in the process into "a REDACTEDoken"; a long token is still blanked, header and all."""
+    seen: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get("authorization", ""))
+        return httpx.Response(200, json={"offers": [], "next": None})
+
+    registry = Registry(entry_points=[], extra_plugins=[fakecloud.PLUGIN])
+    for token in ("t", "long-bearer-token-5c2e"):
+        engine = make_engine(registry, transport=httpx.MockTransport(answer), environ={"FAKECLOUD_TOKEN": token})
+        try:
+            engine.collect(["fakecloud"], mode="live")
+        finally:
+            engine.shutdown()
+    assert seen[0] == "Bearer t" and seen[-1] == "Bearer long-bearer-token-5c2e", seen
+    assert "Bearer t" not in known_secrets() and "long-bearer-token-5c2e" in known_secrets()
+    assert redact("sent as a Bearer token") == "sent as a Bearer token"
+    assert redact("the API echoed long-bearer-token-5c2e back") == f"the API echoed {REDACTED} back"

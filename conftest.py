@@ -1,0 +1,57 @@
+"""Process-wide state no test may leave behind for the next: the user cache directory, the engine logger, the
+registry of known credential values (what every log record and message is redacted against).
+
+Every test process (and every pytest-xdist worker) gets a user cache directory of its own.
+
+A test that runs gpuhub with its default store (``gpuhub.search()``, the CLI in-process or as a subprocess that
+inherits the environment) would otherwise write into the user's ``~/.cache/gpuhub``, shared with the user, with
+the other worker and with a second copy of the suite running beside this one. platformdirs reads
+``XDG_CACHE_HOME`` at each call, so setting it here covers every default location; tests that set
+``GPUHUB_CACHE_DIR``/``GPUHUB_STORE`` themselves are unaffected.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+_OWN: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    top = tempfile.mkdtemp(prefix="gpuhub-test-cache-")
+    _OWN.append(top)
+    os.environ["XDG_CACHE_HOME"] = top
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    while _OWN:
+        shutil.rmtree(_OWN.pop(), ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _engine_logger_restored() -> Iterator[None]:
+    """``gpuhub.cli.main()`` silences the engine's log (``propagate = False``: the status line already says what
+    failed) for the rest of its process; a test that calls it in-process must not take that into the next test's
+    log assertions (under pytest-xdist the order of files differs)."""
+    logger = logging.getLogger("gpuhub.engine")
+    kept = (logger.propagate, list(logger.handlers), logger.level, logger.disabled)
+    yield
+    logger.propagate, logger.handlers[:], logger.level, logger.disabled = kept[0], kept[1], kept[2], kept[3]
+
+
+@pytest.fixture(autouse=True)
+def _known_secrets_restored() -> Iterator[None]:
+    """A credential a test's fetch registered (Azure's tests use the ARM token ``token``) would otherwise be blanked
+    in every later test of the process ("unclosed REDACTED: line 157"); under pytest-xdist the order of files
+    differs from run to run."""
+    from gpuhub.recording import known_secrets, restore_secrets
+
+    kept = known_secrets()
+    yield
+    restore_secrets(kept)
