@@ -25,4 +25,4 @@ def main() -> None:
     gc.set_threshold(*GC_THRESHOLD)
     from gpuhub.cli import main as run
 
-    run()
+    run(own_process=True)

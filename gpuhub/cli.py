@@ -685,12 +685,34 @@ def plugin_new(
     typer.echo(f"wrote {root}: pip install -e '{root}[test]' && gpuhub plugins && python -m pytest {root}/tests")
 
 
-def main() -> None:
+def _exit_on_ctrl_c() -> None:
+    """Make a real Ctrl-C end this process at once with exit code 130, wherever its main thread waits (an import,
+    a plugin load, a fetch past its deadline): the handler runs in the main thread at its first chance and ends
+    the process there, instead of unwinding through code that could wait again (an import lock a plugin thread
+    holds). What was written stays consistent: store writes are SQLite transactions, files are renamed in whole."""
+    import signal
+
+    def interrupted(signum: int, frame: object) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # the main thread may be inside a write to it
+                stream.flush()
+        with contextlib.suppress(OSError):
+            os.write(2, b"interrupted\n")
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, interrupted)
+
+
+def main(own_process: bool = False) -> None:
     """Console-script entry point: the command's exit code; a search with ``--timeout T`` exits within T s (plus
-    printing) whatever a provider or plugin does."""
+    printing) whatever a provider or plugin does. ``own_process``: this process runs only this command (the
+    console script, ``python -m gpuhub.cli``), so Ctrl-C ends it at once (:func:`_exit_on_ctrl_c`); a host calling
+    ``main`` in-process keeps its own SIGINT handling."""
     import threading
     import time
 
+    if own_process and threading.current_thread() is threading.main_thread():
+        _exit_on_ctrl_c()
     inherited = frozenset(t.ident for t in threading.enumerate() if t.ident is not None)
     started = time.monotonic() - _process_age_s()
     timeout = _argv_timeout(sys.argv[1:])
@@ -753,4 +775,4 @@ def _main_inner() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(own_process=True)
