@@ -268,8 +268,13 @@ def _check_first(case: ProviderCase, spec: FaultSpec, base: Baseline, server: Fa
         assert status.state == "ok", status.line()
         assert offer_keys(offers) == offer_keys(base.offers)
         assert match is not None and hits is not None
-        assert server.count(match) == base.count(match) + hits - 1, [s.target for s in server.log]
-        assert server.count() == len(base.targets) + hits - 1
+        # bounds: on a loaded machine a request of the walk (the faulted one's retry too) may time out (0.3 s) and
+        # be retried once more; every request of the clean walk was made, and no other
+        assert base.count(match) + hits - 1 <= server.count(match) <= base.count(match) + ATTEMPTS - 1, \
+            [s.target for s in server.log]
+        assert len(base.targets) + hits - 1 <= server.count() <= len(base.targets) * ATTEMPTS + hits - 1, \
+            [s.target for s in server.log]
+        assert {s.target for s in server.log} == set(base.targets), [s.target for s in server.log]
         if spec.id.startswith("429"):
             at = server.times(match)
             assert at[1] - at[0] >= MATRIX_RETRY.max_wait_s * 0.9, f"Retry-After (HTTP date) not honoured: {at}"
