@@ -533,7 +533,12 @@ def _install_log_redaction() -> None:
         if record.exc_info and record.exc_info[0] is not None:
             # The traceback is formatted now, redacted, and kept as the record's exception text; the live
             # exception (whose message may hold a credential) is dropped so no handler formats it unredacted.
-            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))
+            try:
+                text = logging.Formatter().formatException(record.exc_info)
+            except Exception:  # CPython 3.11 traceback formatting parses source (ast); it can fail in threads
+                exc = record.exc_info[1]
+                text = f"{type(exc).__name__}: {exc} (traceback could not be formatted)"
+            record.exc_text = redact(text)
             record.exc_info = None
         elif record.exc_text:
             record.exc_text = redact(record.exc_text)

@@ -97,3 +97,24 @@ def test_a_short_bearer_token_is_not_registered_as_header_text() -> None:
     assert "Bearer t" not in known_secrets() and "long-bearer-token-5c2e" in known_secrets()
     assert redact("sent as a Bearer token") == "sent as a Bearer token"
     assert redact("the API echoed long-bearer-token-5c2e back") == f"the API echoed {REDACTED} back"
+
+
+def test_a_traceback_that_cannot_be_formatted_still_gives_a_redacted_record(
+        caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    # CPython 3.11 formats a traceback with the ast module, which is not thread-safe (gh-106905): the record
+    # factory must not raise from a log call (it would break the fetch that logged), and must not leak.
+    remember_secret("sk-live-formatting-5678")
+
+    def broken(self: logging.Formatter, exc_info: object) -> str:
+        raise SystemError("AST constructor recursion depth mismatch")
+
+    monkeypatch.setattr(logging.Formatter, "formatException", broken)
+    log = logging.getLogger("gpuhub.test.redaction")
+    with caplog.at_level(logging.DEBUG, logger="gpuhub.test.redaction"):
+        try:
+            raise ProviderError("rejected key sk-live-formatting-5678")
+        except ProviderError:
+            log.debug("fetch failed", exc_info=True)
+    [record] = [r for r in caplog.records if r.name == "gpuhub.test.redaction"]
+    assert record.exc_info is None
+    assert record.exc_text == f"ProviderError: rejected key {REDACTED} (traceback could not be formatted)"
