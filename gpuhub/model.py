@@ -199,7 +199,8 @@ class Price(_Frozen):
             ISO 4217, purchase model unknown.
     """
 
-    amount: Decimal = Field(gt=0, description="price per instance-hour, exact as published")
+    amount: Decimal = Field(gt=0, description="price per instance-hour, exact as published (pydantic's Decimal "
+                                              "rejects NaN and Infinity: finite_number)")
     currency: Currency = Field(description="ISO 4217 code, from the provider's data")
     purchase: str = Field(description="purchase model: on_demand, spot, low_priority, reserved_1y, ...")
     upfront: Decimal | None = Field(default=None, ge=0, description="upfront part of a term price, if any")
@@ -219,13 +220,6 @@ class Price(_Frozen):
     @classmethod
     def _purchase(cls, value: object) -> str:
         return _check_purchase(value)
-
-    @field_validator("amount")
-    @classmethod
-    def _finite(cls, value: Decimal) -> Decimal:
-        if not value.is_finite():
-            raise ValueError("price must be a finite number")
-        return value
 
 
 class Source(_Frozen):

@@ -67,3 +67,9 @@ def test_models_are_immutable() -> None:
     offer = _offer(1, "1.00")
     with pytest.raises(pydantic.ValidationError):
         offer.available = True  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("amount", ["NaN", "sNaN", "Infinity", "-Infinity", float("nan"), float("inf")])
+def test_a_price_is_a_finite_number(amount: object) -> None:
+    with pytest.raises(pydantic.ValidationError, match="finite number"):
+        Price(amount=amount, currency="USD", purchase="on_demand")  # type: ignore[arg-type]
