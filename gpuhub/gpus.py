@@ -152,10 +152,13 @@ class GpuTable:
     _global_owners: dict[str, dict[str, str]] = field(default_factory=dict)
     conflicts: list[str] = field(default_factory=list)
     """Alias conflicts: one spelling mapped to different GPUs by two plugins (each message names both)."""
+    _fingerprint: str | None = field(default=None, repr=False, compare=False)
+    """:meth:`fingerprint`, remembered until the table changes (every snapshot key of a search includes it)."""
 
     def add(self, spec: GpuSpec) -> None:
         """Add a spec row (a new canonical name, or another form factor of a known one) and its aliases."""
         with self._lock:
+            self._fingerprint = None
             self.specs.append(spec)
             self._aliases[_normalize(spec.name)] = spec.name
             for alias in spec.aliases:
@@ -183,6 +186,7 @@ class GpuTable:
         key = _normalize(alias)
         owner = owner or scope or "global"
         with self._lock:
+            self._fingerprint = None
             owners = self._owners.setdefault(key, {})
             clash = {o: n for o, n in owners.items() if n != name and o != owner}
             owners[owner] = name
@@ -206,6 +210,7 @@ class GpuTable:
     def bind_provider(self, provider: str, scope: str) -> None:
         """Let ``provider``'s GPU spellings use the aliases registered under ``scope`` (its plugin's name)."""
         with self._lock:
+            self._fingerprint = None
             self._provider_scope[provider] = scope
 
     def fingerprint(self) -> str:
@@ -216,10 +221,12 @@ class GpuTable:
         import hashlib
 
         with self._lock:
-            text = repr((self.specs, sorted(self._aliases.items()), sorted(self._pinned),
-                         sorted((s, sorted(m.items())) for s, m in self._scoped.items()),
-                         sorted(self._provider_scope.items())))
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+            if self._fingerprint is None:
+                text = repr((self.specs, sorted(self._aliases.items()), sorted(self._pinned),
+                             sorted((s, sorted(m.items())) for s, m in self._scoped.items()),
+                             sorted(self._provider_scope.items())))
+                self._fingerprint = hashlib.sha256(text.encode()).hexdigest()[:16]
+            return self._fingerprint
 
     def to_state(self) -> dict[str, Any]:
         """Everything the table holds, as JSON-ready data (the plugin index keeps it; :meth:`from_state` reads it

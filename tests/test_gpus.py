@@ -99,3 +99,18 @@ def test_builtin_table_keeps_sources_and_specs(registry: Registry) -> None:
     assert h100 is not None and h100.bf16_tflops == 989.5 and h100.source.startswith("https://")
     assert registry.gpus.spec("H100", "PCIe").bf16_tflops == 756  # type: ignore[union-attr]
     assert not registry.gpus.is_gpu("Inferentia2") and registry.gpus.is_gpu("H100")
+
+
+def test_the_fingerprint_follows_every_change_of_the_table() -> None:
+    from gpuhub.gpus import GpuTable, load_builtin_specs
+
+    table = GpuTable()
+    for spec in load_builtin_specs():
+        table.add(spec)
+    first = table.fingerprint()
+    assert table.fingerprint() == first  # remembered, and the same
+    table.add_alias("nvidia-hopper-80", "H100", scope="mycloud")
+    scoped = table.fingerprint()
+    assert scoped != first
+    table.bind_provider("mycloud", "mycloud")
+    assert table.fingerprint() not in (first, scoped)

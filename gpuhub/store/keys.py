@@ -67,12 +67,9 @@ def code_fingerprint(module: str) -> str:
 
 
 def gpu_table_fingerprint(gpus: GpuTable) -> str:
-    """A digest of the GPU table's spec rows and aliases (what resolves a provider's GPU spelling)."""
-    digest = hashlib.sha256()
-    for spec in gpus.specs:
-        digest.update(repr(spec).encode())
-    digest.update(repr(sorted(gpus._aliases.items())).encode())
-    return digest.hexdigest()[:16]
+    """A digest of the GPU table's spec rows and aliases, global and per plugin, and which plugin's aliases each
+    provider uses (what resolves a provider's GPU spelling): :meth:`GpuTable.fingerprint`, remembered by the table."""
+    return gpus.fingerprint()
 
 
 def registry_fingerprint(registry: Registry) -> str:
@@ -115,13 +112,20 @@ def recording_digest(manifest: Manifest, store: Store | None = None) -> str:
     meta_name = ""
     if store is not None:
         signature = []
+        base = os.path.realpath(directory)
         for name in ["manifest.json", *names]:
-            info = os.stat(safeio.contained_path(directory, name))
+            # A plain file name whose lstat is a regular file is inside the recording by construction (no link, no
+            # separator); anything else is resolved and checked in full (one realpath per file costs more than the
+            # rest of a warm search's key).
+            plain = name not in (".", "..") and os.sep not in name and "\0" not in name and bool(name)
+            info = os.lstat(os.path.join(base, name)) if plain else None
+            if info is None or not stat.S_ISREG(info.st_mode):
+                info = os.stat(safeio.contained_path(directory, name))
             if not stat.S_ISREG(info.st_mode):
                 raise safeio.UnsafeFileError(f"{name!r} in {directory} is not a regular file")
             signature.append([name, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino])
             changed_ns.append(max(info.st_mtime_ns, info.st_ctime_ns))
-        meta_name = "recording-digest:" + hashlib.sha256(os.fsencode(os.path.realpath(directory))).hexdigest()[:32]
+        meta_name = "recording-digest:" + hashlib.sha256(os.fsencode(base)).hexdigest()[:32]
         remembered = store.get_meta(meta_name)
         if remembered:
             with contextlib.suppress(ValueError, TypeError, KeyError):
