@@ -23,14 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+from timing import emit, load_average, timed_run
 
 HERE = Path(__file__).resolve().parent
 GPUHUNT_PYTHON = os.environ.get("GPUHUNT_PYTHON", "/tmp/bench-gpuhunt-venv/bin/python")
@@ -101,23 +100,11 @@ print("RESULT " + json.dumps({{"matched": len(items), "cheapest": items[0].price
 
 
 def _run(argv: list[str]) -> tuple[float, dict[str, Any], str]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if done.returncode != 0:
-        raise SystemExit(f"{argv[0]} failed:\n{done.stderr[-3000:]}")
+    wall, cpu, done = timed_run(argv)
     lines = done.stdout.splitlines()
     result = json.loads(next(line for line in lines if line.startswith(("RESULT ", "{"))).removeprefix("RESULT "))
     result["process_cpu_s"] = cpu
     return wall, result, done.stdout
-
-
-def _load() -> str:
-    with open("/proc/loadavg") as fh:
-        return " ".join(fh.read().split()[:3])
 
 
 def main() -> int:
@@ -128,7 +115,7 @@ def main() -> int:
     args = parser.parse_args()
     data = args.data.resolve()
     fx = str(data / "gpuhub")
-    out: dict[str, Any] = {"data": str(data), "load_before": _load(), "python": sys.version.split()[0]}
+    out: dict[str, Any] = {"data": str(data), "load_before": load_average(), "python": sys.version.split()[0]}
     with tempfile.TemporaryDirectory(prefix="gpuhub-store-bench-") as store:
         wall, ingest, _ = _run([sys.executable, "-c", INGEST.format(here=str(HERE), store=store, fx=fx)])
         out["ingest"] = {**ingest, "process_wall_s": wall}  # ingest["process_cpu_s"]: its CPU time
@@ -161,11 +148,8 @@ def main() -> int:
         "gpuhub_peak_rss_mib": max(r["peak_rss_mib"] for r in gh_runs),
         "gpuhunt_rss_mib": statistics.median(r["rss_mib"] for r in hunt_runs),
         "gpuhub_warm_ms": statistics.median(r["warm_ms"] for r in gh_runs)}
-    out["load_after"] = _load()
-    text = json.dumps(out, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text)
+    out["load_after"] = load_average()
+    emit(out, args.json)
     return 0
 
 

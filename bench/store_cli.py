@@ -12,28 +12,20 @@ estimate of an idle machine's wall time when the machine is shared.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import tempfile
-import time
 from pathlib import Path
+
+from timing import emit, load_average, timed_run
 
 COMMANDS = {"--version": ["--version"], "--help": ["--help"], "search --gpu H100": ["search", "--gpu", "H100"]}
 
 
 def _time(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{argv} failed: {done.stderr[-2000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    wall, cpu, _ = timed_run(argv, env, timeout=300)
+    return wall, cpu
 
 
 def main() -> int:
@@ -50,8 +42,7 @@ def main() -> int:
     # Bytecode is written as a user's install does (PYTHONDONTWRITEBYTECODE would compile changed modules each run).
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUHUB_") and k != "PYTHONDONTWRITEBYTECODE"} | {
         "GPUHUB_STORE": store}
-    with open("/proc/loadavg") as fh:
-        load_before = " ".join(fh.read().split()[:3])
+    load_before = load_average()
     try:
         _time([gpuhub, *COMMANDS["search --gpu H100"]], env)  # warm the store
         _time([gpuhub, "--help"], env)  # and the plugin-commands cache
@@ -61,16 +52,12 @@ def main() -> int:
                 samples[name].append(_time([gpuhub, *argv], env))
     finally:
         shutil.rmtree(store, ignore_errors=True)
-    with open("/proc/loadavg") as fh:
-        load_after = " ".join(fh.read().split()[:3])
+    load_after = load_average()
     out = {"runs": args.runs, "load_before": load_before, "load_after": load_after,
            "commands": {name: {"wall_median_s": statistics.median(w for w, _ in runs),
                                "cpu_median_s": statistics.median(c for _, c in runs),
                                "wall_min_s": min(w for w, _ in runs)} for name, runs in samples.items()}}
-    text = json.dumps(out, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text)
+    emit(out, args.json)
     return 0
 
 
