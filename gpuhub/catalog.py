@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +24,7 @@ from gpuhub.model import Instance, Offer, Region
 from gpuhub.perf import PRECISIONS, instance_throughput
 from gpuhub.query import Query
 from gpuhub.ranking import Ranker
+from gpuhub.store.columns import OfferSequence
 
 if TYPE_CHECKING:
     from gpuhub.store.columns import OfferColumns
@@ -663,7 +664,7 @@ def _gather(tables: list[npt.NDArray[np.float64]], codes: list[IntArray], width:
     return out
 
 
-class _Offers(Sequence[Offer]):
+class _Offers(OfferSequence):
     """The catalog's offers, row by row: the original objects when the catalog was given Offer objects, else
     built from the stored columns on first access (and kept)."""
 
@@ -676,26 +677,14 @@ class _Offers(Sequence[Offer]):
     def __len__(self) -> int:
         return self._starts[-1]
 
-    @overload
-    def __getitem__(self, index: int) -> Offer: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Offer]: ...
-
-    def __getitem__(self, index: int | slice) -> Offer | list[Offer]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        index = int(index)
-        if not -len(self) <= index < len(self):
-            raise IndexError(index)
-        index %= len(self)
-        offer = self._built.get(index)
+    def offer(self, row: int) -> Offer:
+        offer = self._built.get(row)
         if offer is None:
-            part = bisect.bisect_right(self._starts, index) - 1
-            row = index - self._starts[part]
+            part = bisect.bisect_right(self._starts, row) - 1
+            at = row - self._starts[part]
             original = self._originals[part]
-            offer = original[row] if original is not None else self._parts[part].offer(row)
-            self._built[index] = offer
+            offer = original[at] if original is not None else self._parts[part].offer(at)
+            self._built[row] = offer
         return offer
 
 

@@ -4,10 +4,12 @@ by each command."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import sys
+from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -35,6 +37,14 @@ class DiffFormat(str, Enum):
     json = "json"
 
 
+InstanceTypes = Annotated[list[str] | None, typer.Option(help="instance type name(s), exact")]
+Gpus = Annotated[list[str] | None, typer.Option("--gpu", "-g", help="GPU name or alias, repeatable")]
+Providers = Annotated[list[str] | None, typer.Option("--provider", "-p", help="provider name(s)")]
+Regions = Annotated[list[str] | None, typer.Option("--region", "-r", help="region or zone code(s)")]
+Purchases = Annotated[list[str] | None, typer.Option(help="purchase model(s): on_demand, spot, reserved_1y, ...")]
+"""The offer filters history, diff and watch share (each repeatable)."""
+
+
 def _err(message: str, code: int = 2) -> None:
     from rich.console import Console
 
@@ -54,6 +64,25 @@ def _store() -> Store:
         _err("the offer store is off (GPUHUB_STORE=off): history, diff and watch read the store")
         raise typer.Exit(2)
     return store
+
+
+@contextlib.contextmanager
+def _opened_store() -> Iterator[Store]:
+    """The store for one command, closed after it; a bad filter (``QueryError``) or an unreadable store is a clean
+    usage error naming the argument (``OLD``/``NEW`` for diff's positional snapshots)."""
+    from gpuhub.errors import QueryError
+    from gpuhub.store import StoreError
+
+    store = _store()
+    try:
+        yield store
+    except QueryError as exc:
+        name = exc.argument.upper() if exc.argument in ("old", "new") else "--" + exc.argument.replace("_", "-")
+        _err(f"{name}: {exc.detail}")
+    except StoreError as exc:
+        _err(str(exc))
+    finally:
+        _close(store)
 
 
 def _close(store: Store) -> None:
@@ -80,11 +109,11 @@ FilterOption = Annotated[list[str] | None, typer.Option()]
 
 
 def history(
-    instance_type: Annotated[list[str] | None, typer.Option(help="instance type name(s), exact")] = None,
-    gpu: Annotated[list[str] | None, typer.Option("--gpu", "-g", help="GPU name or alias, repeatable")] = None,
-    provider: Annotated[list[str] | None, typer.Option("--provider", "-p", help="provider name(s)")] = None,
-    region: Annotated[list[str] | None, typer.Option("--region", "-r", help="region or zone code(s)")] = None,
-    purchase: Annotated[list[str] | None, typer.Option(help="on_demand, spot, reserved_1y, ...")] = None,
+    instance_type: InstanceTypes = None,
+    gpu: Gpus = None,
+    provider: Providers = None,
+    region: Regions = None,
+    purchase: Purchases = None,
     since: Annotated[str, typer.Option(help="window: 30d, 12h, 2w, a date, or 'all'")] = "30d",
     group: Annotated[str, typer.Option(help="offer, instance_type, gpu, provider or region (a group's price is "
                                             "its cheapest offer's)")] = "offer",
@@ -97,16 +126,13 @@ def history(
     """Price history from the store: the price at each change, and min / median / max over --since."""
     from rich.table import Table
 
-    from gpuhub.errors import QueryError
     from gpuhub.history import history as run_history
-    from gpuhub.store import StoreError
 
     if limit < 1:
         _err(f"--limit: must be a whole number of at least 1, got {limit}")
     if chart is not None and chart.suffix.lower() not in (".png", ".svg"):
         _err(f"--chart: {chart} must end in .png or .svg")
-    store = _store()
-    try:
+    with _opened_store() as store:
         result = run_history(instance_type=instance_type, gpu=gpu, provider=provider, region=region,
                              purchase=purchase, since=None if since.strip().lower() == "all" else since,
                              group=group, store=store)
@@ -116,14 +142,6 @@ def history(
             if unknown:
                 _err(f"--provider: nothing is stored for {', '.join(unknown)}; stored providers: "
                      f"{', '.join(stored) or 'none yet (run a search first)'}")
-    except QueryError as exc:
-        _err(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
-        return
-    except StoreError as exc:
-        _err(str(exc))
-        return
-    finally:
-        _close(store)
     shown = sorted(result.series, key=lambda s: (float(s.stats(result.since)["last"] or float("inf")), s.label))
     result.series = shown[:limit]
     if output is HistoryFormat.json:
@@ -213,35 +231,23 @@ def diff(
     old: Annotated[str | None, typer.Argument(help="snapshot id, or a time: 1d, 2026-11-30 (default: the "
                                                    "snapshot before NEW)")] = None,
     new: Annotated[str | None, typer.Argument(help="snapshot id or a time (default: the newest)")] = None,
-    instance_type: Annotated[list[str] | None, typer.Option(help="instance type name(s), exact")] = None,
-    gpu: Annotated[list[str] | None, typer.Option("--gpu", "-g", help="GPU name or alias")] = None,
-    provider: Annotated[list[str] | None, typer.Option("--provider", "-p", help="provider name(s)")] = None,
-    region: Annotated[list[str] | None, typer.Option("--region", "-r", help="region or zone code(s)")] = None,
-    purchase: Annotated[list[str] | None, typer.Option(help="purchase model(s)")] = None,
+    instance_type: InstanceTypes = None,
+    gpu: Gpus = None,
+    provider: Providers = None,
+    region: Regions = None,
+    purchase: Purchases = None,
     limit: Annotated[int | None, typer.Option(help="at most this many change rows in the table")] = 50,
     output: Annotated[DiffFormat, typer.Option("--format", "-f", help="table or json")] = DiffFormat.table,
 ) -> None:
     """What changed between two snapshots of each provider: prices up/down with %, offers new/gone, regions and
     GPU types that appeared, providers whose status changed."""
-    from gpuhub.errors import QueryError
     from gpuhub.history import diff as run_diff
     from gpuhub.history import make_filter
-    from gpuhub.store import StoreError
 
-    store = _store()
-    try:
+    with _opened_store() as store:
         offer_filter = make_filter(instance_type=instance_type, gpu=gpu, provider=provider, region=region,
                                    purchase=purchase)
         report = run_diff(old, new, store=store, provider=offer_filter.providers or None).filtered(offer_filter)
-    except QueryError as exc:
-        _err(f"{exc.argument.upper() if exc.argument in ('old', 'new') else '--' + exc.argument.replace('_', '-')}:"
-             f" {exc.detail}")
-        return
-    except StoreError as exc:
-        _err(str(exc))
-        return
-    finally:
-        _close(store)
     if output is DiffFormat.json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
         return
@@ -262,18 +268,17 @@ def watch(
     old: Annotated[str | None, typer.Option(help="compare from: snapshot id or time (default: the snapshot "
                                                  "before the newest)")] = None,
     new: Annotated[str | None, typer.Option(help="compare to: snapshot id or time (default: the newest)")] = None,
-    instance_type: Annotated[list[str] | None, typer.Option(help="instance type name(s), exact")] = None,
-    gpu: Annotated[list[str] | None, typer.Option("--gpu", "-g", help="GPU name or alias")] = None,
-    provider: Annotated[list[str] | None, typer.Option("--provider", "-p", help="provider name(s)")] = None,
-    region: Annotated[list[str] | None, typer.Option("--region", "-r", help="region or zone code(s)")] = None,
-    purchase: Annotated[list[str] | None, typer.Option(help="purchase model(s)")] = None,
+    instance_type: InstanceTypes = None,
+    gpu: Gpus = None,
+    provider: Providers = None,
+    region: Regions = None,
+    purchase: Purchases = None,
 ) -> None:
     """For cron and CI: exit 1 when a threshold matched (JSON report on stdout), 0 when nothing did, 2 on bad
     arguments or an unreadable store."""
     from gpuhub.errors import QueryError
     from gpuhub.history import WatchRules, parse_amount, parse_percent
     from gpuhub.history import watch as run_watch
-    from gpuhub.store import StoreError
 
     try:
         rules = WatchRules(drop_pct=parse_percent("drop", drop), rise_pct=parse_percent("rise", rise),
@@ -285,18 +290,9 @@ def watch(
     if rules == WatchRules():
         _err("give at least one threshold: --drop 10%, --rise 10%, --below 2.00, --new-gpu B300, --new-offers, "
              "--gone-offers or --provider-failed")
-    store = _store()
-    try:
+    with _opened_store() as store:
         report = run_watch(rules, old=old, new=new, instance_type=instance_type, gpu=gpu, provider=provider,
                            region=region, purchase=purchase, store=store)
-    except QueryError as exc:
-        _err(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
-        return
-    except StoreError as exc:
-        _err(str(exc))
-        return
-    finally:
-        _close(store)
     sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
     print(f"watch: {len(report.matches)} matches" if report.matched else "watch: nothing matched", file=sys.stderr)
     raise typer.Exit(1 if report.matched else 0)

@@ -46,22 +46,19 @@ log = logging.getLogger("gpuhub.plugins")
 _DATA_HOOKS = frozenset({"register_gpu_specs", "register_providers"})
 
 
-def _hooks_of(plugin: object) -> set[str]:
-    return {attr for attr in dir(plugin) if callable(getattr(plugin, attr, None))
-            and hasattr(getattr(plugin, attr), "gpuhub_impl")}
-
-
 def capture(registry: Registry, key: str) -> dict[str, Any] | None:
     """The index of a registry loaded for real (JSON-ready), or None when it must not be indexed: a plugin
     registers code (rankers, regions, commands), or any plugin did not load cleanly (its warning or failure must
     be reported on every run)."""
+    from gpuhub.plugins import _hookimpl_names
+
     if registry.strict or registry.trace:
         return None
     for report in registry.reports:
         if report.status not in ("loaded", "blocked") or report.warnings or report.error:
             return None
     for name, (plugin, _) in registry._plugins.items():
-        if name != "builtin" and _hooks_of(plugin) - _DATA_HOOKS:
+        if name != "builtin" and set(_hookimpl_names(plugin)) - _DATA_HOOKS:
             return None
     if registry.gpus.conflicts:
         return None

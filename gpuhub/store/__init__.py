@@ -175,6 +175,38 @@ def default_location(environ: Mapping[str, str] | None = None) -> str | None:
     return str(Path(platformdirs.user_cache_dir("gpuhub")) / "store")
 
 
+def latest_good_filter(provider: str, key: str | None, max_age_s: float | None, now: dt.datetime | None, *,
+                       mark: str, prefix: str = "", complete: str = "complete") -> tuple[str, list[Any]]:
+    """The WHERE clause and arguments of :meth:`Store.latest_good` for a backend: ``mark`` is its placeholder
+    (``?``, ``%s``), ``prefix`` its snapshot table's alias (``s.``), ``complete`` its true-test of the flag."""
+    where = f"WHERE {prefix}provider = {mark} AND {prefix}{complete}"
+    args: list[Any] = [provider]
+    if key is not None:
+        where += f" AND {prefix}key = {mark}"
+        args.append(key)
+    if max_age_s is not None:
+        where += f" AND {prefix}fetched_at >= {mark}"
+        args.append((now or dt.datetime.now(dt.timezone.utc)).timestamp() - max_age_s)
+    return where, args
+
+
+def columns_from_parts(snapshot: Snapshot, parts: Mapping[str, bytes]) -> OfferColumns:
+    """A snapshot's offers from its stored parts, after checking them against its content hash.
+
+    Raises:
+        StoreError: the parts do not match the hash, or do not make valid columns (a damaged store).
+    """
+    from gpuhub.store.columns import ColumnsError, OfferColumns, _hash_parts
+
+    if _hash_parts(parts) != snapshot.content_hash:
+        raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider}: stored content does not match its "
+                         "hash (damaged store)")
+    try:
+        return OfferColumns.from_parts(parts)
+    except ColumnsError as exc:
+        raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider}: {exc}") from None
+
+
 def open_store(location: str | None = None, environ: Mapping[str, str] | None = None) -> Store | None:
     """Open the store at ``location`` (default: :func:`default_location`); None when the store is off.
 

@@ -53,7 +53,32 @@ def _extra_fields() -> tuple[str, ...]:
     return tuple(name for name in Offer.model_fields if name not in _CORE)
 
 
-class OfferColumns(Sequence[Offer]):
+class OfferSequence(Sequence[Offer]):
+    """A sequence of offers built one row at a time by :meth:`offer` (0 <= row < len): indexing, negative indices
+    and slices as a tuple of offers has them."""
+
+    def offer(self, row: int) -> Offer:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> Offer: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Offer]: ...
+
+    def __getitem__(self, index: int | slice) -> Offer | list[Offer]:
+        if isinstance(index, slice):
+            return [self.offer(i) for i in range(*index.indices(len(self)))]
+        index, n = int(index), len(self)
+        if not -n <= index < n:
+            raise IndexError(index)
+        return self.offer(index % n)
+
+    def __iter__(self) -> Iterator[Offer]:
+        return (self.offer(i) for i in range(len(self)))
+
+
+class OfferColumns(OfferSequence):
     """Offers as aligned columns plus the distinct parts they point at.
 
     Args:
@@ -94,24 +119,6 @@ class OfferColumns(Sequence[Offer]):
 
     def __len__(self) -> int:
         return len(self.columns["price"])
-
-    @overload
-    def __getitem__(self, index: int) -> Offer: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Offer]: ...
-
-    def __getitem__(self, index: int | slice) -> Offer | list[Offer]:
-        """Offer(s) built from the columns (a sequence of offers, like the tuple a fetch returns)."""
-        if isinstance(index, slice):
-            return [self.offer(i) for i in range(*index.indices(len(self)))]
-        n = len(self)
-        if not -n <= index < n:
-            raise IndexError(index)
-        return self.offer(index % n)
-
-    def __iter__(self) -> Iterator[Offer]:
-        return (self.offer(i) for i in range(len(self)))
 
     # --- models for the rows that are asked for -----------------------------------------------------------
     def instance(self, code: int) -> Instance:

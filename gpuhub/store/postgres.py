@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from gpuhub.store import PruneReport, Snapshot, SnapshotMeta, StoreError
+from gpuhub.store import PruneReport, Snapshot, SnapshotMeta, StoreError, columns_from_parts, latest_good_filter
 
 if TYPE_CHECKING:
     from gpuhub.history.log import HistoryLog
@@ -197,14 +197,7 @@ class PostgresStore:
     # --- reading ------------------------------------------------------------------------------------------
     def latest_good(self, provider: str, *, key: str | None = None, max_age_s: float | None = None,
                     now: dt.datetime | None = None) -> Snapshot | None:
-        where = "WHERE s.provider = %s AND s.complete"
-        args: list[Any] = [provider]
-        if key is not None:
-            where += " AND s.key = %s"
-            args.append(key)
-        if max_age_s is not None:
-            where += " AND s.fetched_at >= %s"
-            args.append((now or dt.datetime.now(dt.timezone.utc)).timestamp() - max_age_s)
+        where, args = latest_good_filter(provider, key, max_age_s, now, mark="%s", prefix="s.")
         rows = self._run("read", _SELECT + where + " ORDER BY s.id DESC LIMIT 1", tuple(args))
         return _snapshot(rows[0]) if rows else None
 
@@ -214,20 +207,11 @@ class PostgresStore:
         return [_snapshot(r) for r in self._run("read", _SELECT + where + " ORDER BY s.id DESC" + tail, args)]
 
     def read_columns(self, snapshot: Snapshot) -> OfferColumns:
-        from gpuhub.store.columns import ColumnsError, OfferColumns, _hash_parts
-
         if snapshot.content_hash is None:
             raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider} has no offers stored")
         rows = self._run("read", "SELECT name, data FROM gpuhub_content_part WHERE hash = %s",
                          (snapshot.content_hash,))
-        parts = {str(name): bytes(data) for name, data in rows}
-        if _hash_parts(parts) != snapshot.content_hash:
-            raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider}: stored content does not match its "
-                             "hash (damaged store)")
-        try:
-            return OfferColumns.from_parts(parts)
-        except ColumnsError as exc:
-            raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider}: {exc}") from None
+        return columns_from_parts(snapshot, {str(name): bytes(data) for name, data in rows})
 
     def discard(self, snapshot: Snapshot) -> None:
         """Forget a snapshot whose content is damaged, with its content and every snapshot sharing it."""

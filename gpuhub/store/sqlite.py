@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpuhub.store import PruneReport, Snapshot, SnapshotMeta, StoreError
+from gpuhub.store import PruneReport, Snapshot, SnapshotMeta, StoreError, columns_from_parts, latest_good_filter
 
 if TYPE_CHECKING:
     from gpuhub.store.columns import OfferColumns
@@ -192,14 +192,7 @@ class SqliteStore:
 
     def latest_good(self, provider: str, *, key: str | None = None, max_age_s: float | None = None,
                     now: dt.datetime | None = None) -> Snapshot | None:
-        where = "WHERE provider = ? AND complete = 1"
-        args: list[Any] = [provider]
-        if key is not None:
-            where += " AND key = ?"
-            args.append(key)
-        if max_age_s is not None:
-            where += " AND fetched_at >= ?"
-            args.append((now or dt.datetime.now(dt.timezone.utc)).timestamp() - max_age_s)
+        where, args = latest_good_filter(provider, key, max_age_s, now, mark="?", complete="complete = 1")
         found = self._query(where + " ORDER BY id DESC LIMIT 1", tuple(args))
         return found[0] if found else None
 
@@ -209,8 +202,6 @@ class SqliteStore:
         return self._query(where + " ORDER BY id DESC" + tail, args)
 
     def read_columns(self, snapshot: Snapshot) -> OfferColumns:
-        from gpuhub.store.columns import ColumnsError, OfferColumns, _hash_parts
-
         if snapshot.content_hash is None:
             raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider} has no offers stored")
         try:
@@ -219,13 +210,7 @@ class SqliteStore:
                                               (snapshot.content_hash,)).fetchall())
         except sqlite3.Error as exc:
             raise self._failed(exc, "read") from None
-        if _hash_parts(parts) != snapshot.content_hash:
-            raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider}: stored content does not match its "
-                             "hash (damaged store)")
-        try:
-            return OfferColumns.from_parts(parts)
-        except ColumnsError as exc:
-            raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider}: {exc}") from None
+        return columns_from_parts(snapshot, parts)
 
     def discard(self, snapshot: Snapshot) -> None:
         try:
