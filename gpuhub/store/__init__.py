@@ -175,6 +175,20 @@ def default_location(environ: Mapping[str, str] | None = None) -> str | None:
     return str(Path(platformdirs.user_cache_dir("gpuhub")) / "store")
 
 
+def snapshot_from_row(row: tuple[Any, ...]) -> Snapshot:
+    """A :class:`Snapshot` from a backend's row (id, provider, fetched_at as a POSIX timestamp, data_date ISO text,
+    source_kind, source JSON, key, complete, status JSON, purchases JSON, content_hash, offers, size in bytes)."""
+    import json
+
+    (ident, provider, fetched_at, data_date, source_kind, source, key, complete, status, purchases, content_hash,
+     offers, size) = row
+    return Snapshot(provider=provider, fetched_at=dt.datetime.fromtimestamp(fetched_at, dt.timezone.utc),
+                    data_date=dt.date.fromisoformat(data_date) if data_date else None, source_kind=source_kind,
+                    source=json.loads(source), key=key, complete=bool(complete), status=json.loads(status),
+                    purchases=tuple(json.loads(purchases)), id=int(ident), content_hash=content_hash,
+                    offers=int(offers), size_bytes=int(size))
+
+
 def latest_good_filter(provider: str, key: str | None, max_age_s: float | None, now: dt.datetime | None, *,
                        mark: str, prefix: str = "", complete: str = "complete") -> tuple[str, list[Any]]:
     """The WHERE clause and arguments of :meth:`Store.latest_good` for a backend: ``mark`` is its placeholder

@@ -30,7 +30,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from gpuhub.store import PruneReport, Snapshot, SnapshotMeta, StoreError, columns_from_parts, latest_good_filter
+from gpuhub.store import (
+    PruneReport,
+    Snapshot,
+    SnapshotMeta,
+    StoreError,
+    columns_from_parts,
+    latest_good_filter,
+    snapshot_from_row,
+)
 
 if TYPE_CHECKING:
     from gpuhub.history.log import HistoryLog
@@ -199,12 +207,12 @@ class PostgresStore:
                     now: dt.datetime | None = None) -> Snapshot | None:
         where, args = latest_good_filter(provider, key, max_age_s, now, mark="%s", prefix="s.")
         rows = self._run("read", _SELECT + where + " ORDER BY s.id DESC LIMIT 1", tuple(args))
-        return _snapshot(rows[0]) if rows else None
+        return snapshot_from_row(rows[0]) if rows else None
 
     def snapshots(self, provider: str | None = None, *, limit: int | None = None) -> list[Snapshot]:
         where, args = ("WHERE s.provider = %s", (provider,)) if provider is not None else ("", ())
         tail = f" LIMIT {int(limit)}" if limit is not None else ""
-        return [_snapshot(r) for r in self._run("read", _SELECT + where + " ORDER BY s.id DESC" + tail, args)]
+        return [snapshot_from_row(r) for r in self._run("read", _SELECT + where + " ORDER BY s.id DESC" + tail, args)]
 
     def read_columns(self, snapshot: Snapshot) -> OfferColumns:
         if snapshot.content_hash is None:
@@ -311,13 +319,3 @@ class PostgresStore:
         close_history(self)
         with self._lock:
             self._db.close()
-
-
-def _snapshot(row: tuple[Any, ...]) -> Snapshot:
-    (ident, provider, fetched_at, data_date, source_kind, source, key, complete, status, purchases, content_hash,
-     offers, size) = row
-    return Snapshot(provider=provider, fetched_at=dt.datetime.fromtimestamp(fetched_at, dt.timezone.utc),
-                    data_date=dt.date.fromisoformat(data_date) if data_date else None, source_kind=source_kind,
-                    source=json.loads(source), key=key, complete=bool(complete), status=json.loads(status),
-                    purchases=tuple(json.loads(purchases)), id=int(ident), content_hash=content_hash,
-                    offers=int(offers), size_bytes=int(size))

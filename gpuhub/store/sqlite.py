@@ -30,7 +30,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpuhub.store import PruneReport, Snapshot, SnapshotMeta, StoreError, columns_from_parts, latest_good_filter
+from gpuhub.store import (
+    PruneReport,
+    Snapshot,
+    SnapshotMeta,
+    StoreError,
+    columns_from_parts,
+    latest_good_filter,
+    snapshot_from_row,
+)
 
 if TYPE_CHECKING:
     from gpuhub.store.columns import OfferColumns
@@ -188,7 +196,7 @@ class SqliteStore:
                     f"{sql}", args).fetchall()
         except sqlite3.Error as exc:
             raise self._failed(exc, "read") from None
-        return [_snapshot(r) for r in rows]
+        return [snapshot_from_row(r) for r in rows]
 
     def latest_good(self, provider: str, *, key: str | None = None, max_age_s: float | None = None,
                     now: dt.datetime | None = None) -> Snapshot | None:
@@ -295,16 +303,6 @@ class SqliteStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-
-def _snapshot(row: tuple[Any, ...]) -> Snapshot:
-    (ident, provider, fetched_at, data_date, source_kind, source, key, complete, status, purchases, content_hash,
-     offers, size) = row
-    return Snapshot(provider=provider, fetched_at=dt.datetime.fromtimestamp(fetched_at, dt.timezone.utc),
-                    data_date=dt.date.fromisoformat(data_date) if data_date else None, source_kind=source_kind,
-                    source=json.loads(source), key=key, complete=bool(complete), status=json.loads(status),
-                    purchases=tuple(json.loads(purchases)), id=ident, content_hash=content_hash, offers=offers,
-                    size_bytes=size)
 
 
 def _check_not_truncated(path: Path) -> None:
