@@ -72,7 +72,7 @@ class OutputFormat(str, Enum):
 def _fail_usage(message: str) -> None:
     from rich.markup import escape
 
-    err.print(f"[red]error:[/red] {escape(message)}", highlight=False)  # "gpuhub[web]" is text, not markup
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False)  # "gpuhub-core[web]" is text, not markup
     raise typer.Exit(2)
 
 
@@ -525,7 +525,7 @@ def serve(
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
 ) -> None:
-    """Serve the web page and the JSON API (/api/, same answers as the CLI's JSON); needs gpuhub[web]."""
+    """Serve the web page and the JSON API (/api/, same answers as the CLI's JSON); needs gpuhub-core[web]."""
     if fetch not in ("auto", "live", "replay"):
         _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
     from gpuhub.web import LOOPBACK
@@ -536,7 +536,7 @@ def serve(
 
         import gpuhub.web.app  # noqa: F401
     except ModuleNotFoundError as exc:
-        _fail_usage(f"gpuhub serve needs the web extra ({exc.name} is missing): pip install 'gpuhub[web]'")
+        _fail_usage(f"gpuhub serve needs the web extra ({exc.name} is missing): pip install 'gpuhub-core[web]'")
     if host not in LOOPBACK:
         err.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who reaches it can use it (no login)",
                   highlight=False)

@@ -25,6 +25,7 @@ from typing import Any
 import pluggy
 
 from gpuhub import hookspecs
+from gpuhub.bundled import BUNDLED_PROVIDERS
 from gpuhub.errors import PluginError
 from gpuhub.gpus import GpuSpec, GpuTable
 from gpuhub.provider import Provider
@@ -35,10 +36,6 @@ __all__ = ["PluginReport", "Registry", "get_registry", "has_registry", "reset_re
 log = logging.getLogger("gpuhub.plugins")
 ENTRY_POINT_GROUP = "gpuhub"
 _PROVIDER_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
-BUNDLED_PROVIDERS = {"aws": "gpuhub-aws", "azure": "gpuhub-azure", "gcp": "gpuhub-gcp", "lambda": "gpuhub-lambda",
-                     "coreweave": "gpuhub-coreweave"}
-"""Provider names of the plugins in this repository and the distribution that owns each: no other distribution
-may register them (an impostor ``lambda`` would serve its own prices as Lambda's)."""
 DEFAULT_LOAD_TIMEOUT_S = 10.0
 """How long one plugin's import or hook may run, seconds (``GPUHUB_PLUGIN_TIMEOUT``); past it, it is ``hung``."""
 _LOAD_LIMIT: list[float] = []

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from gpuhub.bundled import BUNDLED_PROVIDERS
 from gpuhub.errors import QueryError
 from gpuhub.gpus import GpuTable, UnknownGpuError
 from gpuhub.location import Place, resolve_place
@@ -25,8 +26,7 @@ WORKLOADS = ("training", "inference", "data-science", "rendering", "scientific")
 
 GROUP_KEYS = ("instance-type", "gpu", "provider", "region")
 """What ``group_by`` accepts (combinable)."""
-KNOWN_PLUGINS = {"aws": "gpuhub-aws", "azure": "gpuhub-azure", "gcp": "gpuhub-gcp", "lambda": "gpuhub-lambda",
-                 "coreweave": "gpuhub-coreweave"}
+KNOWN_PLUGINS = BUNDLED_PROVIDERS
 """Providers of this project's plugin distributions (for "not installed: pip install ..." messages)."""
 
 __all__ = ["GROUP_KEYS", "Query", "build_query"]

@@ -34,43 +34,43 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
-import gpuhub
+from gpuhub.plugin import Credential, Instance, Offer, Price, Provider, ProviderContext, RegionFacts, hookimpl
 
 
-class {cls}(gpuhub.Provider):
+class {cls}(Provider):
     name = "{name}"
     kind = "internal"
     base_url = "https://gpus.{name}.example"
-    credentials = (gpuhub.Credential(("{env}",), "an API token of the {name} GPU API"),)
+    credentials = (Credential(("{env}",), "an API token of the {name} GPU API"),)
 
-    def fetch(self, ctx: gpuhub.ProviderContext) -> Iterator[gpuhub.Offer]:
+    def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         token = ctx.require_secret("{env}")  # None when replaying the bundled recording
         headers = {{"Authorization": f"Bearer {{token.get_secret_value()}}"}} if token else {{}}
         items: Any = ctx.get_json(f"{{ctx.base_url()}}/v1/offers", headers=headers)
         for item in items:
             with ctx.guard("offer"):  # a malformed record is skipped and counted, not raised
-                instance = gpuhub.Instance(provider=self.name, instance_type=item["type"], gpu=ctx.gpu(item["gpu"]),
-                                           gpu_count=item["gpus"], vcpus=item.get("vcpus"),
-                                           memory_gib=item.get("ram_gib"))
-                price = gpuhub.Price(amount=Decimal(str(item["usd_per_hour"])), currency="USD",
-                                     purchase="on_demand")
-                yield gpuhub.Offer(instance=instance, region=ctx.region(item["region"]), price=price,
-                                   available=item.get("available"), source=ctx.source)
+                instance = Instance(provider=self.name, instance_type=item["type"], gpu=ctx.gpu(item["gpu"]),
+                                    gpu_count=item["gpus"], vcpus=item.get("vcpus"),
+                                    memory_gib=item.get("ram_gib"))
+                price = Price(amount=Decimal(str(item["usd_per_hour"])), currency="USD",
+                              purchase="on_demand")
+                yield Offer(instance=instance, region=ctx.region(item["region"]), price=price,
+                            available=item.get("available"), source=ctx.source)
 
 
-@gpuhub.hookimpl
-def register_providers(register: Callable[[gpuhub.Provider], None]) -> None:
+@hookimpl
+def register_providers(register: Callable[[Provider], None]) -> None:
     register({cls}())
 
 
-@gpuhub.hookimpl
-def register_regions(register: Callable[[gpuhub.RegionFacts], None]) -> None:
+@hookimpl
+def register_regions(register: Callable[[RegionFacts], None]) -> None:
     # Where the regions are: --near, --max-rtt, --continent, --country and carbon ranking use these facts.
-    register(gpuhub.RegionFacts(provider="{name}", region="{name}-fra", city="Frankfurt", country="DE",
-                                continent="Europe", lat=50.11, lon=8.68, carbon_gco2e_per_kwh=276.0,
-                                carbon_year="2024", carbon_source="your facilities team's figure"))
-    register(gpuhub.RegionFacts(provider="{name}", region="{name}-iad", city="Ashburn", country="US",
-                                continent="North America", lat=39.04, lon=-77.49))
+    register(RegionFacts(provider="{name}", region="{name}-fra", city="Frankfurt", country="DE",
+                         continent="Europe", lat=50.11, lon=8.68, carbon_gco2e_per_kwh=276.0,
+                         carbon_year="2024", carbon_source="your facilities team's figure"))
+    register(RegionFacts(provider="{name}", region="{name}-iad", city="Ashburn", country="US",
+                         continent="North America", lat=39.04, lon=-77.49))
 '''
 
 _PYPROJECT = '''[build-system]
@@ -82,7 +82,7 @@ name = "gpuhub-{name}"
 version = "0.1.0"
 description = "gpuhub provider plugin for the {name} GPU cloud"
 requires-python = ">=3.10"
-dependencies = ["gpuhub"]
+dependencies = ["gpuhub-core>=0.1,<0.2"]
 
 [project.optional-dependencies]
 test = ["pytest>=8"]
@@ -97,7 +97,7 @@ packages = ["gpuhub_{name}"]
 gpuhub_{name} = ["recording/*"]
 '''
 
-_TEST = '''from gpuhub.testing import ProviderConformance
+_TEST = '''from gpuhub.plugin import ProviderConformance
 
 
 class Test{cls}Conformance(ProviderConformance):

@@ -32,7 +32,8 @@ from gpuhub.recording import ReplayTransport, load_manifest
 from gpuhub.retry import RetryPolicy
 from gpuhub.store import Store
 
-__all__ = ["FAST_RETRY", "CountingTransport", "ProviderConformance", "make_engine", "run_provider"]
+__all__ = ["FAST_RETRY", "CountingTransport", "ProviderConformance", "make_engine", "reset_state", "run_cli",
+           "run_provider"]
 
 FAST_RETRY = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=30, jitter_s=0)
 """A retry policy without waits, for tests: 3 attempts."""
@@ -74,6 +75,27 @@ def run_provider(engine: Engine, name: str, **kwargs: Any) -> tuple[tuple[Offer,
     tuple of :class:`Offer` objects (built from the stored columns when they came from the store)."""
     [(offers, status)] = engine.collect([name], **kwargs)
     return tuple(offers), status
+
+
+def reset_state() -> None:
+    """Forget the process-wide plugin registry and default engine, so the next search loads the plugins and opens
+    the store (``GPUHUB_STORE``, ...) again from the current environment; for tests that change settings."""
+    from gpuhub.plugins import reset_registry
+    from gpuhub.searching import reset_default_engine
+
+    reset_registry()
+    reset_default_engine()
+
+
+def run_cli(args: list[str], env: Mapping[str, str] | None = None) -> Any:
+    """Run ``gpuhub ARGS...`` in this process (typer's ``CliRunner``) and return its result: ``exit_code``,
+    ``stdout``, ``stderr``, ``output``. ``env`` adds environment variables for the run. Call :func:`reset_state`
+    first when the environment changed since the last search in this process."""
+    from typer.testing import CliRunner
+
+    from gpuhub.cli import app
+
+    return CliRunner().invoke(app, args, env=dict(env) if env else None)
 
 
 class ProviderConformance:

@@ -1,7 +1,7 @@
 """Price-history charts: a terminal plot (plotext) and an image file, PNG or SVG (matplotlib, no display needed).
 
 Prices hold between changes, so each series is drawn as steps (the price stays until the next point); a gap means
-the offer was gone. Both libraries are imported only when a chart is drawn (``pip install 'gpuhub[charts]'``).
+the offer was gone. Both libraries are imported only when a chart is drawn (``pip install 'gpuhub-core[charts]'``).
 """
 
 from __future__ import annotations

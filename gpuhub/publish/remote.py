@@ -75,7 +75,7 @@ class S3Target:
         try:
             import boto3
         except ImportError:
-            raise TargetError("s3:// catalogs need boto3: pip install 'gpuhub[s3]'") from None
+            raise TargetError("s3:// catalogs need boto3: pip install 'gpuhub-core[s3]'") from None
         endpoint = os.environ.get("GPUHUB_S3_ENDPOINT_URL") or None
         session = boto3.session.Session()
         config = None

@@ -102,7 +102,7 @@ class PostgresStore:
             import psycopg  # noqa: F401
         except ImportError:
             raise StoreError("GPUHUB_STORE is a PostgreSQL URL but psycopg is not installed: "
-                             "pip install 'gpuhub[postgres]'") from None
+                             "pip install 'gpuhub-core[postgres]'") from None
         self._db = self._connect()
         self._migrate()
 

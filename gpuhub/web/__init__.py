@@ -1,4 +1,4 @@
-"""``gpuhub serve``: the web page and the JSON API (install with ``pip install 'gpuhub[web]'``).
+"""``gpuhub serve``: the web page and the JSON API (install with ``pip install 'gpuhub-core[web]'``).
 
 Importing this package is cheap; the web stack (Starlette, Jinja2, uvicorn) loads in :func:`serve` and
 :func:`gpuhub.web.app.create_app`.
@@ -27,7 +27,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, fixtures_dir: Path | Non
         from gpuhub.web.app import create_app
     except ModuleNotFoundError as exc:
         raise ModuleNotFoundError(f"gpuhub serve needs the web extra ({exc.name} is missing): "
-                                  "pip install 'gpuhub[web]'") from exc
+                                  "pip install 'gpuhub-core[web]'") from exc
     app = create_app(fixtures_dir=fixtures_dir, fetch=fetch)  # type: ignore[arg-type]
     uvicorn.run(app, host=host, port=port, log_level="warning", limit_concurrency=64,
                 h11_max_incomplete_event_size=16 * 1024)

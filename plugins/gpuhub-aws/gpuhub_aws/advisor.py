@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpuhub.obtain import SpotRisk
+from gpuhub.plugin import SpotRisk
 
 __all__ = ["ADVISOR_URL", "SOURCE", "Advisor", "parse_advisor"]
 

@@ -17,10 +17,16 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 
-from gpuhub.errors import CredentialsError, ProviderError
-from gpuhub.model import Instance, Offer, Price
-from gpuhub.obtain import Obtainability, Reservation
-from gpuhub.provider import ProviderContext
+from gpuhub.plugin import (
+    CredentialsError,
+    Instance,
+    Obtainability,
+    Offer,
+    Price,
+    ProviderContext,
+    ProviderError,
+    Reservation,
+)
 from gpuhub_aws.parse import _local, _money, _timestamp, _xml_root, ec2_error
 
 __all__ = ["DEFAULT_HOURS", "FAMILIES", "capacity_block_offers", "capacity_block_params", "is_capacity_block_type",

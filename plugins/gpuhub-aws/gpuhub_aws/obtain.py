@@ -10,10 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator
 
-from gpuhub.errors import ProviderError
-from gpuhub.model import Offer
-from gpuhub.obtain import Obtainability, SpotRisk
-from gpuhub.provider import ProviderContext
+from gpuhub.plugin import Obtainability, Offer, ProviderContext, ProviderError, SpotRisk
 from gpuhub_aws.advisor import ADVISOR_URL, SOURCE, Advisor, parse_advisor
 
 __all__ = ["attach_risk", "load_advisor"]

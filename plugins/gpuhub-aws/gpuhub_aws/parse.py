@@ -33,8 +33,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from gpuhub.errors import ProviderError
-from gpuhub.model import Gpu, Instance
+from gpuhub.plugin import Gpu, Instance, ProviderError
 from gpuhub_aws.jsonstream import Action, JsonObjectWalker, JsonStreamError
 
 __all__ = [

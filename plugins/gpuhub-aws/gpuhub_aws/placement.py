@@ -13,10 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from gpuhub.errors import ProviderError
-from gpuhub.model import Offer
-from gpuhub.obtain import Obtainability
-from gpuhub.provider import ProviderContext
+from gpuhub.plugin import Obtainability, Offer, ProviderContext, ProviderError
 from gpuhub_aws.parse import _local, _xml_root, ec2_error
 
 __all__ = ["parse_placement_scores", "placement_params", "placement_scores", "with_scores"]

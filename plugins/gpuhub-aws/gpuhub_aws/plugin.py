@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import gpuhub
-from gpuhub.gpus import GpuSpec
-from gpuhub.provider import Provider
+from gpuhub.plugin import GpuSpec, Provider, hookimpl
 from gpuhub_aws.parse import GPU_ALIASES
 from gpuhub_aws.provider import AwsProvider
 
 
-@gpuhub.hookimpl
+@hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     """Register the ``aws`` provider."""
     register(AwsProvider())
 
 
-@gpuhub.hookimpl
+@hookimpl
 def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str, str], None]) -> None:
     """AWS spellings the core's GPU table does not resolve by itself (``DescribeInstanceTypes`` names)."""
     for spelling, canonical in GPU_ALIASES.items():

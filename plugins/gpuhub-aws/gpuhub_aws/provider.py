@@ -27,9 +27,16 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
-from gpuhub.errors import CredentialsError, ProviderError
-from gpuhub.model import Instance, Offer, Price
-from gpuhub.provider import Credential, Provider, ProviderContext
+from gpuhub.plugin import (
+    Credential,
+    CredentialsError,
+    Instance,
+    Offer,
+    Price,
+    Provider,
+    ProviderContext,
+    ProviderError,
+)
 from gpuhub_aws.capacity_blocks import capacity_block_offers
 from gpuhub_aws.obtain import attach_risk, load_advisor
 from gpuhub_aws.parse import (

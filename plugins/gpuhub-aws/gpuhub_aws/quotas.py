@@ -20,9 +20,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from gpuhub.errors import ProviderError
-from gpuhub.model import Offer
-from gpuhub.obtain import Obtainability
+from gpuhub.plugin import Obtainability, Offer, ProviderError
 
 __all__ = ["QUOTA_TARGET", "Quotas", "instance_class", "list_quotas_body", "parse_quotas", "quota_error",
            "with_quotas"]

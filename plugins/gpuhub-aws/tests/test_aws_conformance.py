@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpuhub.testing import ProviderConformance
+from gpuhub.plugin import ProviderConformance
 
 EMPTY_OFFER_FILE = (b'{"formatVersion":"v1.0","offerCode":"AmazonEC2","version":"20261130000000",'
                     b'"publicationDate":"2026-11-30T00:00:00Z","products":{},"terms":{"OnDemand":{},"Reserved":{}}}')

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuhub import Offer, ProviderStatus, Registry
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.plugin import Offer, ProviderStatus, Registry, make_engine, run_provider
 
 CATALOG = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "skypilot-catalog" / "aws" / "vms.csv"
 

@@ -20,10 +20,7 @@ from gpuhub_aws.parse import (
     spec_from_api,
 )
 
-from gpuhub.gpus import GpuTable
-from gpuhub.model import Gpu
-from gpuhub.plugins import Registry
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.plugin import Gpu, GpuTable, Registry, make_engine, run_provider
 
 SHARED = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "provider-samples" / "aws"
 

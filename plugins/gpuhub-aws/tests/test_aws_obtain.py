@@ -16,8 +16,7 @@ import pytest
 from gpuhub_aws.advisor import parse_advisor
 
 import gpuhub
-from gpuhub import Engine, Registry
-from gpuhub.testing import make_engine
+from gpuhub.plugin import Engine, Registry, make_engine
 
 SHARED = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "obtainability" / "aws"
 

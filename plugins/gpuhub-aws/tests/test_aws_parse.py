@@ -23,8 +23,7 @@ from gpuhub_aws.parse import (
 )
 from gpuhub_aws.synthetic import offer_document, on_demand_terms, product, reserved_terms
 
-from gpuhub.errors import ProviderError
-from gpuhub.plugins import Registry
+from gpuhub.plugin import ProviderError, Registry
 
 SHARED = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "provider-samples" / "aws"
 NS = "http://ec2.amazonaws.com/doc/2016-11-15"

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import gpuhub
-from gpuhub.testing import make_engine
+from gpuhub.plugin import make_engine
 
 
 def test_p5_price_per_bf16_tflop_hour() -> None:

@@ -19,11 +19,16 @@ from gpuhub_aws.provider import DEFAULT_REGIONS, AwsProvider
 from gpuhub_aws.synthetic import offer_document, on_demand_terms, product
 
 import gpuhub
-from gpuhub.model import Offer
-from gpuhub.plugins import Registry
-from gpuhub.provider import ProviderStatus
-from gpuhub.recording import ReplayTransport, load_manifest
-from gpuhub.testing import CountingTransport, make_engine, run_provider
+from gpuhub.plugin import (
+    CountingTransport,
+    Offer,
+    ProviderStatus,
+    Registry,
+    ReplayTransport,
+    load_manifest,
+    make_engine,
+    run_provider,
+)
 
 KEYS = {"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"}
 NS = "http://ec2.amazonaws.com/doc/2016-11-15"

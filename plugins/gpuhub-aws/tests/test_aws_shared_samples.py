@@ -18,7 +18,7 @@ from gpuhub_aws.parse import (
     reserved_prices,
 )
 
-from gpuhub.errors import ProviderError
+from gpuhub.plugin import ProviderError
 
 SAMPLES = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "provider-samples" / "aws"
 

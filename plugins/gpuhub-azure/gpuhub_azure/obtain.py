@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from gpuhub.model import Offer
-from gpuhub.obtain import Obtainability, SpotRisk
+from gpuhub.plugin import Obtainability, Offer, SpotRisk
 
 __all__ = ["SOURCE", "attach_risk"]
 

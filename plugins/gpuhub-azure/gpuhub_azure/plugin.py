@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import gpuhub
-from gpuhub import GpuSpec, Provider
+from gpuhub.plugin import GpuSpec, Provider, hookimpl
 from gpuhub_azure.provider import AzureProvider
 
 # Azure's own GPU spellings (size docs, Resource SKUs family names) mapped to gpuhub's canonical names.
@@ -18,13 +17,13 @@ AZURE_GPU_ALIASES: dict[str, str] = {
 }
 
 
-@gpuhub.hookimpl
+@hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     """Register the Azure provider."""
     register(AzureProvider())
 
 
-@gpuhub.hookimpl
+@hookimpl
 def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str, str], None]) -> None:
     """Azure's spellings of GPUs the core table already knows (no new GPU rows)."""
     for spelling, canonical in AZURE_GPU_ALIASES.items():

@@ -33,9 +33,17 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import pydantic
 
-from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext
-from gpuhub.errors import CredentialsError, ProviderError
-from gpuhub.regions import known_regions
+from gpuhub.plugin import (
+    Credential,
+    CredentialsError,
+    Instance,
+    Offer,
+    Price,
+    Provider,
+    ProviderContext,
+    ProviderError,
+    known_regions,
+)
 from gpuhub_azure.obtain import attach_risk
 from gpuhub_azure.parse import (
     PriceRow,

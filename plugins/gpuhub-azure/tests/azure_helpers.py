@@ -13,10 +13,7 @@ from urllib.parse import parse_qsl, urlsplit
 import gpuhub_azure.plugin
 import httpx
 
-from gpuhub.model import Offer
-from gpuhub.plugins import Registry
-from gpuhub.provider import ProviderStatus
-from gpuhub.testing import CountingTransport, make_engine, run_provider
+from gpuhub.plugin import CountingTransport, Offer, ProviderStatus, Registry, make_engine, run_provider
 
 REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
 AZURE_SAMPLES = REFERENCE / "provider-samples" / "azure"

@@ -11,9 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from azure_helpers import azure_registry
 
-from gpuhub.model import Offer
-from gpuhub.provider import ProviderStatus
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.plugin import Offer, ProviderStatus, make_engine, run_provider
 
 
 @pytest.fixture(scope="session")

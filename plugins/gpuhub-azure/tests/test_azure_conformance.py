@@ -8,8 +8,7 @@ import httpx
 from azure_helpers import RECORDED_REGIONS, azure_registry
 from gpuhub_azure.provider import IDENTITY_ENV, AzureProvider
 
-from gpuhub.recording import ReplayTransport, load_manifest
-from gpuhub.testing import ProviderConformance, make_engine
+from gpuhub.plugin import ProviderConformance, ReplayTransport, load_manifest, make_engine
 
 
 class TestAzureConformance(ProviderConformance):

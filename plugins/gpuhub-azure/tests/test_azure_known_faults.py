@@ -18,7 +18,7 @@ from gpuhub_azure.parse import family_gpu
 from gpuhub_azure.provider import IDENTITY_ENV, AzureProvider
 
 import gpuhub
-from gpuhub.testing import CountingTransport, make_engine, run_provider
+from gpuhub.plugin import CountingTransport, make_engine, run_provider
 
 
 def _live() -> dict[str, str]:

@@ -21,8 +21,7 @@ from azure_helpers import AZURE_SAMPLES, NORMALIZED, azure_registry, find, query
 from gpuhub_azure.parse import classify_item, is_windows, page_items, select_prices, size_table
 from gpuhub_azure.provider import AzureProvider, price_filter
 
-from gpuhub.recording import load_manifest
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.plugin import load_manifest, make_engine, run_provider
 
 PLUGIN = Path(__file__).resolve().parents[1]
 RECORDING = PLUGIN / "gpuhub_azure" / "recording"

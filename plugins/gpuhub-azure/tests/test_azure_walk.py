@@ -13,9 +13,14 @@ import pytest
 from azure_helpers import azure_registry, envelope, find, item, pages_handler, query, region_of, serve
 from gpuhub_azure.provider import API_VERSION, IDENTITY_ENV, AzureProvider, price_filter
 
-from gpuhub.recording import ReplayTransport, load_manifest
-from gpuhub.regions import known_regions
-from gpuhub.testing import make_engine
+from gpuhub.plugin import (
+    CountingTransport,
+    ReplayTransport,
+    known_regions,
+    load_manifest,
+    make_engine,
+    run_provider,
+)
 
 LINK = "https://prices.azure.com:443/api/retail/prices?currencyCode='USD'&$filter=armRegionName%20eq%20'westeurope'"
 
@@ -145,7 +150,6 @@ def test_live_default_walks_every_known_azure_region() -> None:
         transport_regions.append(region_of(request))
         return httpx.Response(200, json=envelope([]))
 
-    from gpuhub.testing import CountingTransport, run_provider
 
     offers, status = run_provider(make_engine(azure_registry(), transport=CountingTransport(handler), environ={}),
                                   "azure", mode="live")

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import gpuhub
-from gpuhub.gpus import GpuSpec
-from gpuhub.provider import Provider
+from gpuhub.plugin import GpuSpec, Provider, hookimpl
 from gpuhub_coreweave.parse import GPU_LABELS
 from gpuhub_coreweave.provider import CoreWeave
 
 
-@gpuhub.hookimpl
+@hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     """Register the CoreWeave provider."""
     register(CoreWeave())
 
 
-@gpuhub.hookimpl
+@hookimpl
 def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str, str], None]) -> None:
     """Alias CoreWeave's own GPU labels (``A100_NVLINK``, ``H100_PCIE``, ...) to canonical GPUs.
 

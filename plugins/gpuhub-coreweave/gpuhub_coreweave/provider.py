@@ -14,9 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from gpuhub.errors import ProviderError
-from gpuhub.model import Instance, Offer, Price
-from gpuhub.provider import Provider, ProviderContext
+from gpuhub.plugin import Instance, Offer, Price, Provider, ProviderContext, ProviderError
 from gpuhub_coreweave.parse import TableMeta, TableRow, row_from_json, storage_tb_to_gib, table_meta
 
 __all__ = ["TABLE_FILE", "CoreWeave", "load_table"]

@@ -29,7 +29,7 @@ sys.path.insert(0, str(PLUGIN))
 
 from gpuhub_coreweave.parse import cpu_arch_for, page_row, parse_money, parse_spot, read_transcription_plans  # noqa: E402
 
-from gpuhub.gpus import GpuTable, load_builtin_specs  # noqa: E402
+from gpuhub.plugin import GpuTable, load_builtin_specs  # noqa: E402
 
 VERIFIED_AT = "2026-09-20"
 SOURCE_URL = "https://www.coreweave.com/pricing"

@@ -8,10 +8,7 @@ from pathlib import Path
 import gpuhub_coreweave.plugin
 import pytest
 
-from gpuhub.model import Offer
-from gpuhub.plugins import Registry
-from gpuhub.provider import ProviderStatus
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.plugin import Offer, ProviderStatus, Registry, make_engine, run_provider
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
 

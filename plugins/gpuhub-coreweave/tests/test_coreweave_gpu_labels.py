@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from gpuhub_coreweave.parse import GPU_LABELS, canonical_gpu_name, cpu_arch_for, gpu_label
 
-from gpuhub.plugins import Registry
+from gpuhub.plugin import Registry
 
 # Every CoreWeave label that has a canonical GPU, with the GPU, form factor and memory CoreWeave's docs give.
 EXPECTED = {

@@ -9,9 +9,7 @@ from pathlib import Path
 from gpuhub_coreweave.parse import canonical_gpu_name, page_row, parse_quota, read_transcription_plans
 
 import gpuhub
-from gpuhub.model import Offer
-from gpuhub.plugins import Registry
-from gpuhub.testing import make_engine
+from gpuhub.plugin import Offer, Registry, make_engine
 
 PAGE = "pricing-page-transcription.coreweave.com-pricing.2026-09-20.api-evangelist.yml"
 

@@ -8,10 +8,7 @@ import httpx
 import pytest
 
 import gpuhub
-from gpuhub.model import Offer
-from gpuhub.plugins import Registry
-from gpuhub.provider import ProviderStatus
-from gpuhub.testing import CountingTransport, make_engine, run_provider
+from gpuhub.plugin import CountingTransport, Offer, ProviderStatus, Registry, make_engine, run_provider
 
 GENERAL_ACCESS_NA = {"US-EAST-01", "US-EAST-02", "US-EAST-04", "US-EAST-06", "US-EAST-08", "US-EAST-13",
                      "US-EAST-14", "RNO2", "US-WEST-01", "US-WEST-04", "US-WEST-09", "US-WEST-10", "US-CENTRAL-06",

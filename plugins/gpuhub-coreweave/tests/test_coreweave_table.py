@@ -25,10 +25,7 @@ from gpuhub_coreweave.parse import (
 )
 from gpuhub_coreweave.provider import CoreWeave, load_table
 
-from gpuhub.errors import ProviderError
-from gpuhub.model import Offer, Source
-from gpuhub.plugins import Registry
-from gpuhub.provider import ProviderContext
+from gpuhub.plugin import Offer, ProviderContext, ProviderError, Registry, Source
 
 PLUGIN = Path(__file__).resolve().parents[1]
 PAGE = "pricing-page-transcription.coreweave.com-pricing.2026-09-20.api-evangelist.yml"

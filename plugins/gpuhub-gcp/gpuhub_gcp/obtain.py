@@ -16,9 +16,7 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
-from gpuhub.model import Instance, Offer, Price
-from gpuhub.obtain import Obtainability, Reservation, SpotRisk
-from gpuhub.provider import ProviderContext
+from gpuhub.plugin import Instance, Obtainability, Offer, Price, ProviderContext, Reservation, SpotRisk
 from gpuhub_gcp.machines import MachineType, machine_types
 from gpuhub_gcp.parse import Component, Notes, PriceIndex, Unpriced, build_index, price_machine_type
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import gpuhub
-from gpuhub import Provider
+from gpuhub.plugin import Provider, hookimpl
 from gpuhub_gcp.machines import ACCELERATORS
 from gpuhub_gcp.provider import GcpProvider
 
@@ -13,13 +12,13 @@ from gpuhub_gcp.provider import GcpProvider
 GCP_GPU_ALIASES: dict[str, str] = {a.name: a.canonical for a in ACCELERATORS.values()}
 
 
-@gpuhub.hookimpl
+@hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     """Register the GCP provider."""
     register(GcpProvider())
 
 
-@gpuhub.hookimpl
+@hookimpl
 def register_gpu_specs(register: Callable[..., None], alias: Callable[[str, str], None]) -> None:
     """Map GCP accelerator type names (``nvidia-tesla-a100``, ``nvidia-h100-mega-80gb``) to canonical GPU names."""
     for spelling, canonical in GCP_GPU_ALIASES.items():

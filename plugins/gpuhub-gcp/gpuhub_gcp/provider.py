@@ -14,8 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext
-from gpuhub.errors import ProviderError
+from gpuhub.plugin import Credential, Instance, Offer, Price, Provider, ProviderContext, ProviderError
 from gpuhub_gcp.machines import ACCELERATORS, MachineType, machine_types
 from gpuhub_gcp.obtain import attach_risk, dws_offers
 from gpuhub_gcp.parse import Component, Notes, PricedType, PriceIndex, Unpriced, build_index, price_machine_type

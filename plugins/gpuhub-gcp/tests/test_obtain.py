@@ -11,8 +11,7 @@ import pytest
 from gpuhub_gcp.obtain import dws_purchase
 
 import gpuhub
-from gpuhub import Registry
-from gpuhub.testing import make_engine
+from gpuhub.plugin import Registry, make_engine
 
 
 def test_gcp_spot_offers_say_no_rate_is_published_and_fail_an_interruption_bound() -> None:

@@ -15,14 +15,18 @@ import httpx
 import pytest
 from gpuhub_gcp.parse import Component, Notes, build_index
 from gpuhub_gcp.provider import MAX_PAGES
-from typer.testing import CliRunner
 
-from gpuhub import Offer, ProviderStatus, Registry
-from gpuhub.cli import app
-from gpuhub.plugins import reset_registry
-from gpuhub.recording import scrub_url
-from gpuhub.searching import reset_default_engine
-from gpuhub.testing import CountingTransport, make_engine, run_provider
+from gpuhub.plugin import (
+    CountingTransport,
+    Offer,
+    ProviderStatus,
+    Registry,
+    make_engine,
+    reset_state,
+    run_cli,
+    run_provider,
+    scrub_url,
+)
 
 SAMPLES = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "provider-samples" / "gcp"
 PAGE_2023 = SAMPLES / "cloudbilling-v1.services.6F81-5844-456A.skus.a2-gpu-core-ram.page-excerpt.opencost-test.json"
@@ -188,15 +192,13 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
     monkeypatch.setenv("GPUHUB_STORE", str(tmp_path / "store"))  # a fresh store: no snapshot of another run
     monkeypatch.setenv("GPUHUB_CACHE_DIR", str(tmp_path / "cache"))
-    reset_registry()
-    reset_default_engine()
+    reset_state()
     yield
-    reset_registry()
-    reset_default_engine()
+    reset_state()
 
 
 def test_cli_json_shows_the_a3_facts(cli_env: None) -> None:
-    result = CliRunner().invoke(app, ["search", "--provider", "gcp", "--region", "us-central1", "--gpu", "H100",
+    result = run_cli(["search", "--provider", "gcp", "--region", "us-central1", "--gpu", "H100",
                                       "--min-gpus", "8", "--format", "json", "--limit", "1000"])
     assert result.exit_code == 0, result.output
     rows = {(r["instance_type"], r["purchase"]): r for r in json.loads(result.stdout)}

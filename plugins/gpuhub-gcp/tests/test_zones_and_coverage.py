@@ -13,8 +13,7 @@ import httpx
 import pytest
 from gpuhub_gcp.zones import ZONES_CSV, zone_table
 
-from gpuhub import Offer, ProviderStatus, Registry
-from gpuhub.testing import CountingTransport, make_engine, run_provider
+from gpuhub.plugin import CountingTransport, Offer, ProviderStatus, Registry, make_engine, run_provider
 
 CATALOG = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "skypilot-catalog" / "gcp" / "vms.csv"
 CENT = Decimal("0.01")

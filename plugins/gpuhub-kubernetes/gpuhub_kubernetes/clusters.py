@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from gpuhub.errors import CredentialsError
-from gpuhub.recording import Manifest, remember_secret
+from gpuhub.plugin import CredentialsError, Manifest, remember_secret
 
 __all__ = ["IN_CLUSTER_TOKEN", "Cluster", "clusters_from_recording", "live_clusters"]
 

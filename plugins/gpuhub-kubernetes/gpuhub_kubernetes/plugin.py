@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import gpuhub
-from gpuhub import Provider
+from gpuhub.plugin import Provider, hookimpl
 from gpuhub_kubernetes.provider import KubernetesProvider
 
 
-@gpuhub.hookimpl
+@hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     """Register the Kubernetes provider (name ``kubernetes``)."""
     register(KubernetesProvider())

@@ -26,10 +26,19 @@ from typing import Any, ClassVar
 
 import httpx
 
-from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext, Region
-from gpuhub.errors import CredentialsError, ProviderError
-from gpuhub.model import Gpu
-from gpuhub.provider import ProviderKind
+from gpuhub.plugin import (
+    Credential,
+    CredentialsError,
+    Gpu,
+    Instance,
+    Offer,
+    Price,
+    Provider,
+    ProviderContext,
+    ProviderError,
+    ProviderKind,
+    Region,
+)
 from gpuhub_kubernetes.clusters import HELP, Cluster, clusters_from_recording, live_clusters
 from gpuhub_kubernetes.parse import (
     GPU_RESOURCE,

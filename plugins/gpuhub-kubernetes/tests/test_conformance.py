@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from gpuhub.testing import ProviderConformance
+from gpuhub.plugin import ProviderConformance
 
 KUBECONFIG = Path(__file__).resolve().parent / "data" / "kubeconfig-bundled.yaml"
 SETTINGS = Path(__file__).resolve().parents[1] / "gpuhub_kubernetes" / "recording" / "settings.toml"

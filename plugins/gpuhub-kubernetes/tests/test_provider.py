@@ -16,9 +16,7 @@ from typing import Any
 import pytest
 from gpuhub_kubernetes.parse import node_facts, parse_cpu, parse_memory_gib, quantity, requested_by_node
 
-from gpuhub.model import Offer
-from gpuhub.plugins import Registry
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.plugin import Offer, Registry, make_engine, run_provider
 
 RECORDING = Path(__file__).resolve().parents[1] / "gpuhub_kubernetes" / "recording"
 SETTINGS = RECORDING / "settings.toml"

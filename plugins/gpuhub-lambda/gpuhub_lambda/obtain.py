@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from gpuhub.model import Offer
-from gpuhub.obtain import Obtainability
+from gpuhub.plugin import Obtainability, Offer
 
 __all__ = ["NOT_A_SNAPSHOT", "mark_unknown_capacity"]
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import gpuhub
-from gpuhub import Provider
+from gpuhub.plugin import Provider, hookimpl
 from gpuhub_lambda.provider import LambdaProvider
 
 
-@gpuhub.hookimpl
+@hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     """Register the Lambda Cloud provider (name ``lambda``)."""
     register(LambdaProvider())

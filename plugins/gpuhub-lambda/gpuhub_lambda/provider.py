@@ -18,9 +18,17 @@ from typing import Any, ClassVar
 
 import httpx
 
-from gpuhub import Credential, Instance, Offer, Price, Provider, ProviderContext
-from gpuhub.errors import CredentialsError, ProviderError
-from gpuhub.provider import ProviderKind
+from gpuhub.plugin import (
+    Credential,
+    CredentialsError,
+    Instance,
+    Offer,
+    Price,
+    Provider,
+    ProviderContext,
+    ProviderError,
+    ProviderKind,
+)
 from gpuhub_lambda.obtain import mark_unknown_capacity
 from gpuhub_lambda.parse import (
     ARM_GPUS,

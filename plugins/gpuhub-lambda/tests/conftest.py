@@ -11,11 +11,7 @@ import gpuhub_lambda.plugin
 import httpx
 import pytest
 
-from gpuhub.engine import Engine
-from gpuhub.model import Offer
-from gpuhub.plugins import Registry
-from gpuhub.provider import ProviderStatus
-from gpuhub.testing import CountingTransport, make_engine, run_provider
+from gpuhub.plugin import CountingTransport, Engine, Offer, ProviderStatus, Registry, make_engine, run_provider
 
 REFERENCE = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpuhub.testing import ProviderConformance
+from gpuhub.plugin import ProviderConformance
 
 
 class TestLambdaConformance(ProviderConformance):

@@ -15,11 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from gpuhub import search
-from gpuhub.model import Offer
-from gpuhub.plugins import Registry
-from gpuhub.provider import ProviderStatus
-from gpuhub.testing import CountingTransport, make_engine
+from gpuhub.plugin import CountingTransport, Offer, ProviderStatus, Registry, make_engine, search
 
 Served = tuple[tuple[Offer, ...], ProviderStatus, CountingTransport]
 

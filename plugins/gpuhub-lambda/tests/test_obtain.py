@@ -10,8 +10,7 @@ from pathlib import Path
 import httpx
 
 import gpuhub
-from gpuhub import Registry
-from gpuhub.testing import CountingTransport, make_engine
+from gpuhub.plugin import CountingTransport, Registry, make_engine
 
 
 def test_launchable_keeps_the_regions_lambda_says_have_capacity(registry: Registry,

@@ -12,10 +12,17 @@ import httpx
 import pytest
 from gpuhub_lambda.provider import LambdaProvider, sold_regions
 
-from gpuhub.model import Offer, Source
-from gpuhub.plugins import Registry
-from gpuhub.provider import ProviderContext, ProviderStatus
-from gpuhub.testing import CountingTransport, make_engine, run_provider
+from gpuhub.plugin import (
+    CountingTransport,
+    Offer,
+    ProviderContext,
+    ProviderStatus,
+    Registry,
+    Source,
+    make_engine,
+    run_provider,
+    search,
+)
 
 Served = tuple[tuple[Offer, ...], ProviderStatus, CountingTransport]
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
@@ -104,7 +111,6 @@ def test_recording_b200_v100_a6000_rtx6000(replayed: Replayed) -> None:
 
 
 def test_search_h100_finds_lambda_prices(registry: Registry) -> None:
-    from gpuhub import search
 
     result = search("H100", provider="lambda", engine=make_engine(registry), fetch="replay", region="us-east-1")
     prices = {o.instance_type: o.price.amount for o in result.offers}

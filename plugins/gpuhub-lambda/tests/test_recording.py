@@ -12,9 +12,7 @@ from types import ModuleType
 
 from gpuhub_lambda.provider import LambdaProvider
 
-from gpuhub.model import Offer
-from gpuhub.provider import ProviderStatus
-from gpuhub.recording import load_manifest
+from gpuhub.plugin import Offer, ProviderStatus, load_manifest
 
 PLUGIN = Path(__file__).resolve().parents[1]
 

@@ -1,0 +1,36 @@
+"""The provider plugins of this repository (``plugins/gpuhub-<name>``): provider name -> the distribution that
+owns it.
+
+No other distribution may register these names (an impostor ``lambda`` would serve its own prices as Lambda's),
+and "not installed" messages name the distribution to install. One entry per line, so that plugins added side by
+side do not touch the same line.
+"""
+
+from __future__ import annotations
+
+BUNDLED_PROVIDERS: dict[str, str] = {
+    "aws": "gpuhub-aws",
+    "azure": "gpuhub-azure",
+    "coreweave": "gpuhub-coreweave",
+    "cudo": "gpuhub-cudo",
+    "daytona": "gpuhub-daytona",
+    "gcp": "gpuhub-gcp",
+    "hyperbolic": "gpuhub-hyperbolic",
+    "hyperstack": "gpuhub-hyperstack",
+    "jarvislabs": "gpuhub-jarvislabs",
+    "lambda": "gpuhub-lambda",
+    "lium": "gpuhub-lium",
+    "mithril": "gpuhub-mithril",
+    "nebius": "gpuhub-nebius",
+    "oci": "gpuhub-oci",
+    "primeintellect": "gpuhub-primeintellect",
+    "runpod": "gpuhub-runpod",
+    "seeweb": "gpuhub-seeweb",
+    "shadeform": "gpuhub-shadeform",
+    "spheron": "gpuhub-spheron",
+    "vast": "gpuhub-vast",
+    "verda": "gpuhub-verda",
+    "yotta": "gpuhub-yotta",
+}
+"""Provider name -> owning distribution, for every public-cloud plugin under ``plugins/`` (the Kubernetes and Slurm
+plugins describe the user's own clusters and are not listed: their names are the user's)."""

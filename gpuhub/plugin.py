@@ -1,0 +1,76 @@
+"""The one face for plugin authors: everything a provider plugin (and its tests) imports from gpuhub.
+
+A plugin's code imports only this module (``from gpuhub.plugin import Provider, Offer, hookimpl, ...``), never
+another core module, so the core can move its internals without breaking a plugin. ``tests/test_plugin_face.py``
+fails when a plugin under ``plugins/`` imports any other core module, and import-linter checks the same in CI.
+
+What it exports, by job:
+
+- hooks: :data:`hookimpl` (the marker for ``register_providers``, ``register_gpu_specs``, ``register_regions``,
+  ``register_rankers``, ``register_commands``);
+- the provider: :class:`Provider` (subclass it), :class:`ProviderContext` (what ``fetch(ctx)`` is handed: HTTP
+  through the engine's seam, ``ctx.gpu()``, ``ctx.region()``, ``ctx.guard()``, ``ctx.skip()``, ``ctx.warn()``),
+  :class:`Credential`, :data:`ProviderKind`, :class:`ProviderStatus`;
+- the model: :class:`Offer`, :class:`Instance`, :class:`Price`, :class:`Region`, :class:`Gpu`, :class:`Source`,
+  :class:`PurchaseModel`, :func:`register_purchase_model`; obtainability: :class:`Obtainability`,
+  :class:`SpotRisk`, :class:`Reservation`;
+- reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`, :class:`GpuSpec` and
+  :class:`GpuTable` (``register_gpu_specs``), :func:`load_builtin_specs`;
+- errors: :class:`GpuhubError`, :class:`ProviderError`, :class:`CredentialsError`, :class:`ReplayMissError`,
+  :class:`UnknownGpuError`, :class:`QueryError`;
+- recordings and secrets: :class:`Manifest`, :func:`load_manifest`, :class:`ReplayTransport`,
+  :func:`remember_secret` (a credential the plugin read outside ``ctx.require_secret``, so logs and recordings
+  redact it), :func:`scrub_url`;
+- the conformance kit and test helpers (import pytest only when used): :class:`ProviderConformance`,
+  :class:`CountingTransport`, :func:`make_engine`, :func:`run_provider`, :func:`reset_state` (forget the loaded
+  plugins and the default engine between tests), :func:`run_cli` (``gpuhub ARGS`` in this process),
+  :func:`search` and :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
+
+Names are imported on first use (PEP 562), so importing this module costs nothing until a name is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Public name -> the core module that defines it. Only this table knows where things live.
+_EXPORTS: dict[str, str] = {
+    "hookimpl": "gpuhub.hookspecs",
+    "Credential": "gpuhub.provider", "Provider": "gpuhub.provider", "ProviderContext": "gpuhub.provider",
+    "ProviderKind": "gpuhub.provider", "ProviderStatus": "gpuhub.provider",
+    "Gpu": "gpuhub.model", "Instance": "gpuhub.model", "Offer": "gpuhub.model", "Price": "gpuhub.model",
+    "PurchaseModel": "gpuhub.model", "Region": "gpuhub.model", "Source": "gpuhub.model",
+    "register_purchase_model": "gpuhub.model",
+    "Obtainability": "gpuhub.obtain", "Reservation": "gpuhub.obtain", "SpotRisk": "gpuhub.obtain",
+    "RegionFacts": "gpuhub.regions", "known_regions": "gpuhub.regions",
+    "GpuSpec": "gpuhub.gpus", "GpuTable": "gpuhub.gpus", "UnknownGpuError": "gpuhub.gpus",
+    "load_builtin_specs": "gpuhub.gpus",
+    "GpuhubError": "gpuhub.errors", "ProviderError": "gpuhub.errors", "CredentialsError": "gpuhub.errors",
+    "ReplayMissError": "gpuhub.errors", "QueryError": "gpuhub.errors",
+    "Manifest": "gpuhub.recording", "load_manifest": "gpuhub.recording", "ReplayTransport": "gpuhub.recording",
+    "remember_secret": "gpuhub.recording", "scrub_url": "gpuhub.recording",
+    "ProviderConformance": "gpuhub.testing", "CountingTransport": "gpuhub.testing",
+    "make_engine": "gpuhub.testing", "run_provider": "gpuhub.testing", "reset_state": "gpuhub.testing",
+    "run_cli": "gpuhub.testing", "search": "gpuhub.searching", "SearchResult": "gpuhub.searching",
+    "Engine": "gpuhub.engine", "Registry": "gpuhub.plugins",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gpuhub.plugin' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:
+    pass
