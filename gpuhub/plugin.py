@@ -36,24 +36,26 @@ from typing import TYPE_CHECKING, Any
 
 # Public name -> the core module that defines it. Only this table knows where things live.
 _EXPORTS: dict[str, str] = {
-    "hookimpl": "gpuhub.hookspecs",
-    "Credential": "gpuhub.provider", "Provider": "gpuhub.provider", "ProviderContext": "gpuhub.provider",
-    "ProviderKind": "gpuhub.provider", "ProviderStatus": "gpuhub.provider",
+    "hookimpl": "gpuhub.fetch.hookspecs",
+    "Credential": "gpuhub.fetch.provider", "Provider": "gpuhub.fetch.provider",
+    "ProviderContext": "gpuhub.fetch.provider",
+    "ProviderKind": "gpuhub.fetch.provider", "ProviderStatus": "gpuhub.fetch.provider",
     "Gpu": "gpuhub.model", "Instance": "gpuhub.model", "Offer": "gpuhub.model", "Price": "gpuhub.model",
     "PurchaseModel": "gpuhub.model", "Region": "gpuhub.model", "Source": "gpuhub.model",
     "register_purchase_model": "gpuhub.model",
     "Obtainability": "gpuhub.obtain", "Reservation": "gpuhub.obtain", "SpotRisk": "gpuhub.obtain",
-    "RegionFacts": "gpuhub.regions", "known_regions": "gpuhub.regions",
-    "GpuSpec": "gpuhub.gpus", "GpuTable": "gpuhub.gpus", "UnknownGpuError": "gpuhub.gpus",
-    "load_builtin_specs": "gpuhub.gpus",
+    "RegionFacts": "gpuhub.facts.regions", "known_regions": "gpuhub.facts.regions",
+    "GpuSpec": "gpuhub.facts.gpus", "GpuTable": "gpuhub.facts.gpus", "UnknownGpuError": "gpuhub.facts.gpus",
+    "load_builtin_specs": "gpuhub.facts.gpus",
     "GpuhubError": "gpuhub.errors", "ProviderError": "gpuhub.errors", "CredentialsError": "gpuhub.errors",
     "ReplayMissError": "gpuhub.errors", "QueryError": "gpuhub.errors",
-    "Manifest": "gpuhub.recording", "load_manifest": "gpuhub.recording", "ReplayTransport": "gpuhub.recording",
-    "remember_secret": "gpuhub.recording", "scrub_url": "gpuhub.recording",
-    "ProviderConformance": "gpuhub.testing", "CountingTransport": "gpuhub.testing",
-    "make_engine": "gpuhub.testing", "run_provider": "gpuhub.testing", "reset_state": "gpuhub.testing",
-    "run_cli": "gpuhub.testing", "search": "gpuhub.searching", "SearchResult": "gpuhub.searching",
-    "Engine": "gpuhub.engine", "Registry": "gpuhub.plugins",
+    "Manifest": "gpuhub.fetch.recording", "load_manifest": "gpuhub.fetch.recording",
+    "ReplayTransport": "gpuhub.fetch.transports",
+    "remember_secret": "gpuhub.fetch.recording", "scrub_url": "gpuhub.fetch.recording",
+    "ProviderConformance": "gpuhub.kit.testing", "CountingTransport": "gpuhub.kit.testing",
+    "make_engine": "gpuhub.kit.testing", "run_provider": "gpuhub.kit.testing", "reset_state": "gpuhub.kit.testing",
+    "run_cli": "gpuhub.kit.testing", "search": "gpuhub.service.searching", "SearchResult": "gpuhub.service.searching",
+    "Engine": "gpuhub.service.engine", "Registry": "gpuhub.fetch.plugins",
 }
 
 __all__ = sorted(_EXPORTS)

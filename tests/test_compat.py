@@ -13,8 +13,8 @@ import pytest
 
 import gpuhub
 from gpuhub import Engine, QueryError, Registry
-from gpuhub.compat import compat, cuda_supports
-from gpuhub.testing import make_engine
+from gpuhub.facts.compat import compat, cuda_supports
+from gpuhub.kit.testing import make_engine
 
 HOPPER_AND_NEWER = {"H100", "H100-NVL", "H200", "GH200", "B200", "GB200", "RTXPRO6000"}
 ADA_HOPPER_BLACKWELL = HOPPER_AND_NEWER | {"L4", "L40", "L40S", "RTX6000-Ada"}

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpuhub.gpus import UnknownGpuError
-from gpuhub.hookspecs import hookimpl
-from gpuhub.plugins import Registry
+from gpuhub.facts.gpus import UnknownGpuError
+from gpuhub.fetch.hookspecs import hookimpl
+from gpuhub.fetch.plugins import Registry
 
 
 def _installed(*names: str) -> Registry:

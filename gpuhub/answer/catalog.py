@@ -1,6 +1,6 @@
 """A columnar index over offers, built once per set of provider results, for fast filtering and ranking.
 
-Every filter of a :class:`~gpuhub.query.Query` is a numpy mask over these columns, so a search over 100,000
+Every filter of a :class:`~gpuhub.answer.query.Query` is a numpy mask over these columns, so a search over 100,000
 offers costs a few milliseconds; only the offers that survive are touched as Python objects.
 """
 
@@ -10,20 +10,20 @@ import bisect
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from gpuhub.carbon import PUE
-from gpuhub.gpus import GpuTable
-from gpuhub.location import EARTH_RADIUS_KM, FIBRE_KM_PER_MS, FIXED_MS, ROUTE_FACTOR, Place
+from gpuhub.answer.query import Query
+from gpuhub.answer.ranking import Ranker, ScoreView
+from gpuhub.facts.carbon import PUE
+from gpuhub.facts.geo import EARTH_RADIUS_KM
+from gpuhub.facts.gpus import GpuTable
+from gpuhub.facts.location import FIBRE_KM_PER_MS, FIXED_MS, ROUTE_FACTOR, Place
+from gpuhub.facts.perf import PRECISIONS, instance_throughput
 from gpuhub.model import Instance, Offer, Region
-from gpuhub.perf import PRECISIONS, instance_throughput
-from gpuhub.query import Query
-from gpuhub.ranking import Ranker
 from gpuhub.store.columns import OfferSequence
 
 if TYPE_CHECKING:
@@ -76,34 +76,6 @@ def _floats(column: Sequence[Any]) -> FloatArray:
 
 def _float(value: Any) -> float:
     return math.nan if value is None else float(value)
-
-
-@dataclass
-class ScoreView:
-    """The columns of the rows being ranked (all arrays aligned with ``rows``), for vectorized rankers.
-
-    Money is in the offer's currency per hour; TFLOPS and TB/s are whole-instance figures; ``rtt_ms`` and
-    ``carbon_g_per_h`` are NaN where unknown (no ``near`` given, no grid data).
-    """
-
-    rows: IntArray
-    price: FloatArray
-    price_per_gpu: FloatArray
-    price_per_vram: FloatArray
-    gpu_count: FloatArray
-    vram_per_gpu: FloatArray
-    vram_total: FloatArray
-    vcpus: FloatArray
-    memory: FloatArray
-    tflops: dict[str, FloatArray]
-    bandwidth_tb_s: FloatArray
-    carbon_g_per_h: FloatArray
-    rtt_ms: FloatArray
-    interruptible: BoolArray
-    fast_interconnect: BoolArray
-    query: Query
-    interruption_max_pct: FloatArray | None = None
-    """Interruption bucket upper bound, percent per month (NaN: unknown; gpuhub.obtain)."""
 
 
 class Catalog:
@@ -346,7 +318,7 @@ class Catalog:
         return len(self.offers)
 
     def rtt_ms(self, place: Place) -> FloatArray:
-        """Estimated round trip from ``place`` to every row's region (model in :mod:`gpuhub.location`)."""
+        """Estimated round trip from ``place`` to every row's region (model in :mod:`gpuhub.facts.location`)."""
         lat1, lon1 = math.radians(place.latitude), math.radians(place.longitude)
         lat2, lon2 = np.radians(self.latitude), np.radians(self.longitude)
         a = np.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2
@@ -355,8 +327,8 @@ class Catalog:
         return result
 
     def _compat_filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
-        """Masks from the GPU's compatibility facts (:mod:`gpuhub.compat`), one lookup per GPU name."""
-        from gpuhub.compat import compat, cuda_supports
+        """Masks from the GPU's compatibility facts (:mod:`gpuhub.facts.compat`), one lookup per GPU name."""
+        from gpuhub.facts.compat import compat, cuda_supports
 
         mig = {s.name for s in self._gpus.specs if s.mig_support} if self._gpus is not None else set()
         out: list[tuple[str, Callable[[], BoolArray]]] = []

@@ -2,8 +2,8 @@
 
 For a job of ``hours`` run hours, each purchase model's cheapest offer (over the regions and zones given):
 
-- ``on_demand``: price × billed hours (billing increment, minimum charge: :func:`gpuhub.estimate.estimate`);
-- ``spot`` / ``low_priority``: the expected cost, interruptions included (:mod:`gpuhub.obtain.cost`);
+- ``on_demand``: price × billed hours (billing increment, minimum charge: :func:`gpuhub.answer.estimate.estimate`);
+- ``spot`` / ``low_priority``: the expected cost, interruptions included (:mod:`gpuhub.answer.cost`);
 - ``flex_start``: billed per use like on-demand, in runs of at most its window (7 days on GCP);
 - ``capacity_block``, ``calendar`` (a fixed window bought ahead): enough windows to hold the job,
   each at its total price; break-even = window cost / on-demand price per hour (below that many hours of use,
@@ -21,10 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
+from gpuhub.answer.cost import expected_interruptions
+from gpuhub.answer.estimate import INTERRUPTIBLE, estimate
 from gpuhub.errors import QueryError
-from gpuhub.estimate import INTERRUPTIBLE, estimate
 from gpuhub.model import Offer
-from gpuhub.obtain.cost import expected_interruptions
 from gpuhub.obtain.model import CAPACITY_PURCHASES
 
 __all__ = ["Option", "compare"]

@@ -5,7 +5,7 @@ Rules:
 - Billed time = max(minimum charge, run time rounded up to the billing increment). Providers that do not publish
   an increment are billed per second here, and the estimate says so.
 - Spot and low priority: with a published interruption risk on the offer (AWS Spot Instance Advisor bucket), run
-  time grows by the expected re-run of lost work (:mod:`gpuhub.obtain.cost`: bucket upper bound per month ×
+  time grows by the expected re-run of lost work (:mod:`gpuhub.answer.cost`: bucket upper bound per month ×
   hours × (half the checkpoint interval + restart)); otherwise by ``interruption_overhead`` (a fraction, default
   0.10), and the notes say which.
 - Reserved and savings-plan terms are paid for the whole term (``price per hour × term hours``) whatever the
@@ -56,7 +56,7 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
         hours: run time the job needs, hours (> 0).
         interruption_overhead: for spot/low priority whose interruption risk is unknown, extra run time as a
             fraction (0.10 = 10 % redone). With a known risk (``offer.obtain.risk``) the expected re-run of
-            :func:`gpuhub.obtain.cost.expected_interruptions` is used instead, and the notes show the arithmetic.
+            :func:`gpuhub.answer.cost.expected_interruptions` is used instead, and the notes show the arithmetic.
         checkpoint_every_h: hours between checkpoints for that expected re-run (default 1).
         on_demand: the on-demand offer for the same instance type and region, for a reserved term's break-even.
 
@@ -72,7 +72,7 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
     run_s = Decimal(str(hours)) * 3600
     risk = offer.obtain.risk if offer.obtain is not None else None
     if price.purchase in INTERRUPTIBLE and risk is not None and risk.max_pct is not None:
-        from gpuhub.obtain.cost import expected_interruptions
+        from gpuhub.answer.cost import expected_interruptions
 
         lost = expected_interruptions(risk, float(hours), checkpoint_every_h or 1.0)
         run_s += Decimal(str(lost.extra_hours)) * 3600

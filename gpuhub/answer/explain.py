@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuhub.carbon import carbon_note
-from gpuhub.catalog import Catalog
-from gpuhub.gpus import GpuTable
+from gpuhub.answer.catalog import Catalog
+from gpuhub.answer.query import Query
+from gpuhub.answer.ranking import Ranker
+from gpuhub.facts.carbon import carbon_note
+from gpuhub.facts.gpus import GpuTable
+from gpuhub.facts.perf import price_performance
 from gpuhub.model import Offer
-from gpuhub.perf import price_performance
-from gpuhub.query import Query
-from gpuhub.ranking import Ranker
 
 __all__ = ["cli_flag", "offer_details", "removed_notes"]
 
@@ -75,7 +75,7 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
     parts.append(carbon_note(offer.provider, offer.region.code))
     risk = offer.obtain.risk if offer.obtain is not None else None
     if risk is not None and offer.price.purchase in ("spot", "low_priority"):  # gpuhub.obtain
-        from gpuhub.obtain.cost import risk_note
+        from gpuhub.answer.cost import risk_note
 
         parts.append(risk_note(risk, query.checkpoint_every_h, ranker.name == "training"))
     precision_note = _precision_note(offer, query, ranker)
@@ -112,7 +112,7 @@ def _precision_note(offer: Offer, query: Query, ranker: Ranker) -> str | None:
     """A warning when the model's precision needs a GPU feature this offer's GPU lacks (FP8 before Ada/Hopper)."""
     if query.precision != "fp8" or offer.instance.gpu is None:
         return None
-    from gpuhub.compat import compat
+    from gpuhub.facts.compat import compat
 
     facts = compat(offer.instance.gpu.name)
     if facts.fp8:
@@ -204,7 +204,7 @@ def _distance_trade(catalog: Catalog, row: int, cheapest: int | None, rtt: float
     """For distance-weighted rankers: the weight applied, and the cheaper far offer this one beat, by how much."""
     if ranker.name not in ("near", "inference"):
         return []
-    from gpuhub.workloads import RTT_WEIGHT_MS
+    from gpuhub.answer.workloads import RTT_WEIGHT_MS
 
     out = [f"distance adds {rtt / RTT_WEIGHT_MS * 100:.0f} % to the price (× (1 + {rtt:.0f}/{RTT_WEIGHT_MS:.0f}))"]
     if ranker.name == "inference":

@@ -9,7 +9,7 @@ it (known fault C30: a group listing every region of its provider instead of the
   ``provider``, ``region``; combinable, like dstack's ``offer --group-by``), in the order of each group's
   best-ranked offer.
 
-Both read the catalog's integer-coded columns (:class:`~gpuhub.catalog.Catalog`), so grouping 100,000 ranked rows
+Both read the catalog's integer-coded columns (:class:`~gpuhub.answer.catalog.Catalog`), so grouping 100,000 ranked rows
 is a few numpy passes.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuhub.catalog import Catalog
+from gpuhub.answer.catalog import Catalog
 from gpuhub.model import Offer
 
 __all__ = ["Group", "distinct", "group"]

@@ -1,4 +1,4 @@
-"""Search queries: argument validation into an immutable :class:`Query` (filtering is :mod:`gpuhub.catalog`).
+"""Search queries: argument validation into an immutable :class:`Query` (filtering is :mod:`gpuhub.answer.catalog`).
 
 A :class:`Query` is immutable and hashable (lists become tuples, names are canonical), so equal queries written
 differently (other key order, alias vs canonical GPU name) are equal.
@@ -12,17 +12,17 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gpuhub.bundled import BUNDLED_PROVIDERS
+from gpuhub.bundled import BUNDLED_PROVIDERS, installed_distributions
 from gpuhub.errors import QueryError
-from gpuhub.gpus import GpuTable, UnknownGpuError
-from gpuhub.location import Place, resolve_place
+from gpuhub.facts.gpus import GpuTable, UnknownGpuError
+from gpuhub.facts.location import Place, resolve_place
+from gpuhub.facts.modelfit import ModelFit, model_fit
+from gpuhub.facts.regions import CONTINENTS
 from gpuhub.model import known_purchase_models
-from gpuhub.modelfit import ModelFit, model_fit
-from gpuhub.regions import CONTINENTS
 
 PROVIDER_KINDS = ("hyperscaler", "specialist", "internal", "other")
 WORKLOADS = ("training", "inference", "data-science", "rendering", "scientific")
-"""The workload presets (rankers registered by the built-in plugin; see :mod:`gpuhub.workloads`)."""
+"""The workload presets (rankers registered by the built-in plugin; see :mod:`gpuhub.answer.workloads`)."""
 
 GROUP_KEYS = ("instance-type", "gpu", "provider", "region")
 """What ``group_by`` accepts (combinable)."""
@@ -71,14 +71,14 @@ class Query(BaseModel):
     precision: str = "bf16"
     model_mode: str = "inference"
     model_vram_gib: float | None = None
-    """Total VRAM the model needs (from :func:`gpuhub.modelfit.model_fit`), GiB."""
+    """Total VRAM the model needs (from :func:`gpuhub.facts.modelfit.model_fit`), GiB."""
     sort: str = "price"
     limit: int | None = None
     # --- answers (issue 16): real-time budget, grouping, distinct choices ---
     rtt_budget_ms: float = 50.0
     """Real-time round-trip budget for ``workload="inference"`` with ``near``: offers within it rank first, ms."""
     group_by: tuple[str, ...] = ()
-    """Group keys (:data:`GROUP_KEYS`): one result row per group (see :mod:`gpuhub.grouping`)."""
+    """Group keys (:data:`GROUP_KEYS`): one result row per group (see :mod:`gpuhub.answer.grouping`)."""
     distinct: bool = False
     """One row per (provider, instance type, purchase model): its best-ranked region, counting the others."""
     # Obtainability (gpuhub.obtain): unknown risk or score never passes a bound on it.
@@ -90,7 +90,7 @@ class Query(BaseModel):
     """Only offers that quota and capacity allow (unknown: kept, and the status says which check was missing)."""
     checkpoint_every_h: float = 1.0
     """Hours between checkpoints, for the expected cost of interruptible capacity (training preset)."""
-    # Framework compatibility and control level (gpuhub.compat): unknown never passes.
+    # Framework compatibility and control level (gpuhub.facts.compat): unknown never passes.
     min_compute_capability: tuple[int, int] | None = None
     """Only CUDA GPUs of at least this compute capability, e.g. (8, 0)."""
     features: tuple[str, ...] = ()
@@ -130,7 +130,7 @@ def _tuple(name: str, value: str | Iterable[str] | None) -> tuple[str, ...]:
 
 
 def _place(near: Any) -> Place | None:
-    """``near`` as text (see :func:`gpuhub.location.resolve_place`) or a ``(latitude, longitude)`` pair."""
+    """``near`` as text (see :func:`gpuhub.facts.location.resolve_place`) or a ``(latitude, longitude)`` pair."""
     if near is None or near == "":
         return None
     if isinstance(near, str):
@@ -170,8 +170,6 @@ def _number(name: str, value: Any, *, integer: bool = False) -> float | None:
 
 def _not_installed(value: str, allowed: Sequence[str]) -> str | None:
     """For ``provider``: why a name is not there and the pip command that installs it (None: just unknown)."""
-    from gpuhub.plugins import installed_distributions
-
     wanted = value.lower()
     if not allowed:
         every = " ".join(KNOWN_PLUGINS.values())
@@ -263,7 +261,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     if workload is not None and sort is not None and sort != workload:
         raise QueryError("sort", f"{sort!r} and workload {workload!r} both choose the ranking (a workload ranks by "
                                  "its own score); give one of them")
-    # ``near`` without a sort ranks by a distance-adjusted price (``near`` ranker, :mod:`gpuhub.workloads`).
+    # ``near`` without a sort ranks by a distance-adjusted price (``near`` ranker, :mod:`gpuhub.answer.workloads`).
     sort = sort or workload or ("near" if near is not None and "near" in rankers else "price")
     if sort not in rankers:
         raise QueryError("sort", f"{sort!r} is not a ranker; allowed values: {', '.join(rankers)}")
@@ -331,8 +329,8 @@ def _check_not_empty(**arguments: Any) -> None:
 
 def _control_arguments(min_compute_capability: Any, feature: Any, cuda: Any, bare_metal: Any,
                        dedicated: Any) -> dict[str, Any]:
-    """Compatibility and control-level arguments as :class:`Query` fields (see :mod:`gpuhub.compat`)."""
-    from gpuhub.compat import FEATURES, parse_version
+    """Compatibility and control-level arguments as :class:`Query` fields (see :mod:`gpuhub.facts.compat`)."""
+    from gpuhub.facts.compat import FEATURES, parse_version
 
     versions: dict[str, tuple[int, int] | None] = {}
     for name, value, example in (("min_compute_capability", min_compute_capability, "8.0"),

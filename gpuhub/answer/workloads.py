@@ -7,7 +7,7 @@ last). Throughput figures are dense TFLOPS from the GPU table (vendor datasheets
   TFLOP-hour. Mixed-precision throughput is what training buys. Efficiency is 0.8 for a multi-GPU instance
   without NVLink/NVSwitch/SXM (gradient all-reduce over PCIe is the bottleneck) and 1.0 otherwise; spot and low
   priority cost the expected re-run of lost work where their interruption bucket is published
-  (:func:`gpuhub.obtain.cost.penalty_fraction`: bucket upper bound per month / 730 h × (``checkpoint_every`` / 2 +
+  (:func:`gpuhub.answer.cost.penalty_fraction`: bucket upper bound per month / 730 h × (``checkpoint_every`` / 2 +
   restart)), else 15 % more effective time (work since the last checkpoint is lost when reclaimed). FP16 is used
   where a GPU has no BF16 figure. Pair with ``model=`` to require enough total VRAM.
 - ``inference``: price per hour × 1.25 for spot/low priority (serving needs stable capacity: on-demand wins
@@ -25,8 +25,8 @@ last). Throughput figures are dense TFLOPS from the GPU table (vendor datasheets
 - ``scientific``: price per hour / FP64 TFLOPS (vector), USD per FP64 TFLOP-hour: simulations need double
   precision; consumer-class GPUs (1/64 rate) rank last by themselves.
 
-Two more rankers: ``carbon`` (estimated gCO2e per hour, see :mod:`gpuhub.carbon`) and ``latency`` (estimated
-round trip from ``near=``, see :mod:`gpuhub.location`).
+Two more rankers: ``carbon`` (estimated gCO2e per hour, see :mod:`gpuhub.facts.carbon`) and ``latency`` (estimated
+round trip from ``near=``, see :mod:`gpuhub.facts.location`).
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from gpuhub.catalog import ScoreView
-from gpuhub.ranking import Ranker
+from gpuhub.answer.ranking import Ranker, ScoreView
 
 __all__ = ["PRESETS", "WORKLOAD_RANKERS"]
 
@@ -59,7 +58,7 @@ def training(v: ScoreView) -> FloatArray:
     efficiency = np.where((v.gpu_count > 1) & ~v.fast_interconnect, PCIE_SCALING, 1.0)
     penalty = np.where(v.interruptible, SPOT_TRAINING_PENALTY, 1.0)
     if v.interruption_max_pct is not None:  # a published interruption bucket: the expected re-run instead
-        from gpuhub.obtain.cost import penalty_fraction
+        from gpuhub.answer.cost import penalty_fraction
 
         expected = 1.0 + penalty_fraction(np.nan_to_num(v.interruption_max_pct, nan=0.0),  # type: ignore[arg-type]
                                           v.query.checkpoint_every_h)

@@ -18,22 +18,24 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gpuhub._lazy import lazy
+from gpuhub.cli._lazy import lazy
 from gpuhub.errors import PluginError, QueryError
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
+    from gpuhub.answer.query import build_query
+    from gpuhub.fetch.plugins import Registry, get_registry, reset_registry
     from gpuhub.model import Offer
-    from gpuhub.plugins import Registry, get_registry, reset_registry
-    from gpuhub.query import build_query
-    from gpuhub.searching import SearchResult, default_engine, run_query
+    from gpuhub.service.searching import SearchResult, default_engine, run_query
 else:  # imported on first use: `gpuhub --version`, `--help` and `store` never load numpy, pydantic or httpx
     Console, Table = lazy("rich.console", "Console"), lazy("rich.table", "Table")
-    Registry, get_registry = lazy("gpuhub.plugins", "Registry"), lazy("gpuhub.plugins", "get_registry")
-    reset_registry, build_query = lazy("gpuhub.plugins", "reset_registry"), lazy("gpuhub.query", "build_query")
-    default_engine, run_query = lazy("gpuhub.searching", "default_engine"), lazy("gpuhub.searching", "run_query")
+    Registry, get_registry = lazy("gpuhub.fetch.plugins", "Registry"), lazy("gpuhub.fetch.plugins", "get_registry")
+    reset_registry = lazy("gpuhub.fetch.plugins", "reset_registry")
+    build_query = lazy("gpuhub.answer.query", "build_query")
+    default_engine = lazy("gpuhub.service.searching", "default_engine")
+    run_query = lazy("gpuhub.service.searching", "run_query")
 
 _APP_SETTINGS: dict[str, Any] = {"add_completion": False, "no_args_is_help": True, "pretty_exceptions_enable": False,
                                  "rich_markup_mode": None,
@@ -44,7 +46,7 @@ err: Console = lazy("rich.console", "Console", stderr=True, soft_wrap=True)
 
 def _version(value: bool) -> None:
     if value:
-        from gpuhub import __version__
+        from gpuhub._version import __version__
 
         typer.echo(f"gpuhub {__version__}")
         raise typer.Exit()
@@ -154,7 +156,7 @@ def search(
         _fail_usage(f"--timeout: must be a positive number of seconds, got {timeout:g}")
     max_age_s = None
     if max_age is not None:
-        from gpuhub.cli_store import parse_duration
+        from gpuhub.cli.store import parse_duration
 
         try:
             max_age_s = parse_duration(max_age)
@@ -188,7 +190,7 @@ def search(
         _print_result(result, output)
     else:
         err.print("no offers match", highlight=False)
-    for line in result.launch_notes:  # --launchable: which checks could not be made (gpuhub.obtain.launch)
+    for line in result.launch_notes:  # --launchable: which checks could not be made (gpuhub.answer.launch)
         err.print(line, highlight=False)
     if explain and output is OutputFormat.table:
         for i, offer in enumerate(result.offers):
@@ -225,7 +227,7 @@ def _print_statuses(result: SearchResult, verbose: bool) -> None:
 
 
 def _print_result(result: SearchResult, output: OutputFormat) -> None:
-    from gpuhub.searching import record_fields
+    from gpuhub.service.searching import record_fields
 
     records = result.to_dicts()
     if output is OutputFormat.json:
@@ -367,7 +369,7 @@ def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
 @app.command()
 def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
     """List providers: kind, plugin, and whether a search would go live or replay a recording."""
-    from gpuhub.reports import provider_rows
+    from gpuhub.service.reports import provider_rows
 
     rows = provider_rows(default_engine())
     if output is OutputFormat.json:
@@ -385,7 +387,7 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
 def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
     """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, CUDA compute capability,
     FP8, MIG, the CUDA releases that support each GPU and their minimum driver, aliases."""
-    from gpuhub.reports import gpu_rows
+    from gpuhub.service.reports import gpu_rows
 
     rows = gpu_rows(get_registry().gpus)
     if output is OutputFormat.json:
@@ -443,15 +445,15 @@ def estimate(
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
     """Job cost of an instance type in each region (cheapest first), with the regional price spread."""
-    from gpuhub.reports import estimate_report
+    from gpuhub.service.reports import estimate_report
 
     engine = default_engine()
     registry = engine.registry
     try:
         if fetch not in ("auto", "live", "replay"):
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
-        if compare:  # gpuhub.obtain.cli: every purchase model side by side
-            from gpuhub.obtain.cli import compare_rows, print_compare
+        if compare:  # gpuhub.cli.obtain: every purchase model side by side
+            from gpuhub.cli.obtain import compare_rows, print_compare
 
             query = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
                                 rankers=list(registry.rankers), provider=provider, region=region,
@@ -507,7 +509,7 @@ def record(
         _fail_usage(f"PROVIDER: {provider!r} is not installed; allowed values: "
                     f"{', '.join(sorted(engine.registry.providers))}")
     if engine.registry.providers[provider].static:  # no API to record: write the table it uses, or refuse
-        from gpuhub.cli_record import record_static
+        from gpuhub.cli.record import record_static
 
         raise typer.Exit(record_static(engine, provider, out, err))
     [(offers, status)] = engine.collect([provider], mode="record", record_dir=out, refresh=True)
@@ -554,11 +556,11 @@ def serve(
         _fail_usage(str(exc))
 
 
-from gpuhub.cli_store import store_app  # noqa: E402  (light: typer only)
+from gpuhub.cli.store import store_app  # noqa: E402  (light: typer only)
 
 app.add_typer(store_app, name="store")
 
-from gpuhub import cli_history  # noqa: E402  (light: typer only; history, diff, watch, catalog)
+from gpuhub.cli import history as cli_history  # noqa: E402  (light: typer only; history, diff, watch, catalog)
 
 cli_history.register(app)
 
@@ -573,8 +575,8 @@ def _no_plugin_commands() -> bool:
     """True when the store's plugin index was written for the plugins installed now (an index exists only when no
     plugin adds commands), so top-level help imports none. Checked by the cheap installation stamp (directory
     times on ``sys.path``): help text is built from the code itself, only plugin commands could be missing."""
+    from gpuhub.fetch.keys import INDEX_META, installation_stamp
     from gpuhub.store import StoreError, open_store
-    from gpuhub.store.keys import INDEX_META, installation_stamp
 
     try:
         store = open_store()
@@ -602,14 +604,14 @@ def _load_registry() -> None:
     """The process-wide registry, from the plugin index when it describes the installed plugins (no plugin is
     imported), unless one was set already (a host calling ``main`` in-process); ``gpuhub plugins`` always loads
     them for real, since it diagnoses them."""
-    from gpuhub.plugins import has_registry
+    from gpuhub.fetch.plugins import has_registry
 
     if has_registry():
         return
     if sys.argv[1:2] == ["plugins"]:
         reset_registry(Registry())
         return
-    from gpuhub.plugin_index import load_registry
+    from gpuhub.fetch.plugin_index import load_registry
 
     reset_registry(load_registry())
 
@@ -675,7 +677,7 @@ def plugin_new(
     directory: Annotated[Path, typer.Option("--dir", help="where to write gpuhub-NAME/")] = Path("."),
 ) -> None:
     """Write a plugin package that installs, bundles a recording and passes the conformance kit."""
-    from gpuhub.scaffold import new_plugin
+    from gpuhub.kit.scaffold import new_plugin
 
     try:
         root = new_plugin(name, directory)
@@ -717,7 +719,7 @@ def main(own_process: bool = False) -> None:
     started = time.monotonic() - _process_age_s()
     timeout = _argv_timeout(sys.argv[1:])
     if timeout is not None:
-        from gpuhub.plugins import limit_load_time
+        from gpuhub.fetch.plugins import limit_load_time
 
         _DEADLINE[:] = [started + timeout]
         limit_load_time(max(0.2, timeout / 2))  # a hanging plugin leaves the other half to the providers
@@ -737,7 +739,7 @@ def _main_inner() -> None:
     know (from the installed entry points' versions and code) that none adds a command."""
     argv = sys.argv[1:]
     if argv == ["--version"]:
-        from gpuhub import __version__
+        from gpuhub._version import __version__
 
         sys.stdout.write(f"gpuhub {__version__}\n")
         return
@@ -753,8 +755,8 @@ def _main_inner() -> None:
     import logging
 
     # A provider's failure is already on its status line; the engine's log line would repeat it.
-    logging.getLogger("gpuhub.engine").addHandler(logging.NullHandler())
-    logging.getLogger("gpuhub.engine").propagate = False
+    logging.getLogger("gpuhub.service.engine").addHandler(logging.NullHandler())
+    logging.getLogger("gpuhub.service.engine").propagate = False
     try:
         _load_registry()
         get_registry().register_commands(app)
@@ -765,7 +767,7 @@ def _main_inner() -> None:
             err.print("run 'gpuhub plugins' to see every plugin's status, or unset GPUHUB_STRICT_PLUGINS",
                       highlight=False)
             raise SystemExit(1) from None
-        plugin_log = logging.getLogger("gpuhub.plugins")
+        plugin_log = logging.getLogger("gpuhub.fetch.plugins")
         plugin_log.disabled = True  # the failure was logged once already; the table below shows it
         try:
             reset_registry(Registry(strict=False))
@@ -773,6 +775,3 @@ def _main_inner() -> None:
             plugin_log.disabled = False
     _command_app(argv)()
 
-
-if __name__ == "__main__":
-    main(own_process=True)

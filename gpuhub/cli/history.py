@@ -312,8 +312,8 @@ def catalog_publish(
 ) -> None:
     """Publish the newest good snapshot of every provider (manifest with checksums + data files); integrity checks
     run first and a failed check publishes nothing (exit 1)."""
+    from gpuhub.fetch.plugins import get_registry
     from gpuhub.history import parse_percent
-    from gpuhub.plugins import get_registry
     from gpuhub.publish import CatalogCheckError, publish
     from gpuhub.publish.remote import TargetError
     from gpuhub.store import StoreError
@@ -326,7 +326,7 @@ def catalog_publish(
     if fetch not in ("auto", "live", "replay"):
         _err(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
     if refresh:
-        from gpuhub.searching import default_engine
+        from gpuhub.service.searching import default_engine
 
         engine = default_engine()
         names = list(provider or sorted(engine.registry.providers))

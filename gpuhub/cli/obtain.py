@@ -10,8 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from gpuhub.answer.compare import Option, compare
 from gpuhub.model import Offer
-from gpuhub.obtain.compare import Option, compare
 
 __all__ = ["compare_rows", "print_compare"]
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from gpuhub.engine import Engine
-from gpuhub.recording import atomic_write, load_manifest
+from gpuhub.fetch.recording import atomic_write, load_manifest
+from gpuhub.service.engine import Engine
 
 
 def record_static(engine: Engine, provider: str, out: Path, err: Console) -> int:

@@ -73,7 +73,7 @@ def show(
     output: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
 ) -> None:
     """List stored snapshots: provider, age, source kind, data date, offers, size, and why a fetch failed."""
-    from gpuhub.engine import _age
+    from gpuhub.service.engine import _age
 
     if output not in ("table", "json"):
         typer.echo(f"error: --format: {output!r} is not allowed; allowed values: table, json", err=True)

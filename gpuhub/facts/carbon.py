@@ -1,7 +1,7 @@
 """Carbon: grid intensity per region and an estimated gCO2e per hour for an offer.
 
 Intensity: ``gpuhub/data/carbon.csv``, the preferred row per region of ``shared/reference/carbon.csv``, put on one
-basis for every provider by :mod:`gpuhub.regions`: location-based grid averages (Google region-carbon-info, year
+basis for every provider by :mod:`gpuhub.facts.regions`: location-based grid averages (Google region-carbon-info, year
 stated), provider renewable purchases not netted out. A region without its own location-based figure borrows the
 nearest one in its country (``proxy of gcp:...``), said wherever the figure is shown; a region with none on that
 basis has no figure and ranks last on ``carbon``.
@@ -13,7 +13,7 @@ offers fairly against each other, not a footprint report.
 
 from __future__ import annotations
 
-from gpuhub.regions import region_facts
+from gpuhub.facts.regions import region_facts
 
 __all__ = ["PUE", "carbon_note", "grams_per_hour"]
 

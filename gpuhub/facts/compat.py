@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gpuhub._data import read_csv
+from gpuhub.facts._data import read_csv
 
 __all__ = ["CUDA_MIN_DRIVER", "FEATURES", "GpuCompat", "compat", "cuda_supports", "parse_version"]
 

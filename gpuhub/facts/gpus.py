@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpuhub._data import read_csv
+from gpuhub.facts._data import read_csv
 from gpuhub.model import Gpu
 
 __all__ = ["GpuSpec", "GpuTable", "UnknownGpuError", "load_builtin_specs"]

@@ -1,7 +1,7 @@
 """Places and network distance: where the users or the data are, and how far each region is from them.
 
 A place is a city (any city in the region table, e.g. ``Frankfurt``, ``Ashburn``, or any of the capitals, large
-cities and tech hubs in :mod:`gpuhub.places`, e.g. ``Nairobi``, ``Bangalore``, ``Cambridge, GB``), a country (ISO
+cities and tech hubs in :mod:`gpuhub.facts.places`, e.g. ``Nairobi``, ``Bangalore``, ``Cambridge, GB``), a country (ISO
 alpha-2 code or English name: the centre of that country's cloud regions, or its capital where it has none), a
 region code of any provider (``eu-central-1``, ``gcp:europe-west3``), or ``"lat,lon"`` in degrees.
 
@@ -19,20 +19,19 @@ measured public pings are 85-95 ms. Region coordinates are city centres (``gpuhu
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 from gpuhub.errors import QueryError
-from gpuhub.regions import RegionFacts, known_regions
+from gpuhub.facts.geo import distance_km
+from gpuhub.facts.regions import RegionFacts, known_regions, on_change
 
 __all__ = ["Place", "distance_km", "resolve_place", "rtt_ms"]
 
 FIBRE_KM_PER_MS = 200.0
 ROUTE_FACTOR = 1.5
 FIXED_MS = 2.0
-EARTH_RADIUS_KM = 6371.0
 
 
 @dataclass(frozen=True)
@@ -42,14 +41,6 @@ class Place:
     label: str
     latitude: float
     longitude: float
-
-
-def distance_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    """Great-circle distance (haversine), km."""
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lon2 - lon1)
-    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_KM * math.asin(min(1.0, math.sqrt(a)))
 
 
 def rtt_ms(place: Place, latitude: float, longitude: float) -> float:
@@ -120,7 +111,7 @@ def resolve_place(text: str) -> Place:
             names = ", ".join(sorted(f"{r.provider}:{r.region}" for r in rows))
             raise QueryError("near", f"{raw!r} is a region code of several providers; write one of {names}")
         return Place(f"{rows[0].provider}:{rows[0].region}", rows[0].lat or 0.0, rows[0].lon or 0.0)
-    from gpuhub import places
+    from gpuhub.facts import places
 
     city = places.find_city(raw)
     if city is not None:
@@ -135,3 +126,6 @@ def resolve_place(text: str) -> Place:
     close = difflib.get_close_matches(key, choices, n=5, cutoff=0.6)
     hint = f" Close matches: {', '.join(close)}." if close else ""
     raise QueryError("near", f"unknown place {raw!r}.{hint} Give a city, a country, a region code or 'lat,lon'")
+
+
+on_change(_index.cache_clear)  # a plugin's register_regions adds places to the index

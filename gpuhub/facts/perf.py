@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuhub.gpus import GpuSpec, GpuTable
+from gpuhub.facts.gpus import GpuSpec, GpuTable
 from gpuhub.model import Instance, Offer
 
 __all__ = ["PRECISIONS", "InstanceThroughput", "instance_throughput", "price_performance", "spec_for",

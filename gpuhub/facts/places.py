@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gpuhub._data import read_csv
+from gpuhub.facts._data import read_csv
 
 __all__ = ["City", "capital_of", "find_city"]
 

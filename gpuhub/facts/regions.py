@@ -15,14 +15,16 @@ in the same country, labelled ``proxy of gcp:...``; where the country has none, 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gpuhub._data import read_csv
+from gpuhub.facts._data import read_csv
+from gpuhub.facts.geo import distance_km
 from gpuhub.model import Region
 
 __all__ = ["CONTINENTS", "LOCATION_BASED", "RegionFacts", "add_region", "known_regions", "make_region",
-           "region_facts"]
+           "on_change", "region_facts"]
 LOCATION_BASED = "grid_average_location_based"
 
 CONTINENTS = ("Africa", "Asia", "Europe", "North America", "Oceania", "South America")
@@ -74,15 +76,21 @@ def add_region(facts: RegionFacts) -> None:
     _ADDED[(facts.provider, facts.region)] = facts
     _table.cache_clear()
     make_region.cache_clear()
-    from gpuhub import location
+    for callback in _ON_CHANGE:
+        callback()
 
-    location._index.cache_clear()
+
+_ON_CHANGE: list[Callable[[], None]] = []
+
+
+def on_change(callback: Callable[[], None]) -> None:
+    """Call ``callback`` (no arguments) whenever :func:`add_region` changes the table: what is derived from it
+    elsewhere (the place index of :mod:`gpuhub.facts.location`) forgets its cache."""
+    _ON_CHANGE.append(callback)
 
 
 def _one_basis(out: dict[tuple[str, str], RegionFacts]) -> dict[tuple[str, str], RegionFacts]:
     """Every region's carbon on the location-based basis (module docstring), proxies labelled."""
-    from gpuhub.location import distance_km
-
     own = [f for f in out.values() if f.carbon_metric == LOCATION_BASED and f.lat is not None and f.lon is not None
            and f.carbon_gco2e_per_kwh is not None and f.provider == "gcp"]
     result = {}

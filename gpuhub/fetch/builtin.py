@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gpuhub.gpus import GpuSpec, load_builtin_specs
-from gpuhub.hookspecs import hookimpl
-from gpuhub.ranking import BUILTIN_RANKERS, Ranker
+from gpuhub.answer.ranking import BUILTIN_RANKERS, Ranker
+from gpuhub.facts.gpus import GpuSpec, load_builtin_specs
+from gpuhub.fetch.hookspecs import hookimpl
 
 
 @hookimpl
@@ -20,7 +20,7 @@ def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str
 
 @hookimpl
 def register_rankers(register: Callable[[Ranker], None]) -> None:
-    from gpuhub.workloads import WORKLOAD_RANKERS
+    from gpuhub.answer.workloads import WORKLOAD_RANKERS
 
     for ranker in (*BUILTIN_RANKERS, *WORKLOAD_RANKERS):
         register(ranker)

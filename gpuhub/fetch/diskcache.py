@@ -1,6 +1,6 @@
 """Compatibility: the on-disk cache of parsed recordings is now the offer store (:mod:`gpuhub.store`).
 
-``DiskCache(directory)`` names a store directory for an :class:`~gpuhub.engine.Engine` (``disk=``);
+``DiskCache(directory)`` names a store directory for an :class:`~gpuhub.service.engine.Engine` (``disk=``);
 ``DiskCache(None)`` turns persistence off. ``GPUHUB_CACHE_DIR`` / ``GPUHUB_NO_DISK_CACHE`` still work: the store
 is then ``$GPUHUB_CACHE_DIR/store``, or off (``GPUHUB_STORE`` takes precedence over both).
 """
@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpuhub.store.keys import code_fingerprint
+from gpuhub.fetch.keys import code_fingerprint
 
 if TYPE_CHECKING:
     from gpuhub.store import Store

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from gpuhub.gpus import GpuSpec
-    from gpuhub.provider import Provider
-    from gpuhub.ranking import Ranker
-    from gpuhub.regions import RegionFacts
+    from gpuhub.answer.ranking import Ranker
+    from gpuhub.facts.gpus import GpuSpec
+    from gpuhub.facts.regions import RegionFacts
+    from gpuhub.fetch.provider import Provider
 
 __all__ = ["hookimpl", "hookspec"]
 
@@ -26,7 +26,7 @@ hookimpl = pluggy.HookimplMarker("gpuhub")
 
 @hookspec
 def register_providers(register: Callable[[Provider], None]) -> None:
-    """Hand over provider objects: call ``register(provider)`` once per :class:`~gpuhub.provider.Provider`.
+    """Hand over provider objects: call ``register(provider)`` once per :class:`~gpuhub.fetch.provider.Provider`.
 
     Provider names must be unique across all plugins; a duplicate is reported and skipped.
     """

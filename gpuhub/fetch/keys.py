@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from importlib import metadata
 
-    from gpuhub.gpus import GpuTable
-    from gpuhub.plugins import Registry
-    from gpuhub.provider import Provider
-    from gpuhub.recording import Manifest
+    from gpuhub.facts.gpus import GpuTable
+    from gpuhub.fetch.plugins import Registry
+    from gpuhub.fetch.provider import Provider
+    from gpuhub.fetch.recording import Manifest
     from gpuhub.store import Store
 
 INDEX_META = "plugin-index"
-"""The store's meta row holding the plugin index (:mod:`gpuhub.plugin_index`; one per store: the newest
+"""The store's meta row holding the plugin index (:mod:`gpuhub.fetch.plugin_index`; one per store: the newest
 installation that wrote it)."""
 INDEX_FORMAT = 1
 _SWITCHES = ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")
@@ -94,7 +94,8 @@ def _recording_files(manifest: Manifest) -> list[str]:
 
 def recording_digest(manifest: Manifest, store: Store | None = None) -> str:
     """SHA-256 over the manifest and every response body file of a recording (a static table: every data file
-    beside its manifest), each read through :mod:`gpuhub.safeio` (regular files inside the recording, size-limited).
+    beside its manifest), each read through :mod:`gpuhub.fetch.safeio` (regular files inside the recording,
+    size-limited).
 
     With ``store``, the digest is remembered in the store's meta table beside each file's size, modification and
     change times (ns) and inode, and reused while none of them changed (files changed less than
@@ -103,7 +104,7 @@ def recording_digest(manifest: Manifest, store: Store | None = None) -> str:
     Raises:
         OSError: a file cannot be read or is not a regular file inside the recording.
     """
-    from gpuhub import safeio
+    from gpuhub.fetch import safeio
 
     directory = manifest.directory or Path(".")
     names = _recording_files(manifest)
@@ -149,7 +150,7 @@ SETTLE_S = 2.0
 
 
 def _provider_code(registry: Registry, provider: Provider) -> Iterable[str]:
-    from gpuhub import __version__
+    from gpuhub._version import __version__
 
     plugin = registry.provider_plugin.get(provider.name, "")
     version = next((r.version or "" for r in registry.reports if r.name == plugin), "")
@@ -190,7 +191,7 @@ def index_key(environ: Mapping[str, str] | None = None,
     every file of its package) and the plugin switches. Costs file ``stat`` calls only, no import."""
     from importlib import metadata
 
-    from gpuhub import __version__
+    from gpuhub._version import __version__
 
     env = os.environ if environ is None else environ
     eps = list(metadata.entry_points(group="gpuhub")) if entry_points is None else list(entry_points)
@@ -210,7 +211,7 @@ def installation_stamp(environ: Mapping[str, str] | None = None) -> str:
     plugin index describes (every other command checks the full :func:`index_key`)."""
     import sys
 
-    from gpuhub import __version__
+    from gpuhub._version import __version__
 
     env = os.environ if environ is None else environ
     parts = [__version__, *(f"{name}={env.get(name, '')}" for name in _SWITCHES)]

@@ -9,7 +9,7 @@ location, size and modification time of each file of its package, the bundled re
 ``GPUHUB_PLUGINS`` / ``GPUHUB_DISABLE_PLUGINS`` switches. Installing, removing, upgrading or editing a plugin, or
 switching one off, changes the key, and the next run loads the plugins for real and records the index again.
 
-Later runs rebuild the :class:`~gpuhub.plugins.Registry` from the index with a stand-in
+Later runs rebuild the :class:`~gpuhub.fetch.plugins.Registry` from the index with a stand-in
 (:class:`IndexedProvider`) for each provider. A stand-in answers what planning and the store need (name, kind,
 credentials, bundled recording, code identity); the first time anything else is needed (``fetch``, an error
 translation, a plugin's own attribute) it loads the plugins for real and hands over to the real provider.
@@ -29,20 +29,20 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gpuhub.provider import Credential, Provider
-from gpuhub.store.keys import INDEX_FORMAT, INDEX_META, index_key, installation_stamp
+from gpuhub.fetch.keys import INDEX_FORMAT, INDEX_META, index_key, installation_stamp
+from gpuhub.fetch.provider import Credential, Provider
 
 if TYPE_CHECKING:
     import httpx
 
     from gpuhub.errors import ProviderError
-    from gpuhub.plugins import Registry
-    from gpuhub.provider import ProviderContext
+    from gpuhub.fetch.plugins import Registry
+    from gpuhub.fetch.provider import ProviderContext
     from gpuhub.store import Store
 
 __all__ = ["INDEX_META", "IndexedProvider", "capture", "index_key", "load_registry", "restore"]
 
-log = logging.getLogger("gpuhub.plugins")
+log = logging.getLogger("gpuhub.fetch.plugins")
 _DATA_HOOKS = frozenset({"register_gpu_specs", "register_providers"})
 
 
@@ -50,7 +50,7 @@ def capture(registry: Registry, key: str) -> dict[str, Any] | None:
     """The index of a registry loaded for real (JSON-ready), or None when it must not be indexed: a plugin
     registers code (rankers, regions, commands), or any plugin did not load cleanly (its warning or failure must
     be reported on every run)."""
-    from gpuhub.plugins import _hookimpl_names
+    from gpuhub.fetch.plugins import _hookimpl_names
 
     if registry.strict or registry.trace:
         return None
@@ -148,7 +148,7 @@ class _RealRegistry:
 
     def provider(self, name: str) -> Provider:
         from gpuhub.errors import ProviderError
-        from gpuhub.plugins import Registry
+        from gpuhub.fetch.plugins import Registry
 
         with self._lock:
             if self._registry is None:
@@ -182,8 +182,8 @@ def restore(index: Mapping[str, Any], environ: Mapping[str, str] | None = None) 
         KeyError, TypeError, ValueError: the index is not what :func:`capture` writes.
         PluginError: the built-in plugin cannot register its rankers.
     """
-    from gpuhub.gpus import GpuTable
-    from gpuhub.plugins import PluginReport, Registry
+    from gpuhub.facts.gpus import GpuTable
+    from gpuhub.fetch.plugins import PluginReport, Registry
 
     if index.get("format") != INDEX_FORMAT:
         raise ValueError(f"plugin index format {index.get('format')!r}, expected {INDEX_FORMAT}")
@@ -202,7 +202,7 @@ def load_registry(environ: Mapping[str, str] | None = None, store: Store | None 
     Raises:
         PluginError: strict mode (``GPUHUB_STRICT_PLUGINS``) and a plugin failed.
     """
-    from gpuhub.plugins import Registry, _truthy
+    from gpuhub.fetch.plugins import Registry, _truthy
     from gpuhub.store import StoreError, open_store
 
     env = os.environ if environ is None else environ

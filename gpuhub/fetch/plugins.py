@@ -6,7 +6,7 @@ distribution found twice on the path) is reported with its name, version, cause 
 Environment switches:
     ``GPUHUB_PLUGINS``: comma-separated allow-list of plugin (entry-point) names; others are not loaded.
     ``GPUHUB_DISABLE_PLUGINS``: comma-separated block-list.
-    ``GPUHUB_TRACE_PLUGINS=1``: log each loading step at INFO on the ``gpuhub.plugins`` logger (and stderr).
+    ``GPUHUB_TRACE_PLUGINS=1``: log each loading step at INFO on the ``gpuhub.fetch.plugins`` logger (and stderr).
     ``GPUHUB_STRICT_PLUGINS=1``: any plugin failure raises :class:`~gpuhub.errors.PluginError`.
 """
 
@@ -24,17 +24,16 @@ from typing import Any
 
 import pluggy
 
-from gpuhub import hookspecs
-from gpuhub.bundled import BUNDLED_PROVIDERS
+from gpuhub.answer.ranking import Ranker
+from gpuhub.bundled import BUNDLED_PROVIDERS, ENTRY_POINT_GROUP
 from gpuhub.errors import PluginError
-from gpuhub.gpus import GpuSpec, GpuTable
-from gpuhub.provider import Provider
-from gpuhub.ranking import Ranker
+from gpuhub.facts.gpus import GpuSpec, GpuTable
+from gpuhub.fetch import hookspecs
+from gpuhub.fetch.provider import Provider
 
 __all__ = ["PluginReport", "Registry", "get_registry", "has_registry", "reset_registry"]
 
-log = logging.getLogger("gpuhub.plugins")
-ENTRY_POINT_GROUP = "gpuhub"
+log = logging.getLogger("gpuhub.fetch.plugins")
 _PROVIDER_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 DEFAULT_LOAD_TIMEOUT_S = 10.0
 """How long one plugin's import or hook may run, seconds (``GPUHUB_PLUGIN_TIMEOUT``); past it, it is ``hung``."""
@@ -114,7 +113,8 @@ class Registry:
                  strict: bool | None = None) -> None:
         self._configure(environ, strict)
 
-        from gpuhub import __version__, builtin
+        from gpuhub._version import __version__
+        from gpuhub.fetch import builtin
 
         self._add(_Candidate("builtin", "gpuhub", __version__, lambda: builtin), allow_filter=False)
         eps = list(entry_points) if entry_points is not None else list(metadata.entry_points(group=ENTRY_POINT_GROUP))
@@ -148,13 +148,13 @@ class Registry:
     def restore(cls, *, reports: Iterable[PluginReport], providers: Mapping[str, tuple[str, Provider]],
                 gpus: GpuTable, environ: Mapping[str, str] | None = None) -> Registry:
         """A registry rebuilt from what the plugins registered in an earlier process (the plugin index,
-        :mod:`gpuhub.plugin_index`), without importing them: ``providers`` maps each provider name to its plugin's
+        :mod:`gpuhub.fetch.plugin_index`), without importing them: ``providers`` maps each provider name to its plugin's
         name and a stand-in provider. Only the built-in plugin runs (its rankers are code).
 
         Raises:
             PluginError: the built-in plugin's rankers cannot be registered (a broken installation).
         """
-        from gpuhub import builtin
+        from gpuhub.fetch import builtin
 
         self = cls.__new__(cls)
         self._configure(environ, False)
@@ -236,7 +236,7 @@ class Registry:
         except pluggy.PluginValidationError as exc:
             self._fail(report, f"hook signature does not match gpuhub's hook specs: {_validation_detail(exc)}",
                        f"update {candidate.distribution or candidate.name} for this gpuhub version's hook specs "
-                       "(see gpuhub/hookspecs.py)")
+                       "(see gpuhub/fetch/hookspecs.py)")
             return
         except ValueError as exc:  # pluggy: plugin already registered under another name
             self._fail(report, f"could not register: {exc}", "install the plugin once")
@@ -333,7 +333,7 @@ class Registry:
             for provider in providers:
                 self._add_provider(provider, plugin_name, report)
         elif hook == "register_regions":
-            from gpuhub.regions import RegionFacts, add_region
+            from gpuhub.facts.regions import RegionFacts, add_region
 
             regions: list[RegionFacts] = []
             self._plugin_code(lambda: impl(register=regions.append), hook)
@@ -408,16 +408,6 @@ class Registry:
                            f"report this to the maintainers of {report.distribution or name}")
 
 
-def installed_distributions() -> set[str]:
-    """Names of the installed distributions that provide ``gpuhub`` entry points (normalized: ``gpuhub-aws``)."""
-    names = set()
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        dist = getattr(ep, "dist", None)
-        if dist is not None:
-            names.add(re.sub(r"[-_.]+", "-", dist.name).lower())
-    return names
-
-
 class _PluginFault(Exception):
     """Plugin code raised (anything, ``SystemExit`` included) or hung; the message says which."""
 
@@ -436,7 +426,7 @@ def _constant(obj: object) -> Callable[[], object]:
 
 
 def _spec_names() -> list[str]:
-    """The hooks gpuhub defines: the functions marked ``@hookspec`` in :mod:`gpuhub.hookspecs`."""
+    """The hooks gpuhub defines: the functions marked ``@hookspec`` in :mod:`gpuhub.fetch.hookspecs`."""
     return [name for name in dir(hookspecs) if hasattr(getattr(hookspecs, name), "gpuhub_spec")]
 
 

@@ -27,11 +27,11 @@ import pydantic
 from pydantic import SecretStr
 
 from gpuhub.errors import CredentialsError, ProviderError
-from gpuhub.gpus import GpuTable
+from gpuhub.facts.gpus import GpuTable
+from gpuhub.facts.regions import make_region
+from gpuhub.fetch.recording import Manifest, lasting_secrets, redact, remember_secret, scrub_url
+from gpuhub.fetch.retry import RETRY_STATUSES, RateLimitedError, RetryableStatus, RetryPolicy, retry_at
 from gpuhub.model import Gpu, Region, Source
-from gpuhub.recording import Manifest, lasting_secrets, redact, remember_secret, scrub_url
-from gpuhub.regions import make_region
-from gpuhub.retry import RETRY_STATUSES, RateLimitedError, RetryableStatus, RetryPolicy, retry_at
 
 if TYPE_CHECKING:  # httpx is imported by the engine when it really fetches (not for a search served from the store)
     import httpx
@@ -232,7 +232,7 @@ class ProviderStatus:
 class ProviderContext:
     """Everything a provider's ``fetch`` may use: HTTP, credentials, GPU table, regions, and its report.
 
-    Not constructed by providers; the engine (or :func:`gpuhub.testing` helpers) makes one per fetch.
+    Not constructed by providers; the engine (or :func:`gpuhub.kit.testing` helpers) makes one per fetch.
     """
 
     def __init__(self, provider: Provider, client: httpx.Client, *, mode: Mode, source: Source,
@@ -251,8 +251,9 @@ class ProviderContext:
         self._last_request = 0.0
         self._lock = threading.Lock()
         self.secrets_seen: list[str] = _SecretList()
-        """Credential values this fetch used; each is registered at once (:func:`gpuhub.recording.remember_secret`),
-        so recordings, messages and logs blank it even in answers that arrive before the fetch ends."""
+        """Credential values this fetch used; each is registered at once
+        (:func:`gpuhub.fetch.recording.remember_secret`), so recordings, messages and logs blank it even in answers
+        that arrive before the fetch ends."""
 
     def __repr__(self) -> str:
         return f"ProviderContext(provider={self.provider.name!r}, mode={self.mode!r})"

@@ -28,18 +28,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
-from gpuhub import safeio
+from gpuhub.fetch import safeio
 
 if TYPE_CHECKING:
     import httpx
 
-    from gpuhub.transports import RecordingTransport, ReplayTransport
-
 __all__ = [
     "SECRET_NAMES",
     "Manifest",
-    "RecordingTransport",
-    "ReplayTransport",
     "known_secret_forms",
     "known_secrets",
     "lasting_secrets",
@@ -292,15 +288,6 @@ def load_manifest(directory: Path) -> Manifest:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write via a temporary file and rename, readable by the user only, so a crash leaves the old file
-    (:func:`gpuhub.safeio.atomic_write`)."""
+    (:func:`gpuhub.fetch.safeio.atomic_write`)."""
     safeio.atomic_write(path, data)
 
-
-def __getattr__(name: str) -> type[ReplayTransport] | type[RecordingTransport]:
-    # The transports need httpx, imported only when something is fetched (a search served from the offer store
-    # sends no request): they live in gpuhub.transports and are still importable from here.
-    if name in ("ReplayTransport", "RecordingTransport"):
-        from gpuhub import transports
-
-        return getattr(transports, name)  # type: ignore[no-any-return]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

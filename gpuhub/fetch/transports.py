@@ -17,9 +17,9 @@ from urllib.parse import parse_qsl, urlencode
 
 import httpx
 
-from gpuhub import safeio
 from gpuhub.errors import ProviderError, ReplayMissError
-from gpuhub.recording import (
+from gpuhub.fetch import safeio
+from gpuhub.fetch.recording import (
     _SECRET_JSON_RX,
     _SECRET_VALUE_RX,
     MAX_BODY_BYTES,

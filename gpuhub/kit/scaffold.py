@@ -1,5 +1,5 @@
 """``gpuhub plugin new NAME``: write a provider plugin package that installs, is listed by ``gpuhub plugins``,
-bundles a recording and passes the conformance kit (:mod:`gpuhub.testing`) unchanged.
+bundles a recording and passes the conformance kit (:mod:`gpuhub.kit.testing`) unchanged.
 
 The package (``gpuhub-NAME/``)::
 

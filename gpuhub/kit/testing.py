@@ -2,7 +2,7 @@
 
 Usage in a plugin's ``tests/test_conformance.py``::
 
-    from gpuhub.testing import ProviderConformance
+    from gpuhub.kit.testing import ProviderConformance
 
     class TestLambdaConformance(ProviderConformance):
         provider_name = "lambda"
@@ -23,13 +23,14 @@ from typing import Any, ClassVar
 
 import httpx
 
-from gpuhub.diskcache import DiskCache
-from gpuhub.engine import Engine
+from gpuhub.fetch.diskcache import DiskCache
+from gpuhub.fetch.plugins import Registry
+from gpuhub.fetch.provider import Provider, ProviderStatus
+from gpuhub.fetch.recording import load_manifest
+from gpuhub.fetch.retry import RetryPolicy
+from gpuhub.fetch.transports import ReplayTransport
 from gpuhub.model import Offer, _check_currency
-from gpuhub.plugins import Registry
-from gpuhub.provider import Provider, ProviderStatus
-from gpuhub.recording import ReplayTransport, load_manifest
-from gpuhub.retry import RetryPolicy
+from gpuhub.service.engine import Engine
 from gpuhub.store import Store
 
 __all__ = ["FAST_RETRY", "CountingTransport", "ProviderConformance", "make_engine", "reset_state", "run_cli",
@@ -80,8 +81,8 @@ def run_provider(engine: Engine, name: str, **kwargs: Any) -> tuple[tuple[Offer,
 def reset_state() -> None:
     """Forget the process-wide plugin registry and default engine, so the next search loads the plugins and opens
     the store (``GPUHUB_STORE``, ...) again from the current environment; for tests that change settings."""
-    from gpuhub.plugins import reset_registry
-    from gpuhub.searching import reset_default_engine
+    from gpuhub.fetch.plugins import reset_registry
+    from gpuhub.service.searching import reset_default_engine
 
     reset_registry()
     reset_default_engine()
@@ -93,7 +94,7 @@ def run_cli(args: list[str], env: Mapping[str, str] | None = None) -> Any:
     first when the environment changed since the last search in this process."""
     from typer.testing import CliRunner
 
-    from gpuhub.cli import app
+    from gpuhub.cli.commands import app
 
     return CliRunner().invoke(app, args, env=dict(env) if env else None)
 

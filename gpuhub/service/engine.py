@@ -31,14 +31,14 @@ from typing import TYPE_CHECKING, Literal
 
 from cachetools import TTLCache
 
-from gpuhub.catalog import Catalog
-from gpuhub.diskcache import DiskCache
+from gpuhub.answer.catalog import Catalog
 from gpuhub.errors import CredentialsError, ProviderError, QueryError
+from gpuhub.fetch.diskcache import DiskCache
+from gpuhub.fetch.plugins import Registry
+from gpuhub.fetch.provider import Mode, Provider, ProviderContext, ProviderStatus
+from gpuhub.fetch.recording import Manifest, load_manifest
+from gpuhub.fetch.retry import RetryPolicy
 from gpuhub.model import Offer, Source
-from gpuhub.plugins import Registry
-from gpuhub.provider import Mode, Provider, ProviderContext, ProviderStatus
-from gpuhub.recording import Manifest, load_manifest
-from gpuhub.retry import RetryPolicy
 
 if TYPE_CHECKING:
     import httpx
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MODES", "Engine"]
 
-log = logging.getLogger("gpuhub.engine")
+log = logging.getLogger("gpuhub.service.engine")
 
 BULK_OFFERS = 50_000
 """A provider that has yielded this many offers is a bulk ingest: the cyclic garbage collector's automatic runs
@@ -127,7 +127,7 @@ class Engine:
         retry: the retry policy for every request.
         environ: environment for credentials and settings (default: ``os.environ`` at each fetch).
         transport: a transport to use for live requests (tests point it at a local server or a mock).
-        disk: compatibility: a :class:`~gpuhub.diskcache.DiskCache` naming the store directory (None in it: no
+        disk: compatibility: a :class:`~gpuhub.fetch.diskcache.DiskCache` naming the store directory (None in it: no
             store).
         store: the offer store (default: :func:`gpuhub.store.open_store` from ``GPUHUB_STORE``, opened on first
             use; None: nothing persists).
@@ -342,7 +342,7 @@ class Engine:
         return min(ages)
 
     def _snapshot_key(self, provider: Provider, plan: _Plan, manifest: Manifest | None) -> str | None:
-        from gpuhub.store.keys import live_key, replay_key
+        from gpuhub.fetch.keys import live_key, replay_key
 
         try:
             if manifest is not None and plan.mode == "replay":
@@ -420,7 +420,7 @@ class Engine:
                    key: str | None, store: Store | None) -> _Entry:
         import httpx  # only a real fetch needs it: a search served from the store sends no request
 
-        from gpuhub.transports import GuardedTransport, RecordingTransport, ReplayTransport, no_network
+        from gpuhub.fetch.transports import GuardedTransport, RecordingTransport, ReplayTransport, no_network
 
         recorder: RecordingTransport | None = None
         if plan.mode == "replay" and manifest is not None:
@@ -439,7 +439,7 @@ class Engine:
                 transport = inner
             source = Source(mode="live", recorded_at=dt.datetime.now(dt.timezone.utc).date(),
                             kind="live-capture")
-        from gpuhub import __version__
+        from gpuhub._version import __version__
 
         own = provider.timeout_s if plan.mode != "replay" and provider.timeout_s is not None else 0.0
         stop = _Stop(started + max(self.timeout_s, own) + self.abandon_after_s)
@@ -537,7 +537,7 @@ class Engine:
     def _note_rate_limit(self, provider: Provider, plan: _Plan, exc: BaseException) -> None:
         """Remember the server's retry time when the fetch stopped on a ``Retry-After`` beyond the budget (in this
         engine, and in the offer store for later processes)."""
-        from gpuhub.retry import RateLimitedError
+        from gpuhub.fetch.retry import RateLimitedError
 
         # A plugin may wrap the error (``raise type(exc)(...) from exc`` keeps the type, not the time): the latest
         # retry time down the chain of causes is the server's.
@@ -625,7 +625,7 @@ class Engine:
                       data_date_known=manifest.data_date_known)
 
     def _collect_offers(self, provider: Provider, ctx: ProviderContext, stop: _Stop | None = None) -> OfferColumns:
-        """Every offer ``fetch`` yields, each checked again here however it was built (:mod:`gpuhub.validate`):
+        """Every offer ``fetch`` yields, each checked again here however it was built (:mod:`gpuhub.store.validate`):
         bad ones are skipped and counted, never served. Offers go straight into columns: a provider yielding a
         million offers never has them all alive at once."""
         from gpuhub.model import known_purchase_models
@@ -734,7 +734,7 @@ def _provenance(status: ProviderStatus, source: Source, manifest: Manifest | Non
 def _describe(exc: BaseException) -> str:
     """The status reason for a failure, with every credential value read in this process blanked (a provider bug
     may echo one). Only known values: the pattern rules of :func:`redact` would also eat prose like "token: the"."""
-    from gpuhub.recording import REDACTED, known_secret_forms
+    from gpuhub.fetch.recording import REDACTED, known_secret_forms
 
     if isinstance(exc, CredentialsError):
         text = f"credentials: {exc}"

@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gpuhub.engine import Engine, RequestedMode
+from gpuhub.answer.estimate import PriceSpread
+from gpuhub.answer.query import build_query
 from gpuhub.errors import QueryError
-from gpuhub.estimate import PriceSpread
-from gpuhub.gpus import GpuTable
-from gpuhub.query import build_query
-from gpuhub.searching import run_query
+from gpuhub.facts.gpus import GpuTable
+from gpuhub.service.engine import Engine, RequestedMode
+from gpuhub.service.searching import run_query
 
 __all__ = ["estimate_report", "gpu_rows", "provider_rows"]
 
@@ -20,7 +20,7 @@ __all__ = ["estimate_report", "gpu_rows", "provider_rows"]
 def gpu_rows(table: GpuTable) -> list[dict[str, Any]]:
     """One dict per GPU table row: name, vendor, form factor, memory GiB, dense BF16/FP64 TFLOPS, GB/s, CUDA compute
     capability, tensor core generation, FP8, Transformer Engine, MIG, CUDA releases and minimum driver, aliases."""
-    from gpuhub.compat import compat
+    from gpuhub.facts.compat import compat
 
     rows: list[dict[str, Any]] = []
     for s in table.specs:
@@ -67,8 +67,8 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
     Raises:
         QueryError: a bad argument (named), or no offer of that instance type.
     """
-    from gpuhub.estimate import estimate as estimate_job
-    from gpuhub.estimate import price_spread
+    from gpuhub.answer.estimate import estimate as estimate_job
+    from gpuhub.answer.estimate import price_spread
 
     registry = engine.registry
     query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),

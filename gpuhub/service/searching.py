@@ -15,14 +15,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuhub.catalog import Catalog
-from gpuhub.engine import Engine, RequestedMode
+from gpuhub.answer.catalog import Catalog
+from gpuhub.answer.explain import cli_flag, offer_details, removed_notes
+from gpuhub.answer.query import Query, build_query
 from gpuhub.errors import QueryError
-from gpuhub.explain import cli_flag, offer_details, removed_notes
+from gpuhub.fetch.plugins import get_registry
+from gpuhub.fetch.provider import ProviderStatus
 from gpuhub.model import Offer
-from gpuhub.plugins import get_registry
-from gpuhub.provider import ProviderStatus
-from gpuhub.query import Query, build_query
+from gpuhub.service.engine import Engine, RequestedMode
 
 __all__ = ["SearchResult", "default_engine", "search"]
 
@@ -49,8 +49,8 @@ class SearchResult:
     launch_notes: list[str] = field(default_factory=list)
     """With ``launchable``: per provider, which quota and capacity checks were made and why others were not."""
     groups: list[Any] | None = None
-    """With ``group_by``: one :class:`~gpuhub.grouping.Group` per group, best first (``offers`` holds each group's
-    best offer)."""
+    """With ``group_by``: one :class:`~gpuhub.answer.grouping.Group` per group, best first (``offers`` holds each
+    group's best offer)."""
     more_regions: list[int] | None = None
     """With ``distinct``: for each offer, how many other regions sell the same choice (instance type, purchase)."""
     choices: int | None = None
@@ -137,7 +137,7 @@ def _availability(offer: Offer) -> dict[str, str]:
 
 def _check_regions(query: Query, catalog: Catalog) -> None:
     """An unknown region or zone code is an error (with close matches), not a silent empty result."""
-    from gpuhub.regions import known_regions
+    from gpuhub.facts.regions import known_regions
 
     known = set(catalog.region.lookup) | set(catalog.zone.lookup) | {f.region.lower() for f in known_regions()}
     for region in query.regions:
@@ -206,13 +206,13 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         available_only: keep only offers the provider says can be launched now (unknown and sold out are dropped
             and counted). Without it, an offer known to be sold out ranks after every other offer.
         workload: ``training``, ``inference``, ``data-science``, ``rendering`` or ``scientific``: rank with that
-            preset (see :mod:`gpuhub.workloads`).
+            preset (see :mod:`gpuhub.answer.workloads`).
         model, precision, mode: a model size (``"70b"``), its precision (``bf16`` default) and ``inference``
             (default), ``fine-tuning`` or ``training``: keep offers whose total VRAM holds it
-            (:mod:`gpuhub.modelfit`); explanations say whether it must be split across GPUs.
+            (:mod:`gpuhub.facts.modelfit`); explanations say whether it must be split across GPUs.
         near: a city, country, region code or ``"lat,lon"`` where users or data are; max_rtt: the longest
-            estimated round trip from there, ms (:mod:`gpuhub.location`).
-        max_carbon: the highest grid carbon intensity, gCO2e/kWh (:mod:`gpuhub.carbon`).
+            estimated round trip from there, ms (:mod:`gpuhub.facts.location`).
+        max_carbon: the highest grid carbon intensity, gCO2e/kWh (:mod:`gpuhub.facts.carbon`).
         sort: a ranker name (default: the workload's, else ``price``): ``price`` (per instance-hour),
             ``price_per_gpu``, ``price_per_vram``, a workload, ``carbon``, ``latency``, or a plugin's.
         limit: at most this many offers. instance_type: provider instance type name(s), exact.
@@ -224,17 +224,17 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         rtt_budget: real-time round-trip budget for ``workload="inference"`` with ``near``, ms (default 50):
             offers within it rank ahead of the others.
         group_by: ``instance-type``, ``gpu``, ``provider``, ``region`` (one or several): one row per group
-            (``result.groups``, :mod:`gpuhub.grouping`). distinct: one offer per (provider, instance type,
+            (``result.groups``, :mod:`gpuhub.answer.grouping`). distinct: one offer per (provider, instance type,
             purchase model), its best-ranked region (``result.more_regions`` counts the others).
         max_interruption: spot/low priority offers whose interruption bucket's upper bound (from the source's own
             table: AWS's 5-10 % bucket ends at 11) is at most this percentage; unknown risk never passes; offers
             that are not interruptible pass. min_placement_score: spot offers with an AWS placement score (1-10)
             of at least this (needs credentials). launchable: drop offers that quota or capacity rule out.
             checkpoint_every: hours between checkpoints, for the training preset's expected spot cost
-            (:mod:`gpuhub.obtain.cost`; default 1).
+            (:mod:`gpuhub.answer.cost`; default 1).
         min_compute_capability: CUDA GPUs of at least this compute capability (``"9.0"``: Hopper and newer).
             feature: GPUs with every named feature: ``fp8``, ``transformer-engine``, ``tensor-cores``, ``mig``.
-            cuda: GPUs this CUDA release can build for (``"12.4"``; facts in :mod:`gpuhub.compat`).
+            cuda: GPUs this CUDA release can build for (``"12.4"``; facts in :mod:`gpuhub.facts.compat`).
         bare_metal: only instances the provider says are bare metal. dedicated: only instances on a host of their
             own (dedicated tenancy or bare metal). Unknown control level never passes either.
         fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
@@ -242,7 +242,7 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         refresh: fetch again, ignoring stored and cached data. timeout: seconds to wait for providers.
         max_age: how old stored live data may be, seconds (default: ``GPUHUB_FRESH_ON_DEMAND_S``, 3600, or for
             spot and low-priority prices ``GPUHUB_FRESH_SPOT_S``, 600).
-        engine: an :class:`~gpuhub.engine.Engine` to use instead of the process-wide one.
+        engine: an :class:`~gpuhub.service.engine.Engine` to use instead of the process-wide one.
 
     Returns:
         A :class:`SearchResult`; a provider that failed is in ``statuses``, never an exception.
@@ -300,14 +300,14 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     ranked, scores = catalog.rank(rows, ranker, query, limit)
     groups, more = None, None
     if query.group_by:
-        from gpuhub.grouping import group
+        from gpuhub.answer.grouping import group
 
         groups = group(catalog, ranked, query.group_by)
         positions = np.asarray([g.rank for g in groups], dtype=np.intp)
         ranked, scores = ranked[positions], scores[positions]
         groups = groups[:query.limit] if query.limit is not None else groups
     elif query.distinct:
-        from gpuhub.grouping import distinct
+        from gpuhub.answer.grouping import distinct
 
         positions, more = distinct(catalog, ranked)
         ranked, scores = ranked[positions], scores[positions]
@@ -324,8 +324,8 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     short = shown == 0 or (query.limit is not None and shown < query.limit)
     notes = removed_notes(catalog, masks, ranker, query) if short else []
     launch: list[str] = []
-    if query.launchable:  # gpuhub.obtain.launch: which checks could not be made, and why
-        from gpuhub.obtain.launch import launch_notes
+    if query.launchable:  # gpuhub.answer.launch: which checks could not be made, and why
+        from gpuhub.answer.launch import launch_notes
 
         launch = launch_notes(catalog.offers[int(r)] for r in rows)
     dropped = (0, 0)
@@ -387,10 +387,10 @@ def record_fields(query: Query) -> list[str]:
     anything matched), read off a one-offer result so they never drift from the records."""
     from decimal import Decimal
 
-    from gpuhub.grouping import group
+    from gpuhub.answer.grouping import group
+    from gpuhub.answer.ranking import BUILTIN_RANKERS
+    from gpuhub.fetch.plugins import get_registry
     from gpuhub.model import Instance, Price, Region, Source
-    from gpuhub.plugins import get_registry
-    from gpuhub.ranking import BUILTIN_RANKERS
 
     offer = Offer(instance=Instance(provider="p", instance_type="t"), region=Region(provider="p", code="r"),
                   price=Price(amount=Decimal(1), currency="USD", purchase="on_demand"), source=Source(mode="static"))
