@@ -16,7 +16,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from gpuhub import _moved
 from gpuhub._version import __version__
+
+_moved.install()  # the flat module paths of 0.1 still import, with a DeprecationWarning
 
 # Public name -> module that defines it.
 _EXPORTS = {

@@ -1,18 +1,32 @@
-"""Old module paths of the flat layout (gpuhub 0.1), kept for one release as thin aliases that warn.
+"""Old module paths of the flat layout (gpuhub 0.1), kept for one release as aliases that warn.
 
-Each old path (``gpuhub/engine.py``, ...) is a two-line module that calls :func:`moved`: the import emits a
-:class:`DeprecationWarning` naming the new path and then *is* the new module (``sys.modules`` holds the same object,
-so ``gpuhub.engine.Engine is gpuhub.service.engine.Engine`` and patching one patches the other).
-``tests/test_layers.py`` imports every path in :data:`MOVED`. The aliases go away in gpuhub 0.2.
+No file stays at an old path (so git follows each move as a rename, and edits made to a file before the move merge
+into its new place): an import hook (:class:`_OldPaths`, installed by ``import gpuhub``) answers for every path
+in :data:`MOVED`. Importing one emits a :class:`DeprecationWarning` naming the new path, and the old name then *is*
+the new module (``sys.modules`` holds the same object, so ``gpuhub.engine.Engine is gpuhub.service.engine.Engine``
+and patching one patches the other). ``tests/test_layers.py`` imports every path in :data:`MOVED`. The aliases go
+away in gpuhub 0.2.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import sys
 import warnings
+from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-__all__ = ["MOVED", "moved"]
+if TYPE_CHECKING:
+    from importlib.abc import Loader, MetaPathFinder
+
+    class _Base(MetaPathFinder, Loader):
+        pass
+else:  # importlib.abc would import importlib.resources (~20 ms at start-up): the protocols are duck-typed
+    _Base = object
+
+__all__ = ["MOVED", "install"]
 
 MOVED: dict[str, str] = {
     # reference facts
@@ -47,15 +61,42 @@ MOVED: dict[str, str] = {
 """Old module path -> new module path."""
 
 
-def moved(old: str) -> None:
-    """Make the module being imported as ``old`` an alias of its new module, after a :class:`DeprecationWarning`.
+class _OldPaths(_Base):
+    """Finds and loads an old module path as its new module, after a :class:`DeprecationWarning`."""
 
-    Raises:
-        KeyError: ``old`` is not in :data:`MOVED`.
-        DeprecationWarning: when warnings are errors (the test suite).
-    """
-    new = MOVED[old]
-    module = importlib.import_module(new)
-    warnings.warn(f"{old} moved to {new}: import it from there (the old path goes away in gpuhub 0.2)",
-                  DeprecationWarning, stacklevel=3)
-    sys.modules[old] = module
+    def __init__(self) -> None:
+        self._specs: dict[str, importlib.machinery.ModuleSpec | None] = {}
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        """A spec for ``fullname`` when it is an old path (:data:`MOVED`), else None (not ours)."""
+        if fullname not in MOVED:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        """The new module itself (imported if needed).
+
+        Raises:
+            DeprecationWarning: when warnings are errors (the test suite): the old path must not be used.
+        """
+        new = MOVED[spec.name]
+        module = importlib.import_module(new)
+        self._specs[new] = module.__spec__
+        warnings.warn(f"{spec.name} moved to {new}: import it from there (the old path goes away in gpuhub 0.2)",
+                      DeprecationWarning, stacklevel=2)
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run (the module is the new one, already imported); the import system gave it the old path's
+        spec, and it gets its own back (``importlib.reload``, ``importlib.resources`` read it)."""
+        module.__spec__ = self._specs.pop(module.__name__, module.__spec__)
+
+
+_FINDER = _OldPaths()
+
+
+def install() -> None:
+    """Answer for the old paths from now on in this process (idempotent; ``import gpuhub`` calls it)."""
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)  # before the path finders: an old path never finds a stale file

@@ -136,7 +136,8 @@ def test_the_commands_and_layer_packages_start_without_a_warning() -> None:
     run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True, text=True, timeout=60,
                          check=True)
     # Importing a layer package imports only that package (and gpuhub itself): no eager module loads.
-    assert run.stdout.split() == sorted(["gpuhub", "gpuhub._version", *(f"gpuhub.{n}" for n in MARKER_PACKAGES)])
+    assert run.stdout.split() == sorted(["gpuhub", "gpuhub._moved", "gpuhub._version",
+                                         *(f"gpuhub.{n}" for n in MARKER_PACKAGES)])
     for argv in (["-m", "gpuhub.cli", "--version"], ["-c", "from gpuhub._entry import main; main()", "--version"]):
         out = subprocess.run([sys.executable, "-W", "error", *argv], capture_output=True, text=True, timeout=60,
                              check=True)

@@ -15,8 +15,8 @@ import gpuhub
 from gpuhub import Registry
 from gpuhub.answer.catalog import Catalog
 from gpuhub.answer.query import build_query
-from gpuhub.kit.testing import make_engine, run_provider
 from gpuhub.fetch import keys
+from gpuhub.kit.testing import make_engine, run_provider
 from gpuhub.store import open_store
 from gpuhub.store.columns import ColumnBuilder
 

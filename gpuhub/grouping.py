@@ -1,5 +1,0 @@
-"""Deprecated path: moved to :mod:`gpuhub.answer.grouping` (this alias warns; it goes away in gpuhub 0.2)."""
-
-from gpuhub._moved import moved
-
-moved(__name__)
