@@ -18,6 +18,9 @@ What it exports, by job:
   :class:`SpotRisk`, :class:`Reservation`;
 - reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`, :class:`GpuSpec` and
   :class:`GpuTable` (``register_gpu_specs``), :func:`load_builtin_specs`;
+- checks of one price-list row: :func:`decimal_amount` (a published amount as an exact Decimal),
+  :func:`placeholder_price` (zero/negative), :func:`memory_per_gpu_gib` (GPU memory in the wrong unit or total),
+  :func:`checked_gpu` (resolve a GPU spelling with its row's memory figure read the right way);
 - errors: :class:`GpuhubError`, :class:`ProviderError`, :class:`CredentialsError`, :class:`ReplayMissError`,
   :class:`UnknownGpuError`, :class:`QueryError`;
 - recordings and secrets: :class:`Manifest`, :func:`load_manifest`, :class:`ReplayTransport`,
@@ -57,6 +60,8 @@ _EXPORTS: dict[str, str] = {
     "run_cli": "gpuhub.testing", "search": "gpuhub.searching", "SearchResult": "gpuhub.searching",
     "Engine": "gpuhub.engine", "Registry": "gpuhub.plugins",
     "seller_name": "gpuhub.sellers", "known_sellers": "gpuhub.sellers",
+    "checked_gpu": "gpuhub.rowchecks", "decimal_amount": "gpuhub.rowchecks", "memory_per_gpu_gib": "gpuhub.rowchecks",
+    "placeholder_price": "gpuhub.rowchecks",
 }
 
 __all__ = sorted(_EXPORTS)
