@@ -392,6 +392,15 @@ class Registry:
         self.gpus.bind_provider(name, plugin_name)
         report.providers.append(name)
 
+    def sellers(self) -> list[str]:
+        """Names ``--provider`` accepts beyond the loaded providers: the known sellers (:mod:`gpuhub.sellers`)
+        when a loaded provider resells other clouds' machines (:attr:`Provider.resells`), else none."""
+        if not any(getattr(p, "resells", False) for p in self.providers.values()):
+            return []
+        from gpuhub.sellers import known_sellers
+
+        return [s for s in known_sellers() if s not in self.providers]
+
     def register_commands(self, cli: Any) -> None:
         """Let each loaded plugin add CLI subcommands; a failing plugin is reported, the others still run."""
         for name, (plugin, report) in self._plugins.items():
