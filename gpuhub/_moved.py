@@ -48,7 +48,7 @@ MOVED: dict[str, str] = {
     "gpuhub.safeio": "gpuhub.fetch.safeio", "gpuhub.hookspecs": "gpuhub.fetch.hookspecs",
     "gpuhub.plugins": "gpuhub.fetch.plugins", "gpuhub.builtin": "gpuhub.fetch.builtin",
     "gpuhub.plugin_index": "gpuhub.fetch.plugin_index", "gpuhub.diskcache": "gpuhub.fetch.diskcache",
-    "gpuhub.store.keys": "gpuhub.fetch.keys",
+    "gpuhub.store.keys": "gpuhub.fetch.keys", "gpuhub.rowchecks": "gpuhub.fetch.rowchecks",
     # running a search
     "gpuhub.engine": "gpuhub.service.engine", "gpuhub.searching": "gpuhub.service.searching",
     "gpuhub.reports": "gpuhub.service.reports",

@@ -13,6 +13,8 @@ from importlib import metadata
 
 ENTRY_POINT_GROUP = "gpuhub"
 """The entry-point group a plugin distribution registers its plugin module under."""
+CORE_DISTRIBUTION = "gpuhub-core"
+"""The core's own distribution (import name ``gpuhub``; the index name ``gpuhub`` belongs to another project)."""
 
 BUNDLED_PROVIDERS: dict[str, str] = {
     "aws": "gpuhub-aws",
