@@ -175,6 +175,11 @@ class Catalog:
         return self._cat(self._inst_rows, self._inst_codes, 0)
 
     @cached_property
+    def seller(self) -> _Categorical:
+        """Who runs the machine (:attr:`Instance.seller_name`): the provider itself unless an aggregator resells."""
+        return self._cat(self._inst_rows, self._inst_codes, 10)
+
+    @cached_property
     def kind(self) -> _Categorical:
         """Provider kind per row, through the provider column's codes (one lookup per provider, not per offer)."""
         kind_of = np.asarray([self._kinds.get(p) for p in self.provider.values] + [None], dtype=object)
@@ -384,7 +389,7 @@ class Catalog:
         """The active filters in order, each named after the search argument that set it."""
         out: list[tuple[str, Callable[[], BoolArray]]] = []
         if q.providers:
-            out.append(("provider", lambda: self.provider.mask(q.providers)))
+            out.append(("provider", lambda: self.provider.mask(q.providers) | self.seller.mask(q.providers)))
         if q.purchase:
             out.append(("purchase", lambda: self.purchase.mask(q.purchase)))
         if q.currency:
@@ -646,7 +651,7 @@ def _instance_part(inst: Instance) -> tuple[Any, ...]:
         gpu is not None and gpu.form_factor in ("SXM", "Superchip", "OAM"))
     return (inst.provider, inst.instance_type, gpu.name if gpu else None, gpu.form_factor if gpu else None,
             inst.gpu_count, _float(gpu.memory_gib if gpu else None), _float(inst.vcpus), _float(inst.memory_gib),
-            float(inst.fractional), float(fast))
+            float(inst.fractional), float(fast), inst.seller_name)
 
 
 def _region_part(region: Region) -> tuple[Any, ...]:

@@ -65,6 +65,13 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
     else:
         unit = ranker.unit.replace("USD", money)
         parts.append(f"{_gpus(offer)} at {_num(score)} {unit}")
+    inst = offer.instance
+    if inst.via:
+        own = f" {inst.seller_instance_type}" if inst.seller_instance_type else ""
+        parts.append(f"{inst.channel}: {inst.seller}'s machine{own} offered through {inst.via} at {inst.via}'s price")
+    stat = offer.price.listing_label()
+    if stat:
+        parts.append(f"the price is the {stat} on the marketplace, not one listing's")
     place = query.place()
     rtt = None
     if place is not None:

@@ -168,6 +168,42 @@ class Instance(_Frozen):
     slice_memory_gib: float | None = Field(
         default=None, gt=0, description="VRAM of a fractional GPU in GiB when the provider states it (a MIG "
                                         "profile's memory); else a slice gets the card's memory × its share")
+    seller: str | None = Field(
+        default=None, description="who runs the machine when it is not ``provider`` (the API it came through): "
+                                  "an aggregator's upstream cloud, named by gpuhub.sellers.seller_name "
+                                  "('lambda'); None: the provider sells it itself")
+    seller_instance_type: str | None = Field(
+        default=None, description="the seller's own name for this instance type when the aggregator gives it "
+                                  "(Prime Intellect's UpstreamCloudId 'gpu_8x_a100_80gb_sxm4'); None: not given")
+
+    @field_validator("seller")
+    @classmethod
+    def _seller(cls, value: str | None) -> str | None:
+        from gpuhub.sellers import seller_name
+
+        return None if value is None else seller_name(value)
+
+    @property
+    def seller_name(self) -> str:
+        """Who runs the machine: :attr:`seller`, else the provider itself."""
+        return self.seller or self.provider
+
+    @property
+    def via(self) -> str | None:
+        """The aggregator the machine is offered through (the provider), or None when the seller sells directly."""
+        return self.provider if self.seller and self.seller != self.provider else None
+
+    @property
+    def channel(self) -> str:
+        """Seller and source in one label: ``"lambda"`` (direct) or ``"lambda via primeintellect"``."""
+        via = self.via
+        return f"{self.seller} via {via}" if via else self.provider
+
+    @property
+    def machine(self) -> str:
+        """How the same machine is recognised through another channel: ``seller:instance type`` in the seller's
+        own naming when known (``lambda:gpu_8x_a100_80gb_sxm4`` directly and through Prime Intellect)."""
+        return f"{self.seller_name}:{self.seller_instance_type or self.instance_type}"
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -210,6 +246,21 @@ class Price(_Frozen):
     minimum_charge_s: int | None = Field(default=None, ge=0, description="minimum billed time in seconds")
     basis: str | None = Field(default=None, description="what the amount is when it is not this region's own "
                               "price, e.g. 'CoreWeave list price for North America'")
+    listing_stat: Literal["median", "min", "mean", "max"] | None = Field(
+        default=None, description="set when the amount summarizes many marketplace listings instead of being one "
+                                  "rentable listing's price: which statistic it is (known fault C35); None: one "
+                                  "listing's or the provider's own price")
+    listing_count: int | None = Field(default=None, ge=1, description="how many listings a listing statistic "
+                                      "stands for; None: one listing, or the summary does not say")
+
+    def listing_label(self) -> str | None:
+        """``"median of 12 listings"``, ``"median of listings"`` (count unknown), or None for one listing (a
+        ``listing_count`` without ``listing_stat`` says nothing and is ignored)."""
+        if self.listing_stat is None:
+            return None
+        count = f" of {self.listing_count} listing{'s' if self.listing_count != 1 else ''}" \
+            if self.listing_count is not None else " of listings"
+        return f"{self.listing_stat}{count}"
 
     @field_validator("currency", mode="before")
     @classmethod
@@ -285,6 +336,16 @@ class Offer(_Frozen):
         return self.instance.instance_type
 
     @property
+    def seller(self) -> str:
+        """Who runs the machine (:attr:`Instance.seller_name`); :attr:`provider` is the API it came through."""
+        return self.instance.seller_name
+
+    @property
+    def via(self) -> str | None:
+        """The aggregator this offer came through, or None when the seller offers it directly."""
+        return self.instance.via
+
+    @property
     def gpu_name(self) -> str | None:
         return self.instance.gpu.name if self.instance.gpu else None
 
@@ -324,7 +385,11 @@ class Offer(_Frozen):
         per_gpu = self.price_per_gpu_hour
         return {
             "provider": inst.provider,
+            "seller": inst.seller_name,
+            "via": inst.via,
             "instance_type": inst.instance_type,
+            "seller_instance_type": inst.seller_instance_type,
+            "machine": inst.machine,
             "region": self.region.code,
             "zone": self.region.zone,
             "country": self.region.country,
@@ -357,6 +422,8 @@ class Offer(_Frozen):
             "data_date": d.isoformat() if (d := self.source.date_of_data) else None,
             "form_factor": gpu.form_factor if gpu else None,
             "price_basis": price.basis,
+            "listing_stat": price.listing_stat,
+            "listing_count": price.listing_count,
             "note": inst.note,
             **(self.obtain.record() if self.obtain is not None else EMPTY_RECORD),
         }

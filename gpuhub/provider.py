@@ -77,6 +77,9 @@ class Provider:
     example_recording: ClassVar[bool] = False
     """True when the bundled recording is an example (an internal cloud's demo clusters), not real offers: a search
     that does not name the provider leaves it out unless live access is configured."""
+    resells: ClassVar[bool] = False
+    """True for an aggregator whose offers name other sellers (:attr:`gpuhub.model.Instance.seller`): a search for
+    ``--provider X`` runs it too, to find X's machines offered through it."""
     min_request_interval_s: ClassVar[float] = 0.0
     timeout_s: ClassVar[float | None] = None
     """How long a full live fetch may take (seconds) when longer than the engine's search timeout (AWS's offer

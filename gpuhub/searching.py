@@ -252,9 +252,9 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
     """
     eng = engine or default_engine()
     registry = eng.registry
-    query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
-                        gpu=gpu, min_gpus=min_gpus, max_gpus=max_gpus, min_vram=min_vram,
-                        min_total_vram=min_total_vram, min_vcpus=min_vcpus, min_memory=min_memory,
+    query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), sellers=registry.sellers(),
+                        rankers=list(registry.rankers), gpu=gpu, min_gpus=min_gpus, max_gpus=max_gpus,
+                        min_vram=min_vram, min_total_vram=min_total_vram, min_vcpus=min_vcpus, min_memory=min_memory,
                         max_price=max_price, currency=currency, purchase=purchase, provider=provider, region=region,
                         country=country, continent=continent, exclude_fractional=exclude_fractional,
                         available_only=available_only, sort=sort, limit=limit, workload=workload, near=near,
@@ -285,7 +285,11 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
               max_age: float | None = None) -> SearchResult:
     """Run an already validated :class:`Query` (the CLI and :func:`search` both end here); ``deadline`` (a
     ``time.monotonic()`` value) bounds the wait for providers too; ``max_age`` bounds stored live data (seconds)."""
-    names = list(query.providers) or sorted(engine.registry.providers)
+    providers = engine.registry.providers
+    # A provider named matches as a source or as a seller: aggregators (Provider.resells) run too, to find the
+    # named sellers' machines offered through them.
+    names = [n for n in sorted(providers) if n in query.providers or getattr(providers[n], "resells", False)] \
+        if query.providers else sorted(providers)
     examples = _examples_left_out(engine, names, query, fixtures_dir)
     names = [n for n in names if n not in examples]
     collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout,
