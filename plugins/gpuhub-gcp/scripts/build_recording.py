@@ -286,10 +286,11 @@ def main() -> None:
         token = next_token
     manifest = {
         "format": 1, "provider": "gcp", "recorded_at": RECORDED_AT, "kind": "reconstructed",
-        "data_date": "2023-03-24",
-        "data_date_note": ("oldest price in the recording: the real 2023-03-24 A2 page (opencost); the H100/A3/N1 "
-                           "SKUs are real of 2024-09-16; A2 elsewhere, A2 Ultra, A3 Ultra, A4 and L4 prices are "
-                           "from the SkyPilot GCP catalog v8 @8427bbf (commit date not known; 2025 or later)"),
+        "data_date": None,
+        "data_date_note": ("dated per price, by each SKU's effectiveTime: the real 2023-03-24 A2 page (opencost), "
+                           "the real H100/A3/N1 SKUs of 2024-09-16 and the DWS SKUs of a 2025-08-15 bill; A2 "
+                           "elsewhere, A2 Ultra, A3 Ultra, A4 and L4 prices are from the SkyPilot GCP catalog v8 "
+                           "@8427bbf (commit date not known; 2025 or later) and undated"),
         "source": ("real Compute Engine SKUs (effectiveTime 2024-09-16) from deepgenomics/cromwell-monitor "
                    "tests/data/services_pricelist.json (blob eb532891) and test_get_machine_hour_h100_mega_pricelist"
                    ".json (blob 8b795839), and the real 2023-03-24 A2 page of opencost/opencost "
