@@ -29,6 +29,16 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["XDG_CACHE_HOME"] = top
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests that need an optional system part, so CI can run just those after installing the part
+    (``.ci/run``: ``-m "postgres or browser"``): ``postgres`` for every test using the throwaway PostgreSQL server
+    through a fixture it names (``pg_server``, directly or through ``pg_url``); a fixture that asks for it
+    at run time marks its own ``postgres`` parameter, and tests/test_web_browser.py marks itself ``browser``."""
+    for item in items:
+        if "pg_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgres)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     while _OWN:
         shutil.rmtree(_OWN.pop(), ignore_errors=True)

@@ -8,6 +8,9 @@ side do not touch the same line.
 
 from __future__ import annotations
 
+CORE_DISTRIBUTION = "gpuhub-core"
+"""The core's own distribution (import name ``gpuhub``; the index name ``gpuhub`` belongs to another project)."""
+
 BUNDLED_PROVIDERS: dict[str, str] = {
     "aws": "gpuhub-aws",
     "azure": "gpuhub-azure",

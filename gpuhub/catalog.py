@@ -7,6 +7,7 @@ offers costs a few milliseconds; only the offers that survive are touched as Pyt
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -175,6 +176,11 @@ class Catalog:
         return self._cat(self._inst_rows, self._inst_codes, 0)
 
     @cached_property
+    def seller(self) -> _Categorical:
+        """Who runs the machine (:attr:`Instance.seller_name`): the provider itself unless an aggregator resells."""
+        return self._cat(self._inst_rows, self._inst_codes, 10)
+
+    @cached_property
     def kind(self) -> _Categorical:
         """Provider kind per row, through the provider column's codes (one lookup per provider, not per offer)."""
         kind_of = np.asarray([self._kinds.get(p) for p in self.provider.values] + [None], dtype=object)
@@ -306,6 +312,21 @@ class Catalog:
         return out
 
     @cached_property
+    def data_day(self) -> FloatArray:
+        """Each offer's price date as days since 1970-01-01 (NaN: undated; see :attr:`gpuhub.model.Offer.data_date`)."""
+        return np.concatenate([c.data_days() for c in self._stored]) if self._stored else np.zeros(0)
+
+    def younger_than(self, max_age_s: float, today: dt.date | None = None) -> BoolArray:
+        """Offers whose own price date is at most ``max_age_s`` seconds (whole days) before ``today`` (default: today,
+        UTC); an undated offer does not pass (its age is unknown)."""
+        today = today or dt.datetime.now(dt.timezone.utc).date()
+        newest_allowed_age = math.floor(max_age_s / 86400)
+        age = float((today - dt.date(1970, 1, 1)).days) - self.data_day
+        with np.errstate(invalid="ignore"):
+            kept: BoolArray = age <= newest_allowed_age
+        return kept
+
+    @cached_property
     def interruptible(self) -> BoolArray:
         return self.purchase.mask(["spot", "low_priority"])
 
@@ -384,7 +405,7 @@ class Catalog:
         """The active filters in order, each named after the search argument that set it."""
         out: list[tuple[str, Callable[[], BoolArray]]] = []
         if q.providers:
-            out.append(("provider", lambda: self.provider.mask(q.providers)))
+            out.append(("provider", lambda: self.provider.mask(q.providers) | self.seller.mask(q.providers)))
         if q.purchase:
             out.append(("purchase", lambda: self.purchase.mask(q.purchase)))
         if q.currency:
@@ -646,7 +667,7 @@ def _instance_part(inst: Instance) -> tuple[Any, ...]:
         gpu is not None and gpu.form_factor in ("SXM", "Superchip", "OAM"))
     return (inst.provider, inst.instance_type, gpu.name if gpu else None, gpu.form_factor if gpu else None,
             inst.gpu_count, _float(gpu.memory_gib if gpu else None), _float(inst.vcpus), _float(inst.memory_gib),
-            float(inst.fractional), float(fast))
+            float(inst.fractional), float(fast), inst.seller_name)
 
 
 def _region_part(region: Region) -> tuple[Any, ...]:

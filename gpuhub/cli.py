@@ -138,7 +138,7 @@ def search(
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
     refresh: Annotated[bool, typer.Option(help="fetch again, ignoring stored and cached data")] = False,
     max_age: Annotated[str | None, typer.Option(help="how old stored live data may be: 600, 15min, 2h (default 1 h, "
-                                                     "spot 10 min)")] = None,
+                                                     "spot 10 min); also each offer's price date (30d)")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="print each provider's warnings")] = False,
@@ -162,7 +162,8 @@ def search(
             _fail_usage(f"--max-age: {exc}")
     try:
         query = build_query(
-            gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers), gpu=gpu,
+            gpus=registry.gpus, providers=sorted(registry.providers), sellers=registry.sellers(),
+            rankers=list(registry.rankers), gpu=gpu,
             min_gpus=min_gpus, max_gpus=max_gpus, min_vram=min_vram, min_total_vram=min_total_vram,
             min_vcpus=min_vcpus, min_memory=min_memory, max_price=max_price, currency=currency, purchase=purchase,
             provider=provider, region=region, country=country, continent=continent,
@@ -261,14 +262,22 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
             gpu += " (unknown)"
         vram = _num(r["gpu_memory_gib"]) + (" slice" if r["fractional"] else "")
         per_gpu = offer.price_per_gpu_hour
+        terms = offer.price
+        stat = None if terms.listing_stat is None else terms.listing_stat + (
+            f" of {terms.listing_count}" if terms.listing_count is not None else "")
         table.add_row(
-            r["provider"], r["instance_type"], region, gpu, _gpus(r["gpu_count"]), vram,
-            _num(r["vcpus"]), _num(r["memory_gib"]), *((r["cpu_arch"],) if arm else ()), r["purchase"],
+            offer.instance.channel, r["instance_type"], region, gpu, _gpus(r["gpu_count"]), vram,
+            _num(r["vcpus"]), _num(r["memory_gib"]), *((r["cpu_arch"],) if arm else ()),
+            r["purchase"] + (f" ({stat})" if stat else ""),
             f"{_money(offer.price.amount)} {r['currency']}", _money(per_gpu, derived=True) if per_gpu else "-",
             {"available": "yes", "sold_out": "sold out", "unknown": "?"}[r["availability"]],
             _risk(r), r["source"],
             *([f"{r['score']:.4g}" if r.get("score") is not None else "-"] if scored else []))
     _out().print(table)
+    from gpuhub.grouping import channel_notes
+
+    for line in channel_notes(result.offers):
+        err.print(line, highlight=False, markup=False)
     if result.more_regions is not None:
         err.print(f"showing {len(result.offers)} of {result.choices} choices (one row per instance type and purchase "
                   f"model, best region first) from {result.matched} matching offers; --all-regions for every offer",

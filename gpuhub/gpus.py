@@ -72,20 +72,37 @@ _NOISE = {"nvidia", "tesla", "amd", "gpu", "gpus", "hgx", "dgx", "instinct", "ra
 # Model keys, most specific first; each is a regex over the normalized spelling (tokens joined by single spaces).
 _MODEL_PATTERNS: list[tuple[str, str]] = [
     ("GH200", r"\bgh ?200\b"),
+    ("GB300", r"\bgb ?300\b"),
     ("GB200", r"\bgb ?200\b"),
+    ("B300", r"\bb ?300\b"),
     ("B200", r"\bb ?200\b"),
     ("H200", r"\bh ?200\b"),
     ("H100", r"\bh ?100\b"),
     ("A100", r"\ba ?100\b"),
+    ("A800", r"\ba ?800\b"),
     ("A10G", r"\ba ?10g\b"),
     ("A10", r"\ba ?10\b"),
     ("L40S", r"\bl ?40s\b"),
     ("L40", r"\bl ?40\b"),
     ("L4", r"\bl ?4\b"),
+    ("RTXPRO6000-WS", r"\brtx ?pro ?6000 ?(wk|ws)\b"),  # the Workstation Edition (RunPod "WK", Vast "WS")
     ("RTXPRO6000", r"\brtx ?pro ?6000\b"),
+    ("RTXPRO4500", r"\brtx ?pro ?4500\b"),
     ("RTX6000-Ada", r"\b(rtx ?)?6000 ?ada\b"),
+    ("RTX4000-Ada", r"\b(rtx ?)?4000 ?ada\b"),
+    ("RTX2000-Ada", r"\b(rtx ?)?2000 ?ada\b"),
     ("RTXA6000", r"\b(rtx ?)?a ?6000\b"),
+    ("RTXA5000", r"\b(rtx ?)?a ?5000\b"),
+    ("RTXA4500", r"\b(rtx ?)?a ?4500\b"),
+    ("RTXA4000", r"\b(rtx ?)?a ?4000\b"),
+    # GeForce cards; a "Ti" or "D" model is another card and stays unknown.
+    ("RTX5090", r"\brtx ?5090(?! ?(ti|d)\b)\b"),
+    ("RTX4090", r"\brtx ?4090(?! ?(ti|d)\b)\b"),
+    ("RTX3090", r"\brtx ?3090(?! ?(ti|d)\b)\b"),
+    ("RTX3070", r"\brtx ?3070(?! ?(ti|d)\b)\b"),
+    ("RTX3060", r"\brtx ?3060(?! ?(ti|d)\b)\b"),
     ("A40", r"\ba ?40\b"),
+    ("A30", r"\ba ?30\b"),
     ("A16", r"\ba ?16\b"),
     ("RTX6000", r"\b(quadro ?)?rtx ?6000\b"),
     ("T4", r"\bt ?4g?\b"),
@@ -94,6 +111,7 @@ _MODEL_PATTERNS: list[tuple[str, str]] = [
     ("P4", r"\bp ?4\b"),
     ("K80", r"\bk ?80\b"),
     ("M60", r"\bm ?60\b"),
+    ("MI355X", r"\bmi ?355x\b"),
     ("MI300X", r"\bmi ?300x\b"),
     ("MI250X", r"\bmi ?250x\b"),
     ("MI25", r"\bmi ?25\b"),
@@ -108,11 +126,14 @@ _MODEL_PATTERNS: list[tuple[str, str]] = [
     ("Gaudi", r"\bgaudi ?1?\b"),
 ]
 _COMPILED = [(key, re.compile(rx)) for key, rx in _MODEL_PATTERNS]
-_FORM_WORDS = {"sxm", "sxm2", "sxm4", "sxm5", "sxm6", "pcie", "pci", "e", "nvl", "nvlink", "mega", "plus", "hgx"}
+_FORM_WORDS = {"sxm", "sxm2", "sxm4", "sxm5", "sxm6", "pcie", "pci", "e", "nvl", "nvlink", "mega", "plus", "hgx",
+              "baremetal"}
 _MEMORY_RX = re.compile(r"\b(\d{1,3}) ?(?:gb|gib|g)\b")
 # Memory-based variants of one model key: (model key, memory GiB) -> canonical name.
 _MEMORY_VARIANTS = {("A100", 80): "A100-80GB", ("A100", 40): "A100", ("V100", 32): "V100-32GB",
                     ("V100", 16): "V100", ("H100", 94): "H100-NVL", ("H100", 80): "H100"}
+# Model keys whose NVL board (a PCIe card with an NVLink bridge) is its own canonical name.
+_NVL_VARIANTS = {"H100": "H100-NVL", "H200": "H200-NVL"}
 _NON_GPU_VENDORS = {"AWS"}
 
 
@@ -120,6 +141,7 @@ def _normalize(raw: str) -> str:
     text = raw.lower()
     text = re.sub(r"(\d)x\b", r"\1 x", text)  # "8x" prefixes in descriptions
     text = re.sub(r"[_\-/(),:;]+", " ", text)
+    text = re.sub(r"(\d)(nvl|sxm\d?|pcie)\b", r"\1 \2", text)  # "H100NVL", "H100SXM5"
     text = re.sub(r"(\d) ?(gb|gib)\b", r"\1gb", text)
     tokens = [t for t in text.split() if t not in _NOISE]
     return " ".join(tokens)
@@ -317,8 +339,8 @@ class GpuTable:
             return None
         mem = written if written is not None else memory_gib
         name = key
-        if re.search(r"\bnvl\b", text) and key == "H100":
-            name = "H100-NVL"
+        if re.search(r"\bnvl\b", text) and key in _NVL_VARIANTS:
+            name = _NVL_VARIANTS[key]
         elif mem is not None:
             name = _variant(key, mem) or key
         if name not in self.names():

@@ -15,6 +15,7 @@ is a few numpy passes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -25,16 +26,16 @@ import numpy.typing as npt
 from gpuhub.catalog import Catalog
 from gpuhub.model import Offer
 
-__all__ = ["Group", "distinct", "group"]
+__all__ = ["Group", "channel_notes", "distinct", "group"]
 
 IntArray = npt.NDArray[np.int32]
 
 
 def _codes(catalog: Catalog, key: str) -> list[npt.NDArray[np.int32]]:
     """The catalog columns that identify a group key (a region or instance type is one provider's)."""
-    columns = {"provider": [catalog.provider.codes], "gpu": [catalog.gpu.codes],
-               "instance-type": [catalog.provider.codes, catalog.instance_type.codes],
-               "region": [catalog.provider.codes, catalog.region.codes],
+    columns = {"provider": [catalog.seller.codes, catalog.provider.codes], "gpu": [catalog.gpu.codes],
+               "instance-type": [catalog.seller.codes, catalog.provider.codes, catalog.instance_type.codes],
+               "region": [catalog.seller.codes, catalog.provider.codes, catalog.region.codes],
                "purchase": [catalog.purchase.codes], "currency": [catalog.currency.codes]}
     return columns[key]
 
@@ -117,7 +118,7 @@ def group(catalog: Catalog, ranked: IntArray, keys: tuple[str, ...]) -> list[Gro
         label: dict[str, str] = {}
         for k in keys:  # an instance type or a region is one provider's: name the provider too
             if k in ("provider", "instance-type", "region"):
-                label["provider"] = best.provider
+                label["provider"] = best.instance.channel
             if k == "instance-type":
                 label["instance-type"] = best.instance_type
             elif k == "region":
@@ -131,3 +132,27 @@ def group(catalog: Catalog, ranked: IntArray, keys: tuple[str, ...]) -> list[Gro
             regions=sorted({f"{o.provider}:{o.region.code}" for o in offers}), best=best, rank=positions[0],
             available=sum(o.available is True for o in offers), sold_out=sum(o.available is False for o in offers)))
     return out
+
+
+def channel_notes(offers: Sequence[Offer]) -> list[str]:
+    """One line per machine that ``offers`` show through more than one channel (the same seller's instance type
+    directly and through an aggregator, :attr:`~gpuhub.model.Instance.machine`), naming each channel's lowest
+    price per purchase model: ``lambda gpu_8x_a100_80gb_sxm4 (on_demand) is one machine through 2 channels:
+    lambda 14.32 USD/h, lambda via primeintellect 14.32 USD/h``."""
+    seen: dict[tuple[str, str, str], dict[str, Offer]] = {}
+    for offer in offers:
+        inst = offer.instance
+        key = (inst.machine, offer.price.purchase, offer.price.currency)
+        channels = seen.setdefault(key, {})
+        best = channels.get(inst.channel)
+        if best is None or offer.price.amount < best.price.amount:
+            channels[inst.channel] = offer
+    lines = []
+    for (machine, purchase, currency), channels in seen.items():
+        if len(channels) < 2:
+            continue
+        seller, instance_type = machine.split(":", 1)
+        prices = ", ".join(f"{name} {o.price.amount} {currency}/h" for name, o in channels.items())
+        lines.append(f"{seller} {instance_type} ({purchase}) is one machine through {len(channels)} channels: "
+                     f"{prices}")
+    return lines

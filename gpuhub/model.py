@@ -168,6 +168,42 @@ class Instance(_Frozen):
     slice_memory_gib: float | None = Field(
         default=None, gt=0, description="VRAM of a fractional GPU in GiB when the provider states it (a MIG "
                                         "profile's memory); else a slice gets the card's memory × its share")
+    seller: str | None = Field(
+        default=None, description="who runs the machine when it is not ``provider`` (the API it came through): "
+                                  "an aggregator's upstream cloud, named by gpuhub.sellers.seller_name "
+                                  "('lambda'); None: the provider sells it itself")
+    seller_instance_type: str | None = Field(
+        default=None, description="the seller's own name for this instance type when the aggregator gives it "
+                                  "(Prime Intellect's UpstreamCloudId 'gpu_8x_a100_80gb_sxm4'); None: not given")
+
+    @field_validator("seller")
+    @classmethod
+    def _seller(cls, value: str | None) -> str | None:
+        from gpuhub.sellers import seller_name
+
+        return None if value is None else seller_name(value)
+
+    @property
+    def seller_name(self) -> str:
+        """Who runs the machine: :attr:`seller`, else the provider itself."""
+        return self.seller or self.provider
+
+    @property
+    def via(self) -> str | None:
+        """The aggregator the machine is offered through (the provider), or None when the seller sells directly."""
+        return self.provider if self.seller and self.seller != self.provider else None
+
+    @property
+    def channel(self) -> str:
+        """Seller and source in one label: ``"lambda"`` (direct) or ``"lambda via primeintellect"``."""
+        via = self.via
+        return f"{self.seller} via {via}" if via else self.provider
+
+    @property
+    def machine(self) -> str:
+        """How the same machine is recognised through another channel: ``seller:instance type`` in the seller's
+        own naming when known (``lambda:gpu_8x_a100_80gb_sxm4`` directly and through Prime Intellect)."""
+        return f"{self.seller_name}:{self.seller_instance_type or self.instance_type}"
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -210,6 +246,27 @@ class Price(_Frozen):
     minimum_charge_s: int | None = Field(default=None, ge=0, description="minimum billed time in seconds")
     basis: str | None = Field(default=None, description="what the amount is when it is not this region's own "
                               "price, e.g. 'CoreWeave list price for North America'")
+    listing_stat: Literal["median", "min", "mean", "max"] | None = Field(
+        default=None, description="set when the amount summarizes many marketplace listings instead of being one "
+                                  "rentable listing's price: which statistic it is (known fault C35); None: one "
+                                  "listing's or the provider's own price")
+    listing_count: int | None = Field(default=None, ge=1, description="how many listings a listing statistic "
+                                      "stands for; None: one listing, or the summary does not say")
+    data_date: dt.date | None = Field(default=None, description="date of this price: of the row, SKU or API answer "
+                                      "it came from (None: not known per price; the offer's source date applies)")
+    data_origin: str | None = Field(default=None, description="which data set the price came from, when a provider "
+                                    "merges several (e.g. 'SkyPilot GCP catalog v8')")
+    replaced: str | None = Field(default=None, description="what this price replaced: an older data set's price for "
+                                 "the same instance type, region and purchase model (newest dated data wins)")
+
+    def listing_label(self) -> str | None:
+        """``"median of 12 listings"``, ``"median of listings"`` (count unknown), or None for one listing (a
+        ``listing_count`` without ``listing_stat`` says nothing and is ignored)."""
+        if self.listing_stat is None:
+            return None
+        count = f" of {self.listing_count} listing{'s' if self.listing_count != 1 else ''}" \
+            if self.listing_count is not None else " of listings"
+        return f"{self.listing_stat}{count}"
 
     @field_validator("currency", mode="before")
     @classmethod
@@ -251,12 +308,12 @@ class Source(_Frozen):
             return None
         return self.data_date or self.recorded_at
 
-    def label(self) -> str:
+    def label(self, data_date: dt.date | None = None) -> str:
         """Short human label with the date of the data, e.g. ``replay:lambda@2026-09-20`` (``@undated`` when the
-        data's own date is unknown)."""
+        data's own date is unknown); ``data_date``: an offer's own price date, which takes precedence."""
         if self.mode == "live":
             return "live"
-        when = self.date_of_data
+        when = data_date or self.date_of_data
         stamp = f"@{when.isoformat()}" if when else ("@undated" if not self.data_date_known else "")
         return f"{self.mode}:{self.recording or '?'}{stamp}"
 
@@ -285,12 +342,28 @@ class Offer(_Frozen):
         return self.instance.instance_type
 
     @property
+    def seller(self) -> str:
+        """Who runs the machine (:attr:`Instance.seller_name`); :attr:`provider` is the API it came through."""
+        return self.instance.seller_name
+
+    @property
+    def via(self) -> str | None:
+        """The aggregator this offer came through, or None when the seller offers it directly."""
+        return self.instance.via
+
+    @property
     def gpu_name(self) -> str | None:
         return self.instance.gpu.name if self.instance.gpu else None
 
     @property
     def gpu_count(self) -> float:
         return self.instance.gpu_count
+
+    @property
+    def data_date(self) -> dt.date | None:
+        """The date of this offer's price: the price's own (``price.data_date``), else the source's; None when
+        unknown."""
+        return self.price.data_date or self.source.date_of_data
 
     @property
     def price_per_hour(self) -> Decimal:
@@ -324,7 +397,11 @@ class Offer(_Frozen):
         per_gpu = self.price_per_gpu_hour
         return {
             "provider": inst.provider,
+            "seller": inst.seller_name,
+            "via": inst.via,
             "instance_type": inst.instance_type,
+            "seller_instance_type": inst.seller_instance_type,
+            "machine": inst.machine,
             "region": self.region.code,
             "zone": self.region.zone,
             "country": self.region.country,
@@ -352,11 +429,15 @@ class Offer(_Frozen):
             "bare_metal": inst.bare_metal,
             "tenancy": inst.tenancy,
             "control_source": inst.control_source,
-            "source": self.source.label(),
+            "source": self.source.label(self.price.data_date),
             "source_kind": self.source.source_kind,
-            "data_date": d.isoformat() if (d := self.source.date_of_data) else None,
+            "data_date": d.isoformat() if (d := self.data_date) else None,
+            "data_origin": price.data_origin,
+            "price_replaced": price.replaced,
             "form_factor": gpu.form_factor if gpu else None,
             "price_basis": price.basis,
+            "listing_stat": price.listing_stat,
+            "listing_count": price.listing_count,
             "note": inst.note,
             **(self.obtain.record() if self.obtain is not None else EMPTY_RECORD),
         }

@@ -12,10 +12,15 @@ What it exports, by job:
   through the engine's seam, ``ctx.gpu()``, ``ctx.region()``, ``ctx.guard()``, ``ctx.skip()``, ``ctx.warn()``),
   :class:`Credential`, :data:`ProviderKind`, :class:`ProviderStatus`;
 - the model: :class:`Offer`, :class:`Instance`, :class:`Price`, :class:`Region`, :class:`Gpu`, :class:`Source`,
-  :class:`PurchaseModel`, :func:`register_purchase_model`; obtainability: :class:`Obtainability`,
+  :class:`PurchaseModel`, :func:`register_purchase_model`; sellers: :func:`seller_name` (an aggregator's spelling
+  of the cloud that runs a machine -> the seller's one name, for ``Instance(seller=...)``), :func:`known_sellers`;
+  obtainability: :class:`Obtainability`,
   :class:`SpotRisk`, :class:`Reservation`;
 - reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`, :class:`GpuSpec` and
   :class:`GpuTable` (``register_gpu_specs``), :func:`load_builtin_specs`;
+- checks of one price-list row: :func:`decimal_amount` (a published amount as an exact Decimal),
+  :func:`placeholder_price` (zero/negative), :func:`memory_per_gpu_gib` (GPU memory in the wrong unit or total),
+  :func:`checked_gpu` (resolve a GPU spelling with its row's memory figure read the right way);
 - errors: :class:`GpuhubError`, :class:`ProviderError`, :class:`CredentialsError`, :class:`ReplayMissError`,
   :class:`UnknownGpuError`, :class:`QueryError`;
 - recordings and secrets: :class:`Manifest`, :func:`load_manifest`, :class:`ReplayTransport`,
@@ -54,6 +59,9 @@ _EXPORTS: dict[str, str] = {
     "make_engine": "gpuhub.testing", "run_provider": "gpuhub.testing", "reset_state": "gpuhub.testing",
     "run_cli": "gpuhub.testing", "search": "gpuhub.searching", "SearchResult": "gpuhub.searching",
     "Engine": "gpuhub.engine", "Registry": "gpuhub.plugins",
+    "seller_name": "gpuhub.sellers", "known_sellers": "gpuhub.sellers",
+    "checked_gpu": "gpuhub.rowchecks", "decimal_amount": "gpuhub.rowchecks", "memory_per_gpu_gib": "gpuhub.rowchecks",
+    "placeholder_price": "gpuhub.rowchecks",
 }
 
 __all__ = sorted(_EXPORTS)

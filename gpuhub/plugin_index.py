@@ -74,6 +74,7 @@ def capture(registry: Registry, key: str) -> dict[str, Any] | None:
             "kind": provider.kind, "base_url": provider.base_url,
             "credentials": [{"env": list(c.env), "description": c.description} for c in provider.credentials],
             "static": provider.static, "example_recording": provider.example_recording,
+            "resells": provider.resells,
             "min_request_interval_s": provider.min_request_interval_s, "timeout_s": provider.timeout_s,
             "fixtures_dir": str(where) if where is not None else None,
             "credentials_help": provider.credentials_help(), "qualname": qualname, "module": module,
@@ -167,7 +168,7 @@ def _stand_in(facts: Mapping[str, Any], loader: _RealRegistry) -> IndexedProvide
         "name": facts["name"], "display_name": facts["display_name"], "kind": facts["kind"],
         "base_url": facts["base_url"], "static": bool(facts["static"]),
         "credentials": tuple(Credential(tuple(c["env"]), c["description"]) for c in facts["credentials"]),
-        "example_recording": bool(facts["example_recording"]),
+        "example_recording": bool(facts["example_recording"]), "resells": bool(facts.get("resells", False)),
         "min_request_interval_s": float(facts["min_request_interval_s"]), "timeout_s": facts["timeout_s"],
         "_facts": dict(facts), "_loader": loader,
     }

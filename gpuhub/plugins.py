@@ -25,7 +25,7 @@ from typing import Any
 import pluggy
 
 from gpuhub import hookspecs
-from gpuhub.bundled import BUNDLED_PROVIDERS
+from gpuhub.bundled import BUNDLED_PROVIDERS, CORE_DISTRIBUTION
 from gpuhub.errors import PluginError
 from gpuhub.gpus import GpuSpec, GpuTable
 from gpuhub.provider import Provider
@@ -116,7 +116,7 @@ class Registry:
 
         from gpuhub import __version__, builtin
 
-        self._add(_Candidate("builtin", "gpuhub", __version__, lambda: builtin), allow_filter=False)
+        self._add(_Candidate("builtin", CORE_DISTRIBUTION, __version__, lambda: builtin), allow_filter=False)
         eps = list(entry_points) if entry_points is not None else list(metadata.entry_points(group=ENTRY_POINT_GROUP))
         for candidate in self._dedupe(eps):
             self._add(candidate)
@@ -391,6 +391,15 @@ class Registry:
         self.provider_plugin[name] = plugin_name
         self.gpus.bind_provider(name, plugin_name)
         report.providers.append(name)
+
+    def sellers(self) -> list[str]:
+        """Names ``--provider`` accepts beyond the loaded providers: the known sellers (:mod:`gpuhub.sellers`)
+        when a loaded provider resells other clouds' machines (:attr:`Provider.resells`), else none."""
+        if not any(getattr(p, "resells", False) for p in self.providers.values()):
+            return []
+        from gpuhub.sellers import known_sellers
+
+        return [s for s in known_sellers() if s not in self.providers]
 
     def register_commands(self, cli: Any) -> None:
         """Let each loaded plugin add CLI subcommands; a failing plugin is reported, the others still run."""

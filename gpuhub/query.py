@@ -51,6 +51,7 @@ class Query(BaseModel):
     currency: str | None = None
     purchase: tuple[str, ...] = ()
     providers: tuple[str, ...] = ()
+    """Provider or seller names: an offer matches when it came through one of them or one of them runs it."""
     regions: tuple[str, ...] = ()
     countries: tuple[str, ...] = ()
     continents: tuple[str, ...] = ()
@@ -210,8 +211,12 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
                 rtt_budget: Any = None, group_by: Any = None, distinct: bool = False,
                 max_interruption: Any = None, min_placement_score: Any = None, launchable: bool = False,
                 checkpoint_every: Any = None, min_compute_capability: Any = None, feature: Any = None,
-                cuda: Any = None, bare_metal: bool = False, dedicated: bool = False) -> Query:
+                cuda: Any = None, bare_metal: bool = False, dedicated: bool = False,
+                sellers: Sequence[str] = ()) -> Query:
     """Validate user arguments into a :class:`Query`.
+
+    ``provider`` names match an offer's source (the provider it came through) or its seller (who runs the
+    machine); ``sellers`` are the seller names accepted beyond ``providers`` (:meth:`Registry.sellers`).
 
     Raises:
         QueryError: an argument is invalid; the message names it and lists the allowed values (for an unknown
@@ -301,7 +306,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         min_total_vram_gib=_number("min_total_vram", min_total_vram), min_vcpus=_number("min_vcpus", min_vcpus),
         min_memory_gib=_number("min_memory", min_memory), max_price_per_hour=price, currency=currency,
         purchase=tuple(sorted(_choose("purchase", _tuple("purchase", purchase), known_purchase_models()))),
-        providers=tuple(sorted(_choose("provider", _tuple("provider", provider), list(providers)))),
+        providers=tuple(sorted(_choose("provider", _tuple("provider", provider), [*providers, *sellers]))),
         regions=tuple(sorted(_tuple("region", region))), countries=tuple(sorted(countries)),
         continents=tuple(sorted(_choose("continent", _tuple("continent", continent), CONTINENTS))),
         exclude_fractional=bool(exclude_fractional), available_only=bool(available_only), sort=sort,

@@ -70,6 +70,8 @@ _SECRET_VALUE_RX = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+")
 _SECRET_JSON_RX = re.compile(
     rb'("(?:access_token|refresh_token|id_token|client_secret|password|SessionToken|SecretAccessKey)"\s*:\s*")'
     rb'([^"\\]*)(")')
+_CREDENTIAL_JSON_RX = re.compile(
+    r'("(?:client_id|client_secret|refresh_token|access_token|password)"\s*:\s*")([^"\\]*)(")')
 _NAMES_RX = "|".join(re.escape(n) for n in sorted(SECRET_NAMES, key=len, reverse=True))
 # ``?key=value`` / ``&token=value`` in URLs and form bodies, and ``name: value`` header lines at the start of a line
 # (signers' canonical requests, header dumps); prose such as "unclosed token: line 3" is left alone.
@@ -222,6 +224,10 @@ def _match_key(method: str, url: str, body: bytes | str | None) -> tuple[str, st
     if text and "=" in text and not text.lstrip().startswith(("{", "[", "<")):
         fields = sorted((k, v) for k, v in parse_qsl(text, keep_blank_values=True) if not _is_secret(k))
         text = urlencode(fields)
+    elif text.lstrip().startswith("{"):
+        # A JSON credentials body (an OAuth client-credentials request) matches whatever the credentials are: the
+        # recording holds them redacted, the live request holds the user's.
+        text = _CREDENTIAL_JSON_RX.sub(r"\1REDACTED\3", text)
     return (method.upper(), parts.netloc.lower(), parts.path or "/", query, text)
 
 

@@ -241,7 +241,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
         refresh: fetch again, ignoring stored and cached data. timeout: seconds to wait for providers.
         max_age: how old stored live data may be, seconds (default: ``GPUHUB_FRESH_ON_DEMAND_S``, 3600, or for
-            spot and low-priority prices ``GPUHUB_FRESH_SPOT_S``, 600).
+            spot and low-priority prices ``GPUHUB_FRESH_SPOT_S``, 600); when given, also how old each offer's own
+            price date may be (whole days; an undated offer is left out, counted under ``max_age``).
         engine: an :class:`~gpuhub.engine.Engine` to use instead of the process-wide one.
 
     Returns:
@@ -252,9 +253,9 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
     """
     eng = engine or default_engine()
     registry = eng.registry
-    query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
-                        gpu=gpu, min_gpus=min_gpus, max_gpus=max_gpus, min_vram=min_vram,
-                        min_total_vram=min_total_vram, min_vcpus=min_vcpus, min_memory=min_memory,
+    query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), sellers=registry.sellers(),
+                        rankers=list(registry.rankers), gpu=gpu, min_gpus=min_gpus, max_gpus=max_gpus,
+                        min_vram=min_vram, min_total_vram=min_total_vram, min_vcpus=min_vcpus, min_memory=min_memory,
                         max_price=max_price, currency=currency, purchase=purchase, provider=provider, region=region,
                         country=country, continent=continent, exclude_fractional=exclude_fractional,
                         available_only=available_only, sort=sort, limit=limit, workload=workload, near=near,
@@ -285,7 +286,11 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
               max_age: float | None = None) -> SearchResult:
     """Run an already validated :class:`Query` (the CLI and :func:`search` both end here); ``deadline`` (a
     ``time.monotonic()`` value) bounds the wait for providers too; ``max_age`` bounds stored live data (seconds)."""
-    names = list(query.providers) or sorted(engine.registry.providers)
+    providers = engine.registry.providers
+    # A provider named matches as a source or as a seller: aggregators (Provider.resells) run too, to find the
+    # named sellers' machines offered through them.
+    names = [n for n in sorted(providers) if n in query.providers or getattr(providers[n], "resells", False)] \
+        if query.providers else sorted(providers)
     examples = _examples_left_out(engine, names, query, fixtures_dir)
     names = [n for n in names if n not in examples]
     collected = engine.collect(names, mode=fetch, fixtures_dir=fixtures_dir, refresh=refresh, timeout_s=timeout,
@@ -293,6 +298,11 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     catalog = engine.catalog([offers for offers, _ in collected])
     _check_regions(query, catalog)
     rows, removed, masks = catalog.select_with_masks(query)
+    if max_age is not None:  # --max-age applies to each offer's own price date too (undated offers do not pass)
+        young = catalog.younger_than(max_age)
+        masks.append(("max_age", young))
+        removed["max_age"] = int(np.count_nonzero(~young[rows]))
+        rows = rows[young[rows]]
     ranker = engine.registry.rankers[query.sort]
     grouped = query.distinct or bool(query.group_by)
     # One more than asked, so the last offer shown can say what separates it from the next one.

@@ -32,8 +32,8 @@ from gpuhub.recording import ReplayTransport, load_manifest
 from gpuhub.retry import RetryPolicy
 from gpuhub.store import Store
 
-__all__ = ["FAST_RETRY", "CountingTransport", "ProviderConformance", "make_engine", "reset_state", "run_cli",
-           "run_provider"]
+__all__ = ["FAST_RETRY", "CountingTransport", "ProviderConformance", "make_engine", "registry_of", "reset_state",
+           "run_cli", "run_provider"]
 
 FAST_RETRY = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=30, jitter_s=0)
 """A retry policy without waits, for tests: 3 attempts."""
@@ -68,6 +68,20 @@ def make_engine(registry: Registry | None = None, *, transport: httpx.BaseTransp
                       timeout_s=timeout_s, store=store)
     return Engine(registry or Registry(), transport=transport, environ=dict(environ or {}), retry=retry,
                   timeout_s=timeout_s, disk=disk or DiskCache(None))
+
+
+def registry_of(*providers: Provider) -> Registry:
+    """A registry of the built-ins and exactly ``providers`` (one plugin registering them; installed plugins are
+    left out)."""
+    from gpuhub.hookspecs import hookimpl
+
+    class Plugin:
+        @hookimpl
+        def register_providers(self, register: Callable[[Provider], None]) -> None:
+            for p in providers:
+                register(p)
+
+    return Registry(entry_points=[], extra_plugins=[("scripted", Plugin())])
 
 
 def run_provider(engine: Engine, name: str, **kwargs: Any) -> tuple[tuple[Offer, ...], ProviderStatus]:

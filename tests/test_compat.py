@@ -16,8 +16,9 @@ from gpuhub import Engine, QueryError, Registry
 from gpuhub.compat import compat, cuda_supports
 from gpuhub.testing import make_engine
 
-HOPPER_AND_NEWER = {"H100", "H100-NVL", "H200", "GH200", "B200", "GB200", "RTXPRO6000"}
-ADA_HOPPER_BLACKWELL = HOPPER_AND_NEWER | {"L4", "L40", "L40S", "RTX6000-Ada"}
+HOPPER_AND_NEWER = {"H100", "H100-NVL", "H200", "H200-NVL", "GH200", "B200", "B300", "GB200", "GB300", "RTXPRO6000",
+                    "RTXPRO6000-WS", "RTXPRO4500", "RTX5090"}
+ADA_HOPPER_BLACKWELL = HOPPER_AND_NEWER | {"L4", "L40", "L40S", "RTX6000-Ada", "RTX4000-Ada", "RTX2000-Ada", "RTX4090"}
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +120,11 @@ def test_cli_gpus_shows_compatibility(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "--feature", "fp4"], capture_output=True,
                          text=True, timeout=120, env=env)
     assert bad.returncode == 2 and "--feature" in bad.stderr and "tensor-cores" in bad.stderr
+
+
+def test_new_gpus_have_their_compute_capability() -> None:
+    assert compat("B300").compute_capability == (10, 3) and compat("B300").fp8
+    assert compat("RTX5090").compute_capability == (12, 0) and cuda_supports("RTX5090", (12, 8))
+    assert not cuda_supports("RTX5090", (12, 4))  # sm_120 came with CUDA 12.8
+    assert compat("A30").compute_capability == (8, 0) and compat("A30").fp8 is False
+    assert compat("MI355X").compute_capability is None

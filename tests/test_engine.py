@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 import gpuhub
-from gpuhub import Engine, Instance, Offer, Price, Provider, ProviderContext, ProviderError, Registry, hookimpl
-from gpuhub.testing import CountingTransport, make_engine, run_provider
+from gpuhub import Engine, Instance, Offer, Price, Provider, ProviderContext, ProviderError
+from gpuhub.testing import CountingTransport, make_engine, registry_of, run_provider
 
 
 class Scripted(Provider):
@@ -35,14 +35,7 @@ def _offers(provider: str, ctx: ProviderContext, price: str = "1.50", n: int = 1
                   price=Price(amount=Decimal(price), currency="USD", purchase="on_demand")) for i in range(n)]
 
 
-def _registry(*providers: Provider) -> Registry:
-    class Plugin:
-        @hookimpl
-        def register_providers(self, register: Callable[[Provider], None]) -> None:
-            for p in providers:
-                register(p)
-
-    return Registry(entry_points=[], extra_plugins=[("scripted", Plugin())])
+_registry = registry_of
 
 
 def test_fan_out_is_concurrent() -> None:

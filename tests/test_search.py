@@ -20,7 +20,7 @@ def test_offers_sorted_by_price_with_status(engine: Engine) -> None:
     assert (result[-1].instance_type, result[-1].available) == ("a100x1", False)
     status = result.status("fakecloud")
     assert status.state == "ok" and status.offers == 7 and status.skipped_records == 2
-    assert status.unknown_gpus == {"RTX A4000": 1}
+    assert status.unknown_gpus == {"RTX A2000": 1}
     assert status.source == "replay:fakecloud@2026-11-30"
 
 
@@ -43,7 +43,7 @@ def test_c23_placeholder_zero_price_never_ranks_first(engine: Engine) -> None:
 def test_unknown_gpu_offers_stay_visible(engine: Engine) -> None:
     result = gpuhub.search(engine=engine, provider="fakecloud", purchase="spot")
     [offer] = result
-    assert offer.gpu_name == "RTX A4000" and offer.instance.gpu is not None and not offer.instance.gpu.known
+    assert offer.gpu_name == "RTX A2000" and offer.instance.gpu is not None and not offer.instance.gpu.known
 
 
 def test_c03_vram_filters_use_the_fraction(engine: Engine) -> None:
@@ -76,7 +76,7 @@ def test_provider_kind_mig_and_nvlink_filters(engine: Engine) -> None:
     assert len(types(provider_kind="specialist")) == 5  # fakecloud is a specialist (7 offers of 5 types)
     result = gpuhub.search(engine=engine, provider_kind="hyperscaler")
     assert len(result) == 0 and result.removed_by["provider_kind"] == 7
-    # MIG: A100 and H100 support it (GPU table); the A10 and the unknown A4000 do not.
+    # MIG: A100 and H100 support it (GPU table); the A10 and the unknown RTX A2000 do not.
     assert types(mig_capable=True) == ["a100x1", "a100x8-80", "h100x8"]
     # NVLink: multi-GPU boards whose form is SXM: only the 80 GB A100 SXM4 (the H100 is spelled without a form).
     assert types(nvlink=True) == ["a100x8-80"]

@@ -64,13 +64,13 @@ def test_changed_recording_is_parsed_again(registry: Registry, tmp_path: Path) -
     assert {o.price_per_hour for o in offers if o.instance_type == "h100x8"} == {Decimal("27.92")}
 
 
-class _A4000Plugin:
-    """Registers the RTX A4000 that the built-in table lacks (fakecloud's recording has one)."""
+class _A2000Plugin:
+    """Registers the RTX A2000 that the built-in table lacks (fakecloud's recording has one)."""
 
     @gpuhub.hookimpl
     def register_gpu_specs(self, register: Callable[[GpuSpec], None], alias: Callable[[str, str], None]) -> None:
-        register(GpuSpec(name="RTX-A4000", vendor="NVIDIA", memory_gib=16, architecture="Ampere",
-                         form_factor="PCIe", fp32_tflops=19.2))
+        register(GpuSpec(name="RTX-A2000", vendor="NVIDIA", memory_gib=12, architecture="Ampere",
+                         form_factor="PCIe"))
 
 
 def test_enabling_or_disabling_a_plugin_changes_the_answer_at_once(tmp_path: Path) -> None:
@@ -84,11 +84,11 @@ def test_enabling_or_disabling_a_plugin_changes_the_answer_at_once(tmp_path: Pat
         return gpu.name, gpu.known, engine.fetch_count.get("fakecloud", 0)
 
     without = Registry(entry_points=[], extra_plugins=[fakecloud.PLUGIN])
-    with_it = Registry(entry_points=[], extra_plugins=[fakecloud.PLUGIN, ("a4000", _A4000Plugin())])
-    assert a4000(without) == ("RTX A4000", False, 1)
-    assert a4000(with_it) == ("RTX-A4000", True, 1)  # enabled: parsed again with the new alias
-    assert a4000(without) == ("RTX A4000", False, 0)  # disabled again: the first snapshot, unknown again
-    assert a4000(with_it) == ("RTX-A4000", True, 0)
+    with_it = Registry(entry_points=[], extra_plugins=[fakecloud.PLUGIN, ("a2000", _A2000Plugin())])
+    assert a4000(without) == ("RTX A2000", False, 1)
+    assert a4000(with_it) == ("RTX-A2000", True, 1)  # enabled: parsed again with the new alias
+    assert a4000(without) == ("RTX A2000", False, 0)  # disabled again: the first snapshot, unknown again
+    assert a4000(with_it) == ("RTX-A2000", True, 0)
 
 
 def test_unchanged_content_is_stored_once(registry: Registry, tmp_path: Path) -> None:

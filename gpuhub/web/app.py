@@ -240,7 +240,7 @@ class Web:
 
     def run(self, kwargs: dict[str, Any]) -> SearchResult:
         registry = self.engine.registry
-        query = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
+        query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), sellers=registry.sellers(),
                             rankers=list(registry.rankers), **kwargs)
         return run_query(query, self.engine, fixtures_dir=self.fixtures_dir, fetch=self.fetch)
 

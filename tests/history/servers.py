@@ -44,6 +44,12 @@ def free_port() -> int:
 
 
 def _pg_bin(name: str) -> str | None:
+    """The newest Debian PostgreSQL server binary ``name``, else one on PATH; ``GPUHUB_TEST_PG_BINDIR`` names the
+    only directory to look in (``/nonexistent`` shows how the tests behave on a machine without PostgreSQL)."""
+    only = os.environ.get("GPUHUB_TEST_PG_BINDIR")
+    if only is not None:
+        path = Path(only) / name
+        return str(path) if path.is_file() else None
     candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"),
                         key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
     return candidates[-1] if candidates else shutil.which(name)

@@ -17,7 +17,7 @@ runner = CliRunner()
 H = dt.timedelta(hours=1)
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store_env(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """GPUHUB_STORE set to a store holding three lambda refreshes (a price drop, a new B200 region, a failure)."""
     from gpuhub.store import open_store

@@ -20,7 +20,7 @@ H = dt.timedelta(hours=1)
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """Where a store lives: a directory (SQLite) or a PostgreSQL URL (a fresh database on the throwaway server)."""
     if request.param == "sqlite":

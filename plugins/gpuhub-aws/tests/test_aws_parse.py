@@ -215,9 +215,15 @@ def test_fractional_gpu_is_a_fractional_offer() -> None:
 
 
 def test_unknown_gpu_is_kept_with_its_maker() -> None:
+    inst = build_instance(bundled_specs()["dl2q.24xlarge"], {}, "dl2q.24xlarge", _gpu, lambda m: None)
+    assert (inst.gpu.name, inst.gpu.known, inst.gpu.vendor, inst.gpu_count) == ("Qualcomm AI100", False, "Qualcomm", 8)
+    assert float(inst.gpu.memory_gib) == pytest.approx(15.625)  # the reported memory, kept for an unknown GPU
+
+
+def test_b300_is_the_gpu_tables_card() -> None:
     inst = build_instance(bundled_specs()["p6-b300.48xlarge"], {}, "p6-b300.48xlarge", _gpu, lambda m: None)
-    assert (inst.gpu.name, inst.gpu.known, inst.gpu.vendor, inst.gpu_count) == ("B300", False, "NVIDIA", 8)
-    assert float(inst.gpu.memory_gib) == pytest.approx(268.59, abs=0.01)  # 275040 MiB as reported
+    assert (inst.gpu.name, inst.gpu.known, inst.gpu.vendor, inst.gpu_count) == ("B300", True, "NVIDIA", 8)
+    assert float(inst.gpu.memory_gib) == 288  # the marketed 288 GB; AWS reports 275040 MiB (268.6 GiB)
 
 
 def test_spec_fields_and_memory_fallback_from_offer_attributes() -> None:

@@ -75,8 +75,8 @@ GPU_LABELS: dict[str, GpuLabel] = {g.label: g for g in (
     GpuLabel("A100_PCIE_80GB", "A100-80GB", "PCIe", 80, _DOCS),
     GpuLabel("A40", "A40", "PCIe", 48, _DOCS),
     GpuLabel("RTX_A6000", "RTXA6000", "PCIe", 48, _DOCS),
-    GpuLabel("RTX_A5000", None, "PCIe", 24, _DOCS),
-    GpuLabel("RTX_A4000", None, "PCIe", 16, _DOCS),
+    GpuLabel("RTX_A5000", "RTXA5000", "PCIe", 24, _DOCS),
+    GpuLabel("RTX_A4000", "RTXA4000", "PCIe", 16, _DOCS),
     GpuLabel("Quadro_RTX_6000", "RTX6000", "PCIe", 24, _DOCS),
     GpuLabel("Quadro_RTX_5000", None, "PCIe", 16, _DOCS),
     GpuLabel("Quadro_RTX_4000", None, "PCIe", 8, _DOCS),
@@ -106,7 +106,7 @@ def canonical_gpu_name(label: str) -> str | None:
 
     The memory variant comes from the label itself (``A100_NVLINK`` is the 40 GB A100, ``A100_NVLINK_80GB`` the
     80 GB one), never from another field. Returns None for an unknown label and for a label whose GPU gpuhub's
-    table does not have (``RTX_A5000``, ``RTX_A4000``, ``Quadro_RTX_5000``, ``Quadro_RTX_4000``).
+    table does not have (``Quadro_RTX_5000``, ``Quadro_RTX_4000``).
     """
     spec = gpu_label(label)
     return spec.canonical if spec else None

@@ -33,9 +33,11 @@ EXPECTED = {
     "GH200": ("GH200", "Superchip", 96),
     "B200": ("B200", "SXM", 180),
     "GB200": ("GB200", "Superchip", 186),
+    "RTX_A5000": ("RTXA5000", "PCIe", 24),
+    "RTX_A4000": ("RTXA4000", "PCIe", 16),
 }
 # Labels of GPUs gpuhub's table does not have: they must stay unknown, never become a neighbouring model.
-NO_CANONICAL = {"RTX_A5000": 24, "RTX_A4000": 16, "Quadro_RTX_5000": 16, "Quadro_RTX_4000": 8}
+NO_CANONICAL = {"Quadro_RTX_5000": 16, "Quadro_RTX_4000": 8}
 
 
 @pytest.mark.parametrize("label", sorted(EXPECTED))

@@ -84,8 +84,9 @@ def test_status_says_static_and_where_prices_apply(replayed: tuple[tuple[Offer, 
     assert status.state == "ok" and status.mode == "static"
     assert status.reason == "static price table, verified 2026-09-20"
     assert any("North America" in w and "14 general-access" in w for w in status.warnings), status.warnings
-    # HGX B300 (spot only) is not in gpuhub's GPU table: offered, and named as an unknown GPU.
-    assert status.skipped_records == 0 and status.unknown_gpus == {"HGX B300": 1}
+    # HGX B300 (spot only) is offered, as the GPU table's B300.
+    assert status.skipped_records == 0 and status.unknown_gpus == {}
+    assert {o.instance.gpu.name for o in offers if o.instance_type == "HGX B300" and o.instance.gpu} == {"B300"}
     assert {(o.source.mode, o.source.recorded_at.isoformat() if o.source.recorded_at else None)
             for o in offers} == {("static", "2026-09-20")}
     assert all("North America" in (o.instance.note or "") for o in offers)

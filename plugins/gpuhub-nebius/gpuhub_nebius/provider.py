@@ -1,0 +1,173 @@
+"""The Nebius provider: offers from the bundled price table (no HTTP: Nebius prices come through gRPC).
+
+The table names Nebius's own objects: platforms (``gpu-h100-sxm``) with presets (``8gpu-128vcpu-1600gb``:
+``resources.vcpu_count``, ``memory_gibibytes``, ``gpu_count``) and the platform's ``gpu_memory_gigabytes``, and one
+price per platform, preset and region in USD per instance-hour, on-demand and, where the platform allows
+preemptible VMs, preemptible (sold as ``spot``). Every row is validated: CPU-only presets, zero or negative
+placeholder prices, unknown platforms or presets and region names that are not Nebius regions are skipped and
+counted; GPU memory that contradicts gpuhub's GPU table is warned about.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from gpuhub.plugin import (
+    Instance,
+    Offer,
+    Price,
+    Provider,
+    ProviderContext,
+    ProviderError,
+    ProviderKind,
+    checked_gpu,
+    decimal_amount,
+    placeholder_price,
+)
+
+__all__ = ["REGIONS", "Nebius", "Preset", "load_table"]
+
+RECORDING = Path(__file__).resolve().parent / "recording"
+TABLE_FILE = "price_table.json"
+REGIONS = ("eu-north1", "eu-west1", "us-central1")
+"""Nebius AI Cloud region codes (the ``project.status.region`` values); a price row naming anything else (a display
+name, a zone, another cloud's region) is skipped and counted."""
+PURCHASES = {"on_demand": "on_demand", "preemptible": "spot"}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One preset of a platform: ``gpu_count`` GPUs, ``vcpu_count`` vCPUs, ``memory_gibibytes`` GiB of RAM."""
+
+    platform: str
+    name: str
+    gpu_count: int
+    vcpu_count: int
+    memory_gibibytes: float
+    gpu_memory_gigabytes: float | None
+    allowed_for_preemptibles: bool
+
+
+def load_table(directory: Path | None = None) -> dict[str, Any]:
+    """The price table in ``directory`` (default: the bundled one), decoded.
+
+    Raises:
+        ProviderError: the table is missing or not a JSON object (a broken install or a bad ``--fixtures``).
+    """
+    path = (directory or RECORDING) / TABLE_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProviderError(f"Nebius price table {path} cannot be read: {exc}; reinstall gpuhub-nebius") from None
+    if not isinstance(data, dict):
+        raise ProviderError(f"Nebius price table {path} is not a JSON object; reinstall gpuhub-nebius")
+    return data
+
+
+def presets(data: Mapping[str, Any]) -> dict[tuple[str, str], Preset]:
+    """Every (platform, preset) of the table's ``platforms``.
+
+    Raises:
+        KeyError, TypeError, ValueError: a platform entry is malformed.
+    """
+    found = {}
+    for platform in data["platforms"]:
+        memory = platform.get("gpu_memory_gigabytes")
+        for preset in platform["presets"]:
+            res = preset["resources"]
+            found[(platform["name"], preset["name"])] = Preset(
+                platform=platform["name"], name=preset["name"], gpu_count=int(res.get("gpu_count") or 0),
+                vcpu_count=int(res["vcpu_count"]), memory_gibibytes=float(res["memory_gibibytes"]),
+                gpu_memory_gigabytes=float(memory) if memory else None,
+                allowed_for_preemptibles=bool(platform.get("allowed_for_preemptibles")))
+    return found
+
+
+def gpu_spelling(platform: str) -> str:
+    """The GPU spelling of a platform name: ``gpu-h100-sxm`` -> ``H100 SXM``, ``gpu-l40s-a`` -> ``L40S``."""
+    parts = platform.split("-")[1:]
+    return " ".join(p.upper() for p in parts if len(p) > 1)
+
+
+class Nebius(Provider):
+    """Nebius AI Cloud (GPU specialist): a dated static price table; ``fetch`` never touches the network."""
+
+    name: ClassVar[str] = "nebius"
+    display_name: ClassVar[str] = "Nebius AI Cloud"
+    kind: ClassVar[ProviderKind] = "specialist"
+    static: ClassVar[bool] = True
+
+    def fixtures_dir(self) -> Path:
+        """The bundled table: ``manifest.json`` (provenance, no exchanges) and ``price_table.json``."""
+        return RECORDING
+
+    def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
+        """Every valid offer of the table (``--fixtures DIR`` replaces it with ``DIR/nebius/price_table.json``).
+
+        Raises:
+            ProviderError: the table is unusable as a whole (no platforms or no prices: never a silent empty list).
+        """
+        directory = ctx.recording.directory if ctx.recording is not None else None
+        yield from self.offers_from_table(ctx, load_table(directory))
+
+    def offers_from_table(self, ctx: ProviderContext, data: Mapping[str, Any]) -> Iterator[Offer]:
+        """Offers from a decoded table (``fetch`` passes the bundled one; tests pass their own)."""
+        try:
+            known = presets(data)
+            rows = data["prices"]
+            currency = str(data.get("currency") or "USD")
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ProviderError(f"Nebius price table is malformed ({type(exc).__name__}: {exc})") from None
+        if not known or not isinstance(rows, list) or not rows:
+            raise ProviderError("Nebius price table lists no platforms or no prices")
+        ctx.warn("Nebius prices are a static table from the SkyPilot catalog (date unknown); live prices need "
+                 "Nebius's gRPC billing API, which gpuhub does not speak; availability is not published")
+        for row in rows:
+            offers: list[Offer] = []
+            with ctx.guard("price row"):
+                offers = self._offers(ctx, known, row, currency)
+            yield from offers
+
+    def _offers(self, ctx: ProviderContext, known: Mapping[tuple[str, str], Preset], row: Mapping[str, Any],
+                currency: str) -> list[Offer]:
+        preset = known.get((row["platform"], row["preset"]))
+        if preset is None:
+            ctx.skip("price for a platform/preset the table does not describe")
+            return []
+        if preset.gpu_count <= 0:
+            ctx.skip("CPU-only preset (no GPU)")
+            return []
+        region = str(row["region"])
+        if region not in REGIONS:
+            ctx.skip("region name that is not a Nebius region code")
+            return []
+        gpu, problem = checked_gpu(ctx, gpu_spelling(preset.platform), preset.gpu_memory_gigabytes,
+                                   preset.gpu_count)
+        if problem:
+            ctx.warn(f"{preset.platform}: gpu_memory_gigabytes {problem}")
+        instance = Instance(provider=self.name, instance_type=f"{preset.platform} {preset.name}", gpu=gpu,
+                            gpu_count=preset.gpu_count, vcpus=preset.vcpu_count,
+                            memory_gib=preset.memory_gibibytes)
+        offers, skipped = [], False
+        for field, purchase in PURCHASES.items():
+            amount = decimal_amount(row.get(field), field)
+            if amount is None:
+                continue
+            if placeholder_price(amount):
+                ctx.skip(f"placeholder {field} price (zero or negative)")
+                skipped = True
+                continue
+            if purchase == "spot" and not preset.allowed_for_preemptibles:
+                ctx.skip("preemptible price for a platform that does not allow preemptible VMs")
+                skipped = True
+                continue
+            offers.append(Offer(instance=instance, region=ctx.region(region),
+                                price=Price(amount=amount, currency=currency, purchase=purchase),
+                                available=None, source=ctx.source))
+        if not offers and not skipped:
+            ctx.skip("price row without a usable price")
+        return offers

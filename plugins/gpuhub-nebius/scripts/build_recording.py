@@ -1,0 +1,90 @@
+"""Build gpuhub-nebius's bundled price table from the shared reference facts.
+
+Input (read, never copied): ``../shared/reference/skypilot-catalog/nebius/vms.csv`` (SkyPilot catalog v8,
+skypilot-org/skypilot-catalog commit 0082b0435f3912ae4c566856b272455cc78f4f61; the file has no date).
+Every row is kept, CPU-only rows included: the plugin itself validates the table and skips (and counts) what is
+not a GPU offer, so the status line shows it.
+
+Output: ``gpuhub_nebius/recording/price_table.json`` in Nebius's own terms (platforms with presets, as
+``compute.v1 PlatformService.List`` names them, and one price per platform, preset and region, as
+``billing.v1alpha1 CalculatorService.Estimate`` answers it) and ``manifest.json`` (provenance).
+
+Run: ``python plugins/gpuhub-nebius/scripts/build_recording.py [--check]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+PLUGIN = Path(__file__).resolve().parents[1]
+SOURCE = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "nebius" / "vms.csv"
+OUT = PLUGIN / "gpuhub_nebius" / "recording"
+COMMIT = "0082b0435f3912ae4c566856b272455cc78f4f61"
+ORIGIN = f"SkyPilot catalog v8 catalogs/v8/nebius/vms.csv (skypilot-org/skypilot-catalog@{COMMIT[:8]})"
+
+
+def build() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The price table and the manifest, from the reference CSV."""
+    platforms: dict[str, dict[str, Any]] = {}
+    prices = []
+    with SOURCE.open(newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            platform, preset = row["InstanceType"].split("_", 1)
+            count = int(row["AcceleratorCount"] or 0)
+            entry = platforms.setdefault(platform, {"name": platform, "gpu_memory_gigabytes": None,
+                                                    "allowed_for_preemptibles": False, "presets": []})
+            if row["GpuInfo"]:
+                info = ast.literal_eval(row["GpuInfo"])
+                entry["gpu_memory_gigabytes"] = info["Gpus"][0]["MemoryInfo"]["SizeInMiB"] // 1024
+            if row["SpotPrice"]:
+                entry["allowed_for_preemptibles"] = True
+            if preset not in {p["name"] for p in entry["presets"]}:
+                entry["presets"].append({"name": preset, "resources": {
+                    "vcpu_count": int(row["vCPUs"]), "memory_gibibytes": int(row["MemoryGiB"]), "gpu_count": count}})
+            prices.append({"platform": platform, "preset": preset, "region": row["Region"],
+                           "on_demand": row["Price"], "preemptible": row["SpotPrice"] or None})
+    table = {"format": 1, "provider": "nebius", "currency": "USD", "price_unit": "instance-hour",
+             "source": ORIGIN, "data_date": None, "platforms": list(platforms.values()), "prices": prices}
+    manifest = {
+        "format": 1, "provider": "nebius", "recorded_at": None, "data_date": None,
+        "data_date_note": "the SkyPilot catalog file carries no date and the index gives no commit date",
+        "kind": "static price table", "source": f"{ORIGIN}; table in price_table.json",
+        "notes": ("Nebius prices come from its gRPC billing API (CalculatorService.Estimate), not reachable through "
+                  "gpuhub's HTTP seam: no HTTP exchanges. Every catalog row is in the table, CPU-only presets "
+                  "included; the plugin skips and counts them."),
+        "exchanges": []}
+    return table, manifest
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
+    args = parser.parse_args()
+    if not SOURCE.is_file():
+        print(f"{SOURCE} is absent", file=sys.stderr)
+        return 2
+    table, manifest = build()
+    files = {"price_table.json": table, "manifest.json": manifest}
+    stale = []
+    for name, data in files.items():
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        path = OUT / name
+        if args.check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(name)
+        else:
+            path.write_text(text, encoding="utf-8")
+    if stale:
+        print(f"out of date: {', '.join(stale)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
