@@ -7,6 +7,7 @@ offers costs a few milliseconds; only the offers that survive are touched as Pyt
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -309,6 +310,21 @@ class Catalog:
     def carbon_g_per_h(self) -> FloatArray:
         out: FloatArray = self.power_kw * PUE * self.carbon_intensity
         return out
+
+    @cached_property
+    def data_day(self) -> FloatArray:
+        """Each offer's price date as days since 1970-01-01 (NaN: undated; see :attr:`gpuhub.model.Offer.data_date`)."""
+        return np.concatenate([c.data_days() for c in self._stored]) if self._stored else np.zeros(0)
+
+    def younger_than(self, max_age_s: float, today: dt.date | None = None) -> BoolArray:
+        """Offers whose own price date is at most ``max_age_s`` seconds (whole days) before ``today`` (default: today,
+        UTC); an undated offer does not pass (its age is unknown)."""
+        today = today or dt.datetime.now(dt.timezone.utc).date()
+        newest_allowed_age = math.floor(max_age_s / 86400)
+        age = float((today - dt.date(1970, 1, 1)).days) - self.data_day
+        with np.errstate(invalid="ignore"):
+            kept: BoolArray = age <= newest_allowed_age
+        return kept
 
     @cached_property
     def interruptible(self) -> BoolArray:

@@ -138,7 +138,7 @@ def search(
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
     refresh: Annotated[bool, typer.Option(help="fetch again, ignoring stored and cached data")] = False,
     max_age: Annotated[str | None, typer.Option(help="how old stored live data may be: 600, 15min, 2h (default 1 h, "
-                                                     "spot 10 min)")] = None,
+                                                     "spot 10 min); also each offer's price date (30d)")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="print each provider's warnings")] = False,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from gpuhub.store import Store
+    from gpuhub.store import Snapshot, Store
 
 __all__ = ["parse_duration", "store_app"]
 
@@ -95,12 +95,14 @@ def show(
         typer.echo(f"error: --provider: no snapshot of {provider!r} is stored; stored providers: "
                    f"{', '.join(stored) or 'none yet (run a search first)'}", err=True)
         raise typer.Exit(2)
+    outdated = _outdated(shown)
     if output == "json":
         rows = [{"id": s.id, "provider": s.provider, "fetched_at": s.fetched_at.isoformat(timespec="seconds"),
                  "age_s": round(s.age_s(now), 1), "source_kind": s.source_kind, "source": s.status.get("source"),
                  "data_date": s.data_date.isoformat() if s.data_date else None, "complete": s.complete,
                  "offers": s.offers, "size_bytes": s.size_bytes, "content_hash": s.content_hash,
-                 "reason": None if s.complete else s.status.get("reason") or "; ".join(s.status.get("warnings", []))}
+                 "reason": None if s.complete else s.status.get("reason") or "; ".join(s.status.get("warnings", [])),
+                 "outdated": outdated[s.id]}
                 for s in shown]
         sys.stdout.write(json.dumps({"location": store.location, "size_bytes": store.size_bytes(),
                                      "snapshots": rows}, indent=2) + "\n")
@@ -114,7 +116,7 @@ def show(
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for s in shown:
         if s.complete:
-            state = "complete"
+            state = "complete" + (f", {outdated[s.id]}" if outdated[s.id] else "")
         else:
             why = s.status.get("reason") or "; ".join(s.status.get("warnings", [])) or "no offers"
             state = f"not served: {why}"[:100]
@@ -125,6 +127,21 @@ def show(
     total = sum(counts.values())
     typer.echo(f"{store.location}: {_size(store.size_bytes())}, {total} snapshots"
                + (f" (newest {limit} per provider shown)" if len(shown) < total else ""), err=True)
+
+
+def _outdated(snapshots: list[Snapshot]) -> dict[int, str | None]:
+    """Snapshot id -> the OUTDATED flag of its provider's newest price (:func:`gpuhub.provider.outdated_text`),
+    judged by the installed plugin's declared price-change period (else the one stored with the snapshot)."""
+    from gpuhub.plugins import get_registry
+    from gpuhub.provider import outdated_text
+
+    providers = get_registry().providers
+    out: dict[int, str | None] = {}
+    for snap in snapshots:
+        installed = providers.get(snap.provider)
+        period = installed.price_change_period_s if installed is not None else snap.status.get("price_change_period_s")
+        out[snap.id] = outdated_text(snap.data_date, period)
+    return out
 
 
 @store_app.command("prune")

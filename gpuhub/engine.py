@@ -27,7 +27,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from cachetools import TTLCache
 
@@ -482,6 +482,7 @@ class Engine:
             partial_reasons=dict(report.partial),
         )
         _provenance(status, source, manifest)
+        _price_dates(status, offers, provider)
         if manifest is not None and manifest.kind == "reconstructed":
             status.warnings.append(f"recording reconstructed from published prices ({manifest.source})"[:300])
         if plan.static:
@@ -669,7 +670,9 @@ class Engine:
             mode=prev.mode, source=prev.source, offers=len(previous.offers), skipped_records=prev.skipped_records,
             skipped_reasons=prev.skipped_reasons, unknown_gpus=prev.unknown_gpus, warnings=prev.warnings,
             fetched_at=previous.fetched_at, elapsed_s=prev.elapsed_s, source_kind=prev.source_kind,
-            data_date=prev.data_date, data_date_note=prev.data_date_note, partial_reasons=prev.partial_reasons)
+            data_date=prev.data_date, data_date_note=prev.data_date_note, partial_reasons=prev.partial_reasons,
+            oldest_data_date=prev.oldest_data_date, undated_offers=prev.undated_offers,
+            price_change_period_s=prev.price_change_period_s)
         return _Entry(previous.offers, status, previous.fetched_at)
 
     def _stored_fallback(self, plan: _Plan) -> _Entry | None:
@@ -729,6 +732,16 @@ def _provenance(status: ProviderStatus, source: Source, manifest: Manifest | Non
     status.data_date = source.date_of_data
     if manifest is not None and manifest.data_date_note:
         status.data_date_note = manifest.data_date_note
+
+
+def _price_dates(status: ProviderStatus, offers: OfferColumns, provider: Provider) -> None:
+    """The range of the offers' own price dates (newest as ``data_date``, for staleness), how many are undated,
+    and the provider's declared price-change period."""
+    oldest, newest, undated = offers.data_dates()
+    status.undated_offers = undated
+    status.price_change_period_s = provider.price_change_period_s
+    if newest is not None:
+        status.data_date, status.oldest_data_date = newest, oldest
 
 
 def _describe(exc: BaseException) -> str:
@@ -798,7 +811,7 @@ def _meta(plan: _Plan, key: str, source: Source, manifest: Manifest | None, stat
     from gpuhub.store import SnapshotMeta
 
     return SnapshotMeta(provider=plan.provider, fetched_at=status.fetched_at or dt.datetime.now(dt.timezone.utc),
-                        data_date=source.date_of_data, source_kind=source.source_kind,
+                        data_date=status.data_date, source_kind=source.source_kind,
                         source=source.model_dump(mode="json"), key=key, complete=complete, status=status.to_dict(),
                         purchases=purchases)
 
@@ -812,7 +825,16 @@ def _stored_status(snap: Snapshot, state: Literal["ok", "stale"], elapsed_s: flo
         skipped_reasons=dict(saved.get("skipped_reasons") or {}), unknown_gpus=dict(saved.get("unknown_gpus") or {}),
         warnings=list(saved.get("warnings") or []), fetched_at=snap.fetched_at, elapsed_s=elapsed_s,
         source_kind=saved.get("source_kind") or snap.source_kind, data_date=snap.data_date,
-        data_date_note=saved.get("data_date_note"), partial_reasons=dict(saved.get("partial_reasons") or {}))
+        data_date_note=saved.get("data_date_note"), partial_reasons=dict(saved.get("partial_reasons") or {}),
+        oldest_data_date=_iso_date(saved.get("oldest_data_date")), undated_offers=int(saved.get("undated_offers") or 0),
+        price_change_period_s=saved.get("price_change_period_s"))
+
+
+def _iso_date(value: Any) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
 
 
 def _checked(store: Store, snap: Snapshot) -> OfferColumns:

@@ -97,6 +97,7 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
             parts.append(f"the model ({fit.total_gib:.1f} GiB) must be split across {needed} GPUs")
         else:
             parts.append(f"the model ({fit.total_gib:.1f} GiB) fits on one GPU")
+    parts.append(_date_note(offer))
     if next_row is not None and next_score is not None and not math.isnan(score) and not math.isnan(next_score):
         if next_score > score > 0:
             parts.append(f"the next, {_label(catalog.offers[next_row])}, scores "
@@ -113,6 +114,16 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         "model_split": split,
         **{k: (round(v, 8) if v is not None else None) for k, v in figures.items()},
     }
+
+
+def _date_note(offer: Offer) -> str:
+    """The date of the offer's price, which data set it came from and what it replaced, e.g. ``price of
+    2025-06-01 (SkyPilot GCP catalog v8; replaced GPU 4.1 USD of 2024-09-16)``."""
+    when = offer.data_date
+    text = f"price of {when.isoformat()}" if when else "price undated"
+    extra = [x for x in (offer.price.data_origin, f"replaced {offer.price.replaced}" if offer.price.replaced
+                         else None) if x]
+    return text + (f" ({'; '.join(extra)})" if extra else "")
 
 
 def _precision_note(offer: Offer, query: Query, ranker: Ranker) -> str | None:

@@ -252,6 +252,12 @@ class Price(_Frozen):
                                   "listing's or the provider's own price")
     listing_count: int | None = Field(default=None, ge=1, description="how many listings a listing statistic "
                                       "stands for; None: one listing, or the summary does not say")
+    data_date: dt.date | None = Field(default=None, description="date of this price: of the row, SKU or API answer "
+                                      "it came from (None: not known per price; the offer's source date applies)")
+    data_origin: str | None = Field(default=None, description="which data set the price came from, when a provider "
+                                    "merges several (e.g. 'SkyPilot GCP catalog v8')")
+    replaced: str | None = Field(default=None, description="what this price replaced: an older data set's price for "
+                                 "the same instance type, region and purchase model (newest dated data wins)")
 
     def listing_label(self) -> str | None:
         """``"median of 12 listings"``, ``"median of listings"`` (count unknown), or None for one listing (a
@@ -302,12 +308,12 @@ class Source(_Frozen):
             return None
         return self.data_date or self.recorded_at
 
-    def label(self) -> str:
+    def label(self, data_date: dt.date | None = None) -> str:
         """Short human label with the date of the data, e.g. ``replay:lambda@2026-09-20`` (``@undated`` when the
-        data's own date is unknown)."""
+        data's own date is unknown); ``data_date``: an offer's own price date, which takes precedence."""
         if self.mode == "live":
             return "live"
-        when = self.date_of_data
+        when = data_date or self.date_of_data
         stamp = f"@{when.isoformat()}" if when else ("@undated" if not self.data_date_known else "")
         return f"{self.mode}:{self.recording or '?'}{stamp}"
 
@@ -352,6 +358,12 @@ class Offer(_Frozen):
     @property
     def gpu_count(self) -> float:
         return self.instance.gpu_count
+
+    @property
+    def data_date(self) -> dt.date | None:
+        """The date of this offer's price: the price's own (``price.data_date``), else the source's; None when
+        unknown."""
+        return self.price.data_date or self.source.date_of_data
 
     @property
     def price_per_hour(self) -> Decimal:
@@ -417,9 +429,11 @@ class Offer(_Frozen):
             "bare_metal": inst.bare_metal,
             "tenancy": inst.tenancy,
             "control_source": inst.control_source,
-            "source": self.source.label(),
+            "source": self.source.label(self.price.data_date),
             "source_kind": self.source.source_kind,
-            "data_date": d.isoformat() if (d := self.source.date_of_data) else None,
+            "data_date": d.isoformat() if (d := self.data_date) else None,
+            "data_origin": price.data_origin,
+            "price_replaced": price.replaced,
             "form_factor": gpu.form_factor if gpu else None,
             "price_basis": price.basis,
             "listing_stat": price.listing_stat,

@@ -36,8 +36,8 @@ from gpuhub.retry import RETRY_STATUSES, RateLimitedError, RetryableStatus, Retr
 if TYPE_CHECKING:  # httpx is imported by the engine when it really fetches (not for a search served from the store)
     import httpx
 
-__all__ = ["Credential", "FetchReport", "Mode", "Provider", "ProviderContext", "ProviderKind", "ProviderStatus",
-           "RecordGuard"]
+__all__ = ["STALE_PERIODS", "Credential", "FetchReport", "Mode", "Provider", "ProviderContext", "ProviderKind",
+           "ProviderStatus", "RecordGuard", "outdated_text"]
 
 T = TypeVar("T")
 Mode = Literal["live", "replay", "record"]
@@ -81,6 +81,10 @@ class Provider:
     """True for an aggregator whose offers name other sellers (:attr:`gpuhub.model.Instance.seller`): a search for
     ``--provider X`` runs it too, to find X's machines offered through it."""
     min_request_interval_s: ClassVar[float] = 0.0
+    price_change_period_s: ClassVar[float] = 7 * 86400.0
+    """How often this provider's prices change, seconds: hours for spot prices and marketplaces, days for list
+    prices (default 7 days). A provider whose newest price is older than :data:`STALE_PERIODS` of these periods is
+    flagged ``OUTDATED`` on every search's status line and in ``gpuhub store show``."""
     timeout_s: ClassVar[float | None] = None
     """How long a full live fetch may take (seconds) when longer than the engine's search timeout (AWS's offer
     files); the engine waits ``max(its timeout, this)`` for this provider."""
@@ -171,6 +175,12 @@ class ProviderStatus:
     data_date_note: str | None = None
     partial_reasons: dict[str, int] = field(default_factory=dict)
     """Why the catalog is incomplete, with counts; non-empty means the status is ``ok (partial)``."""
+    oldest_data_date: dt.date | None = None
+    """The oldest price date of the offers (``data_date`` is the newest), when the offers carry their own dates."""
+    undated_offers: int = 0
+    """How many offers have no price date at all."""
+    price_change_period_s: float | None = None
+    """How often the provider's prices change (:attr:`Provider.price_change_period_s`), seconds."""
 
     @property
     def partial(self) -> bool:
@@ -194,7 +204,15 @@ class ProviderStatus:
             "source_kind": self.source_kind, "data_date": self.data_date.isoformat() if self.data_date else None,
             "data_age_days": self.data_age_days(), "data_date_note": self.data_date_note,
             "partial": self.partial, "partial_reasons": dict(self.partial_reasons),
+            "oldest_data_date": self.oldest_data_date.isoformat() if self.oldest_data_date else None,
+            "undated_offers": self.undated_offers, "price_change_period_s": self.price_change_period_s,
+            "outdated": self.outdated(),
         }
+
+    def outdated(self, today: dt.date | None = None) -> str | None:
+        """Why the provider's data is older than :data:`STALE_PERIODS` of its price-change periods (e.g. ``OUTDATED:
+        newest price 473 days old, over 3 × its 30-day price-change period``), or None (fresh, or undated)."""
+        return outdated_text(self.data_date, self.price_change_period_s, today)
 
     def provenance(self) -> str:
         """What the data is and how old, e.g. ``reconstructed recording, data of 2024-09-16 (806 days old)``."""
@@ -204,8 +222,14 @@ class ProviderStatus:
         if self.source_kind == "live":
             return text
         age = self.data_age_days()
+        undated = f", {self.undated_offers} undated" if self.undated_offers and self.data_date is not None else ""
         if self.data_date is not None and age is not None:
-            return f"{text}, data of {self.data_date.isoformat()} ({age} day{'' if age == 1 else 's'} old)"
+            days = f"({age} day{'' if age == 1 else 's'} old)"
+            oldest = self.oldest_data_date
+            if oldest is not None and oldest != self.data_date:
+                return (f"{text}, prices of {oldest.isoformat()} … {self.data_date.isoformat()} (newest {age} "
+                        f"day{'' if age == 1 else 's'} old){undated}")
+            return f"{text}, data of {self.data_date.isoformat()} {days}{undated}"
         return f"{text}, data date unknown" + (f" ({self.data_date_note})" if self.data_date_note else "")
 
     def line(self) -> str:
@@ -221,6 +245,9 @@ class ProviderStatus:
             text += f" ({self.provenance()})"
         elif self.source:
             text += f" ({self.source})"
+        stale = self.outdated() if self.state in ("ok", "stale") else None
+        if stale:
+            text += f", {stale}"
         if self.warnings:
             text += f", {len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''}"
         if self.skipped_records:
@@ -230,6 +257,31 @@ class ProviderStatus:
         if self.reason:
             text += f": {self.reason}"
         return text
+
+
+STALE_PERIODS = 3
+"""How many price-change periods old a provider's newest price may be before it is flagged ``OUTDATED``."""
+
+
+def outdated_text(newest: dt.date | None, period_s: float | None, today: dt.date | None = None) -> str | None:
+    """``OUTDATED: newest price N days old, over 3 × its 30-day price-change period`` when ``newest`` (a provider's
+    newest price date) is more than :data:`STALE_PERIODS` × ``period_s`` seconds before ``today`` (default: today,
+    UTC); None when fresh enough or when the date or the period is unknown."""
+    if newest is None or not period_s:
+        return None
+    age = ((today or dt.datetime.now(dt.timezone.utc).date()) - newest).days
+    if age * 86400 <= STALE_PERIODS * period_s:
+        return None
+    return (f"OUTDATED: newest price {age} day{'' if age == 1 else 's'} old, over {STALE_PERIODS} × its "
+            f"{_period_text(period_s)} price-change period")
+
+
+def _period_text(seconds: float) -> str:
+    """``30-day``, ``6-hour`` or ``90-second``, for the OUTDATED flag."""
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            return f"{seconds / size:g}-{unit}"
+    return f"{seconds:g}-second"
 
 
 class ProviderContext:
@@ -409,9 +461,15 @@ class ProviderContext:
 
     def get_json(self, url: str, **kwargs: Any) -> Any:
         """GET and decode JSON. Raises :class:`ProviderError` when the body is not JSON (e.g. an HTML page)."""
+        return self.get_dated_json(url, **kwargs)[0]
+
+    def get_dated_json(self, url: str, **kwargs: Any) -> tuple[Any, dt.date | None]:
+        """Like :meth:`get_json`, plus the date of the answer: its HTTP ``Date`` header (a live answer is of today; a
+        recording keeps the header of the day it holds), None without one. A provider whose rows carry no date of
+        their own dates its prices with it (``Price(data_date=...)``)."""
         response = self.request("GET", url, **kwargs)
         try:
-            return response.json()
+            return response.json(), answer_date(response)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             kind = response.headers.get("content-type", "unknown content type")
             raise ProviderError(f"GET {_short(url)} did not return JSON ({kind}): {exc}") from None
@@ -484,6 +542,20 @@ class RecordGuard:
             self.ctx.skip(f"{self.what}: {_reason(exc)}")
             return True
         return False
+
+
+def answer_date(response: httpx.Response) -> dt.date | None:
+    """The UTC date of an HTTP answer's ``Date`` header (RFC 9110), None when absent or not a date."""
+    from email.utils import parsedate_to_datetime
+
+    value = response.headers.get("date")
+    if not value:
+        return None
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return (when if when.tzinfo is None else when.astimezone(dt.timezone.utc)).date()
 
 
 def _reason(exc: BaseException) -> str:

@@ -241,7 +241,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
         refresh: fetch again, ignoring stored and cached data. timeout: seconds to wait for providers.
         max_age: how old stored live data may be, seconds (default: ``GPUHUB_FRESH_ON_DEMAND_S``, 3600, or for
-            spot and low-priority prices ``GPUHUB_FRESH_SPOT_S``, 600).
+            spot and low-priority prices ``GPUHUB_FRESH_SPOT_S``, 600); when given, also how old each offer's own
+            price date may be (whole days; an undated offer is left out, counted under ``max_age``).
         engine: an :class:`~gpuhub.engine.Engine` to use instead of the process-wide one.
 
     Returns:
@@ -297,6 +298,11 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     catalog = engine.catalog([offers for offers, _ in collected])
     _check_regions(query, catalog)
     rows, removed, masks = catalog.select_with_masks(query)
+    if max_age is not None:  # --max-age applies to each offer's own price date too (undated offers do not pass)
+        young = catalog.younger_than(max_age)
+        masks.append(("max_age", young))
+        removed["max_age"] = int(np.count_nonzero(~young[rows]))
+        rows = rows[young[rows]]
     ranker = engine.registry.rankers[query.sort]
     grouped = query.distinct or bool(query.group_by)
     # One more than asked, so the last offer shown can say what separates it from the next one.

@@ -139,7 +139,7 @@ class RecordingTransport(httpx.BaseTransport):
                             "body": self._scrub_body(request.content)},
                 "response": {"status": response.status_code,
                              "headers": {k: v for k, v in response.headers.items()
-                                         if k.lower() in ("content-type", "retry-after", "last-modified")},
+                                         if k.lower() in ("content-type", "retry-after", "last-modified", "date")},
                              "body_file": body_file},
             })
         return httpx.Response(response.status_code, headers=response.headers, content=content, request=request)

@@ -16,9 +16,11 @@ over those parts, so unchanged content is stored once.
 from __future__ import annotations
 
 import array
+import datetime as dt
 import hashlib
 import io
 import json
+import math
 import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
@@ -187,6 +189,24 @@ class OfferColumns(OfferSequence):
         """Every row as an Offer (small snapshots, tests; a search builds only the rows it returns)."""
         return [self.offer(i) for i in range(len(self))]
 
+    def data_days(self) -> npt.NDArray[np.float64]:
+        """Each row's price date as days since 1970-01-01 (NaN: undated): the price's own ``data_date``, else its
+        source's date. Read once per distinct price-terms and source row, then gathered by the codes."""
+        term_days = np.asarray([_day(t.get("data_date")) for t in self.tables["terms"]] + [math.nan])
+        source_days = np.asarray([_day(_source_date(s)) for s in self.tables["sources"]] + [math.nan])
+        own = term_days[self.columns["terms"]] if len(self) else np.zeros(0)
+        days: npt.NDArray[np.float64] = np.where(np.isnan(own), source_days[self.columns["source"]] if len(self)
+                                                 else np.zeros(0), own)
+        return days
+
+    def data_dates(self) -> tuple[dt.date | None, dt.date | None, int]:
+        """The oldest and the newest price date of the rows (None when none is dated) and how many are undated."""
+        days = self.data_days()
+        dated = days[~np.isnan(days)]
+        if not len(dated):
+            return None, None, len(days)
+        return _date(float(dated.min())), _date(float(dated.max())), len(days) - len(dated)
+
     def purchases(self) -> tuple[str, ...]:
         """The purchase models present (sorted)."""
         used: list[int] = np.unique(self.columns["terms"]).tolist() if len(self) else []
@@ -230,6 +250,30 @@ class OfferColumns(OfferSequence):
     def content_hash(self) -> str:
         """SHA-256 (hex) over :meth:`to_parts`: equal content, equal hash."""
         return _hash_parts(self.to_parts())
+
+
+_EPOCH = dt.date(1970, 1, 1)
+
+
+def _day(value: Any) -> float:
+    """An ISO date (or None) as days since 1970-01-01 (NaN when missing or not a date)."""
+    if not value:
+        return math.nan
+    try:
+        return float((dt.date.fromisoformat(str(value)[:10]) - _EPOCH).days)
+    except ValueError:
+        return math.nan
+
+
+def _date(day: float) -> dt.date:
+    return _EPOCH + dt.timedelta(days=int(day))
+
+
+def _source_date(source: Any) -> Any:
+    """A stored source's date of data (:attr:`gpuhub.model.Source.date_of_data`, from its JSON dump)."""
+    if not isinstance(source, dict) or source.get("data_date_known") is False:
+        return None
+    return source.get("data_date") or source.get("recorded_at")
 
 
 def _hash_parts(parts: Mapping[str, bytes]) -> str:

@@ -97,6 +97,7 @@ class AwsProvider(Provider):
     name = "aws"
     display_name = "Amazon Web Services (EC2)"
     kind = "hyperscaler"
+    price_change_period_s = 86400.0  # spot prices move daily; list prices change a few times a year
     base_url = "https://pricing.us-east-1.amazonaws.com"
     cn_base_url = "https://pricing.cn-north-1.amazonaws.com.cn"
     credentials = (

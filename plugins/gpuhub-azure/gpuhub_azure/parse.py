@@ -69,6 +69,8 @@ class PriceRow:
     term_hours: int | None
     primary: bool
     meter: str
+    data_date: dt.date | None = None
+    """The date of the price: its page's answer (HTTP Date), None when unknown."""
 
     @property
     def key(self) -> tuple[str, str, str, int | None]:

@@ -97,6 +97,7 @@ class AzureProvider(Provider):
     name = "azure"
     display_name = "Microsoft Azure"
     kind = "hyperscaler"
+    price_change_period_s = 86400.0  # spot prices move with demand (daily); list prices change a few times a year
     base_url = "https://prices.azure.com"
     credentials = (
         Credential(IDENTITY_ENV, "an Azure service principal with Reader on the subscription, for Resource SKUs "
@@ -143,13 +144,13 @@ class AzureProvider(Provider):
             if not items:
                 ctx.warn(f"{region}: no GPU VM price rows (empty region)")
                 continue
-            for item in items:
+            for item, answered in items:
                 with ctx.guard("price item"):
                     result = classify_item(item, billing_currency=billing, today=today)
                     if isinstance(result, str):
                         ctx.skip(result)
-                    else:
-                        rows.extend(result)
+                    else:  # each price is of the day its page was answered (HTTP Date), when that is known
+                        rows.extend(replace(r, data_date=answered) for r in result)
         selection = select_prices(rows)
         if selection.duplicates:
             ctx.skip("duplicate meter for one size, region and purchase model (merged)", selection.duplicates)
@@ -164,7 +165,7 @@ class AzureProvider(Provider):
         yield from attach_risk(self._offers(ctx, selection.rows.values(), skus))  # eviction risk (.obtain)
 
     def _walk_all(self, ctx: ProviderContext, regions: list[str], currency: str,
-                  on_failure: str) -> list[tuple[str, list[Any], str | None]]:
+                  on_failure: str) -> list[tuple[str, list[tuple[Any, dt.date | None]], str | None]]:
         """Walk every region: the first alone (so an API that is down fails fast, after one region's retries),
         then the others on ``GPUHUB_AZURE_WORKERS`` threads (default 4). Results keep the region order.
 
@@ -172,7 +173,7 @@ class AzureProvider(Provider):
             ProviderError: a region failed and the policy is ``fail`` (or the failure is about credentials).
         """
         workers = max(1, int(ctx.setting("WORKERS", str(WORKERS)) or WORKERS))
-        done: dict[str, tuple[list[Any], str | None]] = {}
+        done: dict[str, tuple[list[tuple[Any, dt.date | None]], str | None]] = {}
 
         def failed(region: str, exc: ProviderError) -> None:
             if on_failure == "fail" or isinstance(exc, CredentialsError):
@@ -220,14 +221,15 @@ class AzureProvider(Provider):
         return list(dict.fromkeys(regions))
 
     def _walk_region(self, ctx: ProviderContext, region: str,
-                     currency: str) -> tuple[list[Any], str | None]:
-        """Every item of one region, following ``NextPageLink`` (or ``$skip`` when the link is missing)."""
+                     currency: str) -> tuple[list[tuple[Any, dt.date | None]], str | None]:
+        """Every item of one region with the date of its page's answer, following ``NextPageLink`` (or ``$skip``
+        when the link is missing)."""
         endpoint = f"{ctx.base_url()}/api/retail/prices"
         base = {"api-version": API_VERSION, "currencyCode": currency, "$filter": price_filter(region)}
         max_pages = int(ctx.setting("MAX_PAGES", str(MAX_PAGES)) or MAX_PAGES)
         params = dict(base)
         seen: set[tuple[tuple[str, str], ...]] = set()
-        items: list[Any] = []
+        items: list[tuple[Any, dt.date | None]] = []
         billing: str | None = None
         longest = 0
         for number in range(1, max_pages + 1):
@@ -236,12 +238,12 @@ class AzureProvider(Provider):
                 raise ProviderError(f"pagination loop: page {number} repeats an earlier request "
                                     f"($skip={params.get('$skip', '0')})")
             seen.add(key)
-            page = ctx.get_json(endpoint, params=params)
+            page, answered = ctx.get_dated_json(endpoint, params=params)
             try:
                 page_rows, link, page_currency = page_items(page)
             except ValueError as exc:
                 raise ProviderError(f"page {number}: {exc}") from None
-            items.extend(page_rows)
+            items.extend((row, answered) for row in page_rows)
             billing = billing or page_currency
             if link:
                 params = {**base, **_link_params(link)}
@@ -327,7 +329,7 @@ class AzureProvider(Provider):
                     ctx.skip("size without known GPU specs (not in the bundled table)")
                     continue
                 price = Price(amount=row.amount, currency=row.currency, purchase=row.purchase,
-                              term_hours=row.term_hours)
+                              term_hours=row.term_hours, data_date=row.data_date)
                 sku = skus.get(row.arm_sku_name.lower())
                 # Resource SKUs only say "this subscription may not use the size here"; otherwise unknown.
                 available = False if sku is not None and row.region.lower() in sku.restricted_in else None

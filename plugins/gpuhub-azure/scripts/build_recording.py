@@ -157,8 +157,15 @@ def us_items(shared: Path) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def write_region(region: str, items: list[dict[str, Any]], exchanges: list[dict[str, Any]]) -> None:
-    """One region's items as raw pages of :data:`PAGE_SIZE`, linked by ``NextPageLink``."""
+EU_ANSWERED = "Thu, 20 Aug 2026 00:00:00 GMT"
+"""The HTTP ``Date`` of the EU pages: the day azure-pricing-radar read those rows (the plugin dates each price by
+its page's answer; the US pages, from an undated catalog, carry no Date)."""
+
+
+def write_region(region: str, items: list[dict[str, Any]], exchanges: list[dict[str, Any]],
+                 answered: str | None = None) -> None:
+    """One region's items as raw pages of :data:`PAGE_SIZE`, linked by ``NextPageLink`` (``answered``: the pages'
+    HTTP ``Date`` header, when the rows' date is known)."""
     chunks = [items[i:i + PAGE_SIZE] for i in range(0, len(items), PAGE_SIZE)] or [[]]
     for n, chunk in enumerate(chunks):
         skip = n * PAGE_SIZE
@@ -170,7 +177,8 @@ def write_region(region: str, items: list[dict[str, Any]], exchanges: list[dict[
         (OUT / body).write_text(json.dumps(page, separators=(",", ":")) + "\n", encoding="utf-8")
         exchanges.append({"request": {"method": "GET", "url": f"{HOST}/api/retail/prices?{_query(region, skip)}",
                                       "body": None},
-                          "response": {"status": 200, "headers": {"content-type": "application/json"},
+                          "response": {"status": 200, "headers": {"content-type": "application/json",
+                                                                  **({"date": answered} if answered else {})},
                                        "body_file": body}})
 
 
@@ -189,7 +197,7 @@ def main() -> None:
         items = [build_item(k, v) for k, v in rows.items()]
         assert all(i["armRegionName"] == region for i in items), file_name
         total += len(items)
-        write_region(region, items, exchanges)
+        write_region(region, items, exchanges, EU_ANSWERED)
     assert total == 1085, total
     us = us_items(args.shared)
     for region, items in us.items():
@@ -198,8 +206,9 @@ def main() -> None:
     manifest = {
         "format": 1, "provider": "azure", "recorded_at": RECORDED_AT, "kind": "reconstructed",
         "data_date": None,
-        "data_date_note": ("EU rows: Azure Retail Prices of 2026-08-20 (azure-pricing-radar); US rows: SkyPilot "
-                           "Azure catalog copy of unknown date (2023 or later), so the oldest price date is unknown"),
+        "data_date_note": ("dated per price: EU rows are Azure Retail Prices of 2026-08-20 (azure-pricing-radar; "
+                           "their pages carry that HTTP Date); US rows come from a SkyPilot Azure catalog copy of "
+                           "unknown date (2023 or later) and are undated"),
         "source": "Azure Retail Prices GPU VM rows of 2026-08-20 (andy-diericks/azure-pricing-radar data/latest, "
                   "commit 1b7f55446201), via shared/reference/provider-samples/azure; US regions from the SkyPilot "
                   "Azure catalog v8 copy (coopslarhette/skypilot-catalog@20291d7), via "

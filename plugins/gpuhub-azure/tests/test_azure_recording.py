@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 import json
 import os
@@ -54,6 +55,22 @@ def test_h100_facts_westeurope(replayed: Any) -> None:
     assert (inst.gpu.name, inst.gpu_count, inst.gpu.memory_gib, inst.vcpus, inst.memory_gib) == (
         "H100", 8, Decimal(80), 96, 1900)
     assert on_demand.region.country == "NL"
+
+
+def test_each_price_carries_the_date_of_its_own_rows(replayed: Any) -> None:
+    offers, status = replayed
+    # EU rows: Azure Retail Prices of 2026-08-20 (their pages' HTTP Date); US rows: an undated SkyPilot copy.
+    westeurope = find(offers, "Standard_ND96isr_H100_v5")
+    assert (westeurope.region.code, westeurope.data_date) == ("westeurope", dt.date(2026, 8, 20))
+    assert westeurope.to_record()["source"] == "replay:azure@2026-08-20"
+    eastus = next(o for o in offers if o.region.code == "eastus" and o.instance_type == "Standard_NC24ads_A100_v4"
+                  and o.price.purchase == "on_demand")
+    assert (eastus.price.amount, eastus.data_date, eastus.to_record()["source"]) == (
+        Decimal("3.673"), None, "replay:azure@undated")
+    eu = [o for o in offers if o.region.code in ("westeurope", "northeurope", "swedencentral", "francecentral")]
+    assert {o.data_date for o in eu} == {dt.date(2026, 8, 20)}
+    assert (status.data_date, status.undated_offers) == (dt.date(2026, 8, 20), len(offers) - len(eu))
+    assert "data of 2026-08-20" in status.line() and f"{len(offers) - len(eu)} undated" in status.line()
 
 
 def test_a100_facts_westeurope(replayed: Any) -> None:
@@ -247,10 +264,10 @@ def test_cli_search_json_gives_the_facts(tmp_path: Path) -> None:
     assert h100["on_demand"]["price_per_hour"] == 127.816 and h100["spot"]["price_per_hour"] == 23.620397
     assert (h100["on_demand"]["gpu_count"], h100["on_demand"]["vcpus"], h100["on_demand"]["memory_gib"]) == (
         8, 96, 1900)
-    assert h100["on_demand"]["source"] == "replay:azure@undated"
+    assert (h100["on_demand"]["source"], h100["on_demand"]["data_date"]) == ("replay:azure@2026-08-20", "2026-08-20")
     assert all(r["price_per_hour"] > 0 and r["currency"] == "USD" for r in records)
-    assert "azure: ok (partial: 1 reason), 895 offers (reconstructed recording, data date unknown (EU rows: " \
-           "Azure Retail Prices of 2026-08-20" in done.stderr
+    assert "azure: ok (partial: 1 reason), 895 offers (reconstructed recording, data of 2026-08-20 (" in done.stderr
+    assert "old), 335 undated)" in done.stderr
 
 
 def test_provider_fixtures_dir_is_inside_the_package() -> None:

@@ -49,6 +49,7 @@ class CoreWeave(Provider):
     name = "coreweave"
     display_name = "CoreWeave"
     kind = "specialist"
+    price_change_period_s = 30 * 86400.0  # a static list-price table, read from the pricing page
     static = True
 
     def fixtures_dir(self) -> Path:

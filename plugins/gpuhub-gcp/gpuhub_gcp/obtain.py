@@ -75,7 +75,7 @@ def dws_index(skus: Iterable[Any], notes: Notes) -> PriceIndex:
         for (component, region, _), found in single.prices.items():
             for (amount, currency), ids in found.items():
                 for sku_id in ids:
-                    index.add(component, region, purchases[n], amount, currency, sku_id)
+                    index.add(component, region, purchases[n], amount, currency, sku_id, single.dates.get(sku_id))
         index.skus += single.skus
     return index
 
@@ -102,7 +102,8 @@ def dws_offers(ctx: ProviderContext, skus: Iterable[Any], machines: Iterable[Mac
                 if instance is None:
                     continue
                 price = Price(amount=priced.amount, currency=priced.currency, purchase=purchase,
-                              billing_increment_s=1, minimum_charge_s=60)
+                              billing_increment_s=1, minimum_charge_s=60, data_date=priced.data_date,
+                              replaced=priced.replaced)
                 hours = FLEX_START_MAX_HOURS
                 note = ("flex-start: granted from a queue (up to 2 h), runs up to 7 days, billed per second "
                         "for the time used; uses preemptible quota") if purchase == "flex_start" else \

@@ -32,6 +32,7 @@ Rules (each tested in ``tests/test_parse.py``):
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -160,6 +161,20 @@ def unit_price(sku: Mapping[str, Any]) -> tuple[Decimal, str, str]:
     return Decimal(int(str(units))) + Decimal(nanos) / NANOS, currency, str(expr["usageUnit"])
 
 
+def sku_date(sku: Mapping[str, Any]) -> dt.date | None:
+    """The date of the SKU's current price: the ``effectiveTime`` of its latest ``pricingInfo`` (None when the SKU
+    has none, as a SKU rebuilt from an undated catalog)."""
+    infos = sku.get("pricingInfo") or []
+    if not isinstance(infos, list) or not infos:
+        return None
+    info = max(infos, key=lambda i: str(i.get("effectiveTime", "")) if isinstance(i, Mapping) else "")
+    when = info.get("effectiveTime") if isinstance(info, Mapping) else None
+    try:
+        return dt.date.fromisoformat(str(when)[:10]) if when else None
+    except ValueError:
+        return None
+
+
 def classify_purchase(usage_type: str | None, description: str) -> tuple[str | None, str | None]:
     """``(purchase model or None to ignore, disagreement note or None)`` for one SKU (rules in the module doc)."""
     text_spot = bool(_SPOT_RX.search(description))
@@ -229,26 +244,50 @@ class PriceIndex:
         default_factory=lambda: defaultdict(dict))
     regions: dict[tuple[Component, str], set[str]] = field(default_factory=lambda: defaultdict(set))
     skus: int = 0
+    dates: dict[str, dt.date | None] = field(default_factory=dict)
+    """SKU id -> the date of its price (:func:`sku_date`)."""
 
     def add(self, component: Component, region: str, purchase: str, amount: Decimal, currency: str,
-            sku_id: str) -> None:
-        """Record one SKU's hourly unit price for one region."""
+            sku_id: str, date: dt.date | None = None) -> None:
+        """Record one SKU's hourly unit price for one region (``date``: the date of the SKU's price)."""
         self.prices[(component, region, purchase)].setdefault((amount, currency), []).append(sku_id)
         self.regions[(component, purchase)].add(region)
+        self.dates.setdefault(sku_id, date)
+
+    def _newest(self, ids: list[str]) -> dt.date | None:
+        dated = [d for d in (self.dates.get(i) for i in ids) if d is not None]
+        return max(dated) if dated else None
 
     def lookup(self, component: Component, region: str, purchase: str) -> tuple[Decimal, str] | None:
-        """The unit price per hour (and currency), or None when no SKU covers it.
+        """The unit price per hour (and currency), or None when no SKU covers it. Where SKUs give different prices,
+        the one of the newest dated SKU wins (:meth:`resolve` says what it replaced).
 
         Raises:
-            LookupError: several SKUs give different prices (the message names them).
+            LookupError: several SKUs give different prices and no one of them is the newest dated (the message
+                names them).
         """
+        resolved = self.resolve(component, region, purchase)
+        return None if resolved is None else resolved[0]
+
+    def resolve(self, component: Component, region: str,
+                purchase: str) -> tuple[tuple[Decimal, str], dt.date | None, str | None] | None:
+        """``((amount per hour, currency), date of that price, what it replaced or None)``, or None when no SKU
+        covers it. Raises LookupError as :meth:`lookup`."""
         found = self.prices.get((component, region, purchase))
         if not found:
             return None
-        if len(found) > 1:
+        if len(found) == 1:
+            price, ids = next(iter(found.items()))
+            return price, self._newest(ids), None
+        by_date = sorted(((self._newest(ids), price, ids) for price, ids in found.items()),
+                         key=lambda t: (t[0] is not None, t[0] or dt.date.min), reverse=True)
+        newest, second = by_date[0][0], by_date[1][0]
+        if newest is None or newest == second:
             listed = "; ".join(f"{', '.join(ids)} = {amount} {cur}" for (amount, cur), ids in found.items())
             raise LookupError(f"{component.label()} {purchase} in {region}: {listed}")
-        return next(iter(found))
+        replaced = "; ".join(f"{component.label()} {amount} {cur} of {when.isoformat() if when else 'unknown date'}"
+                             f" (SKU {', '.join(ids)})" for when, (amount, cur), ids in by_date[1:])
+        return by_date[0][1], newest, replaced
 
     def priced_regions(self, accelerator: str, purchase: str) -> set[str]:
         """Regions where a GPU (per-GPU or slice SKU) of ``accelerator`` has a ``purchase`` price."""
@@ -289,8 +328,9 @@ def build_index(skus: Iterable[Any], notes: Notes) -> PriceIndex:
             if mismatch:
                 notes.usage_mismatches.append(f"SKU {sku_id} ({description!r}): {mismatch}")
             index.skus += 1
+            when = sku_date(sku)
             for region in regions:
-                index.add(component, str(region), purchase, amount, currency, sku_id)
+                index.add(component, str(region), purchase, amount, currency, sku_id, when)
         except (KeyError, TypeError, ValueError, ArithmeticError, AttributeError, IndexError) as exc:
             reason = f"missing field {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
             notes.skipped[f"SKU: {reason}"[:160]] += 1
@@ -310,6 +350,10 @@ class PricedType:
     amount: Decimal
     currency: str
     ssd_included: bool
+    data_date: dt.date | None = None
+    """The date of the price: the oldest date of its components' SKUs; None when a component's SKU is undated."""
+    replaced: str | None = None
+    """Older SKU prices of a component that a newer SKU replaced, when several cover it."""
 
 
 @dataclass(frozen=True)
@@ -332,22 +376,25 @@ def price_machine_type(machine: MachineType, region: str, purchase: str,
     "(1 gpu slice)" SKU prices the accelerator, the type costs GPUs × slice price (the VM is in the slice, C29).
     """
     try:
-        slice_price = index.lookup(Component("slice", machine.accelerator), region, purchase)
+        slice_of = index.resolve(Component("slice", machine.accelerator), region, purchase)
     except LookupError as exc:
         return Unpriced(machine, region, purchase, ambiguous=(str(exc),))
-    if slice_price is not None:
-        return PricedType(machine, region, purchase, Decimal(machine.gpu_count) * slice_price[0], slice_price[1],
-                          True)
+    if slice_of is not None:
+        (amount, currency), when, replaced = slice_of
+        return PricedType(machine, region, purchase, Decimal(machine.gpu_count) * amount, currency, True, when,
+                          replaced)
     parts = [(Component("core", machine.family), Decimal(machine.vcpus)),
              (Component("ram", machine.family), Decimal(str(machine.memory_gib))),
              (Component("gpu", machine.accelerator), Decimal(machine.gpu_count))]
     if machine.local_ssd_gib:
         parts.append((Component("ssd", "local"), Decimal(machine.local_ssd_gib)))
     total, currencies, missing, ambiguous = Decimal(0), set(), [], []
+    dates: list[dt.date | None] = []
+    replaced: list[str] = []
     ssd_included = False
     for component, quantity in parts:
         try:
-            found = index.lookup(component, region, purchase)
+            found = index.resolve(component, region, purchase)
         except LookupError as exc:
             if component.kind != "ssd":  # an unclear SSD price leaves the SSD out; it never hides the VM
                 ambiguous.append(str(exc))
@@ -356,7 +403,9 @@ def price_machine_type(machine: MachineType, region: str, purchase: str,
             if component.kind != "ssd":
                 missing.append(component)
             continue
-        amount, currency = found
+        (amount, currency), when, older = found
+        dates.append(when)
+        replaced += [older] if older else []
         total += quantity * amount
         currencies.add(currency)
         ssd_included = ssd_included or component.kind == "ssd"
@@ -364,4 +413,6 @@ def price_machine_type(machine: MachineType, region: str, purchase: str,
         ambiguous.append(f"components priced in several currencies: {', '.join(sorted(currencies))}")
     if missing or ambiguous:
         return Unpriced(machine, region, purchase, tuple(missing), tuple(ambiguous))
-    return PricedType(machine, region, purchase, total, currencies.pop(), ssd_included)
+    oldest = None if None in dates or not dates else min(d for d in dates if d is not None)
+    return PricedType(machine, region, purchase, total, currencies.pop(), ssd_included, oldest,
+                      "; ".join(replaced) or None)

@@ -45,6 +45,7 @@ class GcpProvider(Provider):
     name = "gcp"
     display_name = "Google Cloud"
     kind = "hyperscaler"
+    price_change_period_s = 30 * 86400.0  # Google changes Spot VM prices up to once every 30 days
     base_url = "https://cloudbilling.googleapis.com"
     credentials = (Credential(("GOOGLE_API_KEY",), "a Google Cloud API key allowed to call the Cloud Billing API"),)
 
@@ -172,7 +173,8 @@ def _offer(ctx: ProviderContext, instances: dict[tuple[str, bool], Instance], pr
                                            "multi-tenant hosts (sole-tenant nodes are sold apart)")
         instances[key] = instance
     price = Price(amount=priced.amount, currency=priced.currency, purchase=priced.purchase,
-                  term_hours=_TERM_HOURS.get(priced.purchase), billing_increment_s=1, minimum_charge_s=60)
+                  term_hours=_TERM_HOURS.get(priced.purchase), billing_increment_s=1, minimum_charge_s=60,
+                  data_date=priced.data_date, replaced=priced.replaced)
     return Offer(instance=instance, region=ctx.region(priced.region), price=price, source=ctx.source)
 
 

@@ -85,6 +85,7 @@ class KubernetesProvider(Provider):
     example_recording: ClassVar[bool] = True
     display_name: ClassVar[str] = "Kubernetes clusters"
     kind: ClassVar[ProviderKind] = "internal"
+    price_change_period_s: ClassVar[float] = 30 * 86400.0  # internal rates set by the operator
     base_url: ClassVar[str] = ""
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("KUBECONFIG",), "a kubeconfig whose contexts reach the clusters"),

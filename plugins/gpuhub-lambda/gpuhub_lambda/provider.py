@@ -73,6 +73,7 @@ class LambdaProvider(Provider):
     name: ClassVar[str] = "lambda"
     display_name: ClassVar[str] = "Lambda Cloud"
     kind: ClassVar[ProviderKind] = "specialist"
+    price_change_period_s: ClassVar[float] = 7 * 86400.0  # on-demand list prices, changed every few weeks
     base_url: ClassVar[str] = "https://cloud.lambdalabs.com"
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("LAMBDA_API_KEY",), "a Lambda Cloud API key, sent as a Bearer token"),)

@@ -99,6 +99,7 @@ class Nebius(Provider):
     name: ClassVar[str] = "nebius"
     display_name: ClassVar[str] = "Nebius AI Cloud"
     kind: ClassVar[ProviderKind] = "specialist"
+    price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices, changed a few times a year
     static: ClassVar[bool] = True
 
     def fixtures_dir(self) -> Path:
@@ -152,20 +153,22 @@ class Nebius(Provider):
         instance = Instance(provider=self.name, instance_type=f"{preset.platform} {preset.name}", gpu=gpu,
                             gpu_count=preset.gpu_count, vcpus=preset.vcpu_count,
                             memory_gib=preset.memory_gibibytes)
-        offers = []
+        offers, skipped = [], False
         for field, purchase in PURCHASES.items():
             amount = decimal_amount(row.get(field), field)
             if amount is None:
                 continue
             if placeholder_price(amount):
                 ctx.skip(f"placeholder {field} price (zero or negative)")
+                skipped = True
                 continue
             if purchase == "spot" and not preset.allowed_for_preemptibles:
                 ctx.skip("preemptible price for a platform that does not allow preemptible VMs")
+                skipped = True
                 continue
             offers.append(Offer(instance=instance, region=ctx.region(region),
                                 price=Price(amount=amount, currency=currency, purchase=purchase),
                                 available=None, source=ctx.source))
-        if not offers:
+        if not offers and not skipped:
             ctx.skip("price row without a usable price")
         return offers

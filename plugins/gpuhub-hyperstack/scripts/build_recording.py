@@ -1,0 +1,77 @@
+"""Build gpuhub-hyperstack's bundled price table from the shared reference facts.
+
+Input (read, never copied): ``../shared/reference/skypilot-catalog/hyperstack/vms.csv`` (SkyPilot catalog v8,
+skypilot-org/skypilot-catalog commit fdc9d908ab0b2af9f468f139fb3f662c8c6b3257; no date in the file). Every row is
+kept; the plugin validates each one at fetch time and skips (and counts) what is not a GPU offer.
+
+Output: ``gpuhub_hyperstack/recording/price_table.json`` (one row per flavor and region: GPU, count, per-GPU memory
+in GB, vCPUs, RAM in GB, on-demand USD per instance-hour as published) and ``manifest.json``.
+
+Run: ``python plugins/gpuhub-hyperstack/scripts/build_recording.py [--check]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+PLUGIN = Path(__file__).resolve().parents[1]
+SOURCE = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "hyperstack" / "vms.csv"
+OUT = PLUGIN / "gpuhub_hyperstack" / "recording"
+COMMIT = "fdc9d908ab0b2af9f468f139fb3f662c8c6b3257"
+ORIGIN = f"SkyPilot catalog v8 catalogs/v8/hyperstack/vms.csv (skypilot-org/skypilot-catalog@{COMMIT[:8]})"
+
+
+def build() -> dict[str, Any]:
+    """The table and the manifest, by file name."""
+    rows = []
+    with SOURCE.open(newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            info = ast.literal_eval(row["GpuInfo"].replace("null", "None")) if row["GpuInfo"] else None
+            rows.append({"flavor": row["InstanceType"], "region": row["Region"], "gpu": row["AcceleratorName"] or None,
+                         "gpu_count": int(float(row["AcceleratorCount"] or 0)),
+                         "gpu_memory_gb": info["Gpus"][0]["MemoryInfo"]["SizeInMiB"] // 1024 if info else None,
+                         "cpu": int(float(row["vCPUs"])), "ram_gb": float(row["MemoryGiB"]),
+                         "on_demand": row["Price"], "spot": row["SpotPrice"] or None})
+    table = {"format": 1, "provider": "hyperstack", "currency": "USD", "price_unit": "instance-hour",
+             "source": ORIGIN, "data_date": None, "flavors": rows}
+    manifest = {
+        "format": 1, "provider": "hyperstack", "recorded_at": None, "data_date": None,
+        "data_date_note": "the SkyPilot catalog file carries no date and the index gives no commit date",
+        "kind": "static price table", "source": f"{ORIGIN}; table in price_table.json",
+        "notes": ("Static table: Hyperstack's API (GET /core/flavors, GET /pricebook, api_key header) exists, but "
+                  "the field layout of its answers was not established from the reference material, so no answer "
+                  "is reconstructed in an invented shape. No HTTP exchanges."),
+        "exchanges": []}
+    return {"price_table.json": table, "manifest.json": manifest}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
+    args = parser.parse_args()
+    if not SOURCE.is_file():
+        print(f"{SOURCE} is absent", file=sys.stderr)
+        return 2
+    stale = []
+    for name, data in build().items():
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        path = OUT / name
+        if args.check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(name)
+        else:
+            path.write_text(text, encoding="utf-8")
+    if stale:
+        print(f"out of date: {', '.join(stale)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

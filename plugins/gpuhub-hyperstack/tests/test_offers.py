@@ -1,0 +1,78 @@
+"""Hyperstack offers from the bundled table: facts to the cent, every reference row, bad rows skipped and counted."""
+
+from __future__ import annotations
+
+import csv
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from gpuhub_hyperstack.provider import Hyperstack, load_table
+
+import gpuhub
+from gpuhub.plugin import Offer, ProviderContext, ProviderStatus, Registry, Source, make_engine
+
+Replayed = tuple[tuple[Offer, ...], ProviderStatus]
+
+
+def _one(offers: tuple[Offer, ...], flavor: str, region: str) -> Offer:
+    found = [o for o in offers if (o.instance_type, o.region.code) == (flavor, region)]
+    assert len(found) == 1, (flavor, region, len(found))
+    return found[0]
+
+
+def test_bundled_facts(replayed: Replayed) -> None:
+    offers, status = replayed
+    sxm = _one(offers, "n3-H100-SXM5x8", "CANADA-1")
+    assert (sxm.price.amount, sxm.price.purchase, sxm.gpu_name, sxm.instance.gpu_count) == (
+        Decimal("19.2"), "on_demand", "H100", 8)
+    assert (sxm.instance.vcpus, sxm.instance.memory_gib, sxm.instance.gpu_memory_gib) == (192, 1800, 80)
+    assert _one(offers, "n3-H100-SXM5x8", "US-1").instance.memory_gib == 960  # same flavor, other RAM per region
+    nvlink = _one(offers, "n3-A100x8-NVLink", "CANADA-1")
+    assert (nvlink.gpu_name, nvlink.instance.gpu.form_factor, nvlink.instance.interconnect) == (  # type: ignore[union-attr]
+        "A100-80GB", "PCIe", "NVLink")
+    a4000 = _one(offers, "n3-RTX-A4000x10", "NORWAY-1")
+    assert (a4000.gpu_name, a4000.instance.gpu_count, a4000.price.amount) == ("RTXA4000", 10, Decimal("1.5"))
+    assert status.state == "ok" and len(offers) == 25 and status.source_kind == "static"
+    assert "static price table" in status.line() and "data date unknown" in status.line()
+
+
+def test_every_reference_row_to_the_cent(replayed: Replayed, catalog_csv: Path) -> None:
+    offers, _ = replayed
+    with catalog_csv.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 25
+    for row in rows:
+        offer = _one(offers, row["InstanceType"], row["Region"])
+        assert offer.price.amount == Decimal(row["Price"]), row
+        assert offer.instance.gpu_count == int(row["AcceleratorCount"])
+        assert (offer.instance.vcpus, offer.instance.memory_gib) == (int(row["vCPUs"]), float(row["MemoryGiB"]))
+
+
+def test_search_with_every_plugin_installed() -> None:
+    result = gpuhub.search(gpu="L40", provider="hyperstack", engine=make_engine(Registry()))
+    assert [(o.instance_type, o.price.amount, o.instance.gpu_count, o.instance.vcpus, o.region.code)
+            for o in result] == [("n3-L40x1", Decimal("1.0"), 1, 28, "CANADA-1"),
+                                 ("n3-L40x2", Decimal("2.0"), 2, 60, "CANADA-1"),
+                                 ("n3-L40x4", Decimal("4.0"), 4, 124, "CANADA-1"),
+                                 ("n3-L40x8", Decimal("8.0"), 8, 252, "CANADA-1")]
+    assert result.offers[0].region.country == "CA"
+
+
+@pytest.mark.parametrize(("change", "reason"), [
+    ({"on_demand": "0.0"}, "placeholder on_demand price (zero or negative)"),
+    ({"region": "Canada"}, "region name that is not a Hyperstack region code"),
+    ({"gpu": None, "gpu_count": 0}, "CPU-only flavor (no GPU)"),
+    ({"on_demand": None}, "flavor row without a usable price"),
+])
+def test_bad_rows_are_skipped_and_counted(registry: Registry, change: dict[str, Any], reason: str) -> None:
+    table = load_table()
+    row = {**table["flavors"][0], **change}
+    provider = Hyperstack()
+    with httpx.Client() as client:
+        ctx = ProviderContext(provider, client, mode="replay", source=Source(mode="static"), gpus=registry.gpus,
+                              environ={})
+        assert list(provider.offers_from_table(ctx, {**table, "flavors": [row]})) == []
+    assert ctx.report.skipped == {reason: 1}
