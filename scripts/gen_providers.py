@@ -49,14 +49,28 @@ def _live(provider: Provider) -> str:
     return f"`{provider.base_url or '(settings)'}`; {auth}"
 
 
-def _bundled(provider: Provider) -> tuple[str, str]:
-    """The bundled data's kind and date ("unknown" when its source has none), and its source."""
+def _dates(offers: Sequence[Offer]) -> str:
+    """The dates of the bundled prices (each offer's own ``data_date``): one date, a range, or "unknown"."""
+    dated = sorted(d for d in (o.data_date for o in offers) if d is not None)
+    if not dated:
+        return "data date unknown"
+    undated = len(offers) - len(dated)
+    span = dated[0].isoformat() if dated[0] == dated[-1] else f"{dated[0].isoformat()} … {dated[-1].isoformat()}"
+    return f"data date {span}" + (f" ({undated} prices undated)" if undated else "")
+
+
+def _bundled(provider: Provider, offers: Sequence[Offer]) -> tuple[str, str]:
+    """The bundled data's kind and the dates of its prices ("unknown" when its source has none), and its source."""
     directory = provider.fixtures_dir()
     if directory is None or not (directory / "manifest.json").is_file():
         return "none", "no bundled data"
     manifest = load_manifest(directory)
-    date = manifest.data_date.isoformat() if manifest.data_date and manifest.data_date_known else "unknown"
-    return f"{manifest.kind}, data date {date}", manifest.source
+    return f"{manifest.kind}, {_dates(offers)}", manifest.source
+
+
+def _period(seconds: float) -> str:
+    hours = seconds / 3600
+    return f"{hours / 24:g} days" if hours >= 48 else f"{hours:g} hours"
 
 
 def _availability(offers: Sequence[Offer]) -> str:
@@ -73,7 +87,7 @@ def section(provider: Provider, offers: Sequence[Offer], status: ProviderStatus)
     unknown = sorted(status.unknown_gpus)
     purchases = [o.price.purchase for o in offers]
     types = {o.instance_type for o in offers}
-    kind, source = _bundled(provider)
+    kind, source = _bundled(provider, offers)
     sellers = sorted({o.seller for o in offers if o.seller and o.seller != provider.name})
     name = provider.display_name or provider.name
     row = (f"| [{name}](#{provider.name}) | {provider.kind} | {len(set(regions))} | {len(types)} | "
@@ -90,6 +104,7 @@ def section(provider: Provider, offers: Sequence[Offer], status: ProviderStatus)
         f"- **Availability**: {_availability(offers)}\n",
         f"- **Live API**: {_live(provider)}\n",
         f"- **Bundled data**: {kind}; source: {source}\n",
+        f"- **Prices change** (declared): about every {_period(provider.price_change_period_s)}\n",
     ]
     if sellers:
         lines.append(f"- **Sellers** (machines resold through it): {', '.join(sellers)}\n")
@@ -103,7 +118,7 @@ def sections(registry: Registry | None = None) -> dict[str, tuple[str, str]]:
     names = sorted(registry.providers)
     results = engine.collect(names, mode="replay")
     return {name: section(registry.providers[name], tuple(offers), status)
-            for name, (offers, status) in zip(names, results)}
+            for name, (offers, status) in zip(names, results, strict=True)}
 
 
 def render(parts: dict[str, tuple[str, str]]) -> str:

@@ -58,6 +58,7 @@ class Daytona(Provider):
     display_name: ClassVar[str] = "Daytona"
     kind: ClassVar[ProviderKind] = "specialist"
     static: ClassVar[bool] = True
+    price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices
 
     def fixtures_dir(self) -> Path:
         """The bundled table: ``manifest.json`` (provenance, no exchanges) and ``price_table.json``."""

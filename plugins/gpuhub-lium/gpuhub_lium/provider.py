@@ -11,6 +11,7 @@ memory that contradicts the GPU table (warned) are skipped and counted.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -100,6 +101,7 @@ class Lium(Provider):
     display_name: ClassVar[str] = "Lium"
     kind: ClassVar[ProviderKind] = "specialist"
     base_url: ClassVar[str] = "https://lium.io"
+    price_change_period_s: ClassVar[float] = 6 * 3600.0  # a marketplace: hosts list, reprice and rent nodes all day
 
     def fixtures_dir(self) -> Path:
         """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
@@ -111,7 +113,7 @@ class Lium(Provider):
         Raises:
             ProviderError: an answer that is not ``{"nodes": [...]}``.
         """
-        body = ctx.get_json(f"{ctx.base_url()}{NODES_PATH}", headers={"Accept": "application/json"})
+        body, answered = ctx.get_dated_json(f"{ctx.base_url()}{NODES_PATH}", headers={"Accept": "application/json"})
         nodes = body.get("nodes") if isinstance(body, Mapping) else None
         if not isinstance(nodes, list):
             raise ProviderError(f'unexpected {NODES_PATH} answer: no "nodes" list')
@@ -127,7 +129,7 @@ class Lium(Provider):
                 if node is not None:
                     groups.setdefault((node.country_code, node.shape()), []).append(node)
         for (country, _), members in groups.items():
-            yield self._offer(ctx, country, members)
+            yield self._offer(ctx, country, members, answered)
 
     def _valid(self, ctx: ProviderContext, node: Node) -> Node | None:
         if node.gpu_count == 0 or not node.gpu_model:
@@ -147,7 +149,7 @@ class Lium(Provider):
             return None
         return node
 
-    def _offer(self, ctx: ProviderContext, country: str, nodes: list[Node]) -> Offer:
+    def _offer(self, ctx: ProviderContext, country: str, nodes: list[Node], answered: dt.date | None) -> Offer:
         cheapest = min(nodes, key=lambda n: n.price_per_node_hour)
         gpu, problem = checked_gpu(ctx, cheapest.gpu_model, cheapest.gpu_memory_gb, cheapest.gpu_count)
         if problem:
@@ -159,6 +161,7 @@ class Lium(Provider):
         several = len(nodes) > 1
         price = Price(amount=cheapest.price_per_node_hour, currency="USD", purchase=PURCHASE[cheapest.tier],
                       listing_stat="min" if several else None, listing_count=len(nodes) if several else None,
+                      data_date=answered,
                       basis="Lium price per node-hour" + (f", the cheapest of {len(nodes)} nodes" if several else ""))
         return Offer(instance=instance, region=ctx.region(country), price=price,
                      available=None if ctx.source.kind == "reconstructed" else True, source=ctx.source)

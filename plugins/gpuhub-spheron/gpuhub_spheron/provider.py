@@ -12,6 +12,7 @@ cluster, GPU memory that contradicts the GPU table (warned) are skipped and coun
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -68,6 +69,7 @@ class Spheron(Provider):
     kind: ClassVar[ProviderKind] = "specialist"
     base_url: ClassVar[str] = "https://app.spheron.ai"
     resells: ClassVar[bool] = True
+    price_change_period_s: ClassVar[float] = 6 * 3600.0  # offers come and go with partners' capacity
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("SPHERON_API_KEY",), "a Spheron API key, sent as a Bearer token"),)
 
@@ -94,8 +96,8 @@ class Spheron(Provider):
             if page > PAGE_CAP:
                 raise ProviderError(f"{OFFERS_PATH}: still {total - PAGE_CAP} pages after {PAGE_CAP}; stopped "
                                     "(the answer would be partial)")
-            body = ctx.get_json(f"{ctx.base_url()}{OFFERS_PATH}", params={"page": page, "limit": PAGE_LIMIT},
-                                headers=headers)
+            body, answered = ctx.get_dated_json(f"{ctx.base_url()}{OFFERS_PATH}",
+                                                params={"page": page, "limit": PAGE_LIMIT}, headers=headers)
             groups = body.get("data") if isinstance(body, Mapping) else None
             if not isinstance(groups, list):
                 raise ProviderError(f'unexpected {OFFERS_PATH} answer (page {page}): no "data" list')
@@ -103,7 +105,7 @@ class Spheron(Provider):
                 break
             total = _total_pages(body, page)
             for group in groups:
-                yield from self._group(ctx, group)
+                yield from self._group(ctx, group, answered)
             page += 1
 
     def error_from_response(self, response: httpx.Response) -> ProviderError | None:
@@ -113,7 +115,7 @@ class Spheron(Provider):
                                     code=str(response.status_code), status=response.status_code)
         return None
 
-    def _group(self, ctx: ProviderContext, group: Any) -> Iterator[Offer]:
+    def _group(self, ctx: ProviderContext, group: Any, answered: dt.date | None) -> Iterator[Offer]:
         gpu_type = ""
         with ctx.guard("GPU group"):
             if not isinstance(group, Mapping) or not isinstance(group.get("offers"), list):
@@ -128,10 +130,11 @@ class Spheron(Provider):
             with ctx.guard("offer"):
                 if not isinstance(item, Mapping):
                     raise TypeError(f"offer is a {type(item).__name__}, not an object")
-                offers = self._offers(ctx, gpu_type, item)
+                offers = self._offers(ctx, gpu_type, item, answered)
             yield from offers
 
-    def _offers(self, ctx: ProviderContext, gpu_type: str, item: Mapping[str, Any]) -> list[Offer]:
+    def _offers(self, ctx: ProviderContext, gpu_type: str, item: Mapping[str, Any],
+                answered: dt.date | None) -> list[Offer]:
         if not item.get("available", False) or item.get("maintenance", False):
             ctx.skip("offer not available (or in maintenance)")
             return []
@@ -155,12 +158,12 @@ class Spheron(Provider):
             fractional=count < 1, vcpus=float(item["vcpus"]), memory_gib=float(item["memory"]),
             seller=seller_name(seller) if seller and seller != OWN else None,
             note=f"Spheron {gpu_type} offer" + (f", run by {seller}" if seller and seller != OWN else ""))
-        prices = self._prices(ctx, item)
+        prices = self._prices(ctx, item, answered)
         return [Offer(instance=instance, region=ctx.region(cluster.strip()), price=price,
                       available=None if ctx.source.kind == "reconstructed" else True, source=ctx.source)
                 for price in prices for cluster in clusters]
 
-    def _prices(self, ctx: ProviderContext, item: Mapping[str, Any]) -> list[Price]:
+    def _prices(self, ctx: ProviderContext, item: Mapping[str, Any], answered: dt.date | None) -> list[Price]:
         spot_offer = str(item.get("instanceType") or "DEDICATED").upper() == "SPOT"
         price = decimal_amount(item.get("price"))
         spot = decimal_amount(item.get("spot_price"), "spot_price")
@@ -173,7 +176,7 @@ class Spheron(Provider):
             if placeholder_price(amount):
                 placeholders.append(f"placeholder {purchase} price (zero or negative)")
                 continue
-            prices.append(Price(amount=amount, currency="USD", purchase=purchase))
+            prices.append(Price(amount=amount, currency="USD", purchase=purchase, data_date=answered))
         if not prices:  # the offer is skipped once, for its first problem
             ctx.skip(placeholders[0] if placeholders else "offer without a price")
         for problem in placeholders if prices else ():

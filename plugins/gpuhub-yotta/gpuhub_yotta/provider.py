@@ -52,6 +52,7 @@ class Yotta(Provider):
     display_name: ClassVar[str] = "Yotta Labs"
     kind: ClassVar[ProviderKind] = "specialist"
     static: ClassVar[bool] = True
+    price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices
 
     def fixtures_dir(self) -> Path:
         """The bundled table: ``manifest.json`` (provenance, no exchanges) and ``pod_types.json``."""
