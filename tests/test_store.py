@@ -17,10 +17,10 @@ import pytest
 
 import gpuhub
 from gpuhub import GpuSpec, Registry
+from gpuhub.kit.testing import make_engine, run_cli, run_provider
 from gpuhub.store import SnapshotMeta, open_store
 from gpuhub.store.columns import ColumnBuilder
 from gpuhub.store.sqlite import SqliteStore
-from gpuhub.testing import make_engine, run_cli, run_provider
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -171,7 +171,7 @@ def test_damaged_snapshot_is_discarded_and_parsed_again(damage: str, registry: R
                            [(_hash_parts(parts), n, d) for n, d in parts.items()])
             db.execute("UPDATE content SET hash = ?", (_hash_parts(parts),))
             db.execute("UPDATE snapshot SET content_hash = ?", (_hash_parts(parts),))
-    with caplog.at_level(logging.WARNING, logger="gpuhub.engine"):
+    with caplog.at_level(logging.WARNING, logger="gpuhub.service.engine"):
         engine = make_engine(registry, store=_store(tmp_path))
         again, status = run_provider(engine, "fakecloud")
     assert status.state == "ok" and engine.fetch_count == {"fakecloud": 1}

@@ -15,11 +15,15 @@ Backends implement :class:`Store`; :func:`open_store` picks one from ``GPUHUB_ST
 - a ``postgresql://`` URL: :mod:`gpuhub.store.postgres` (a team's shared store).
 
 This module imports nothing heavy: the columns (numpy) are imported by the backends when data is read or written.
+
+May import: :mod:`gpuhub.facts` and the bottom (:mod:`gpuhub.model`, :mod:`gpuhub.obtain`, :mod:`gpuhub.errors`);
+the backends are looked up by name and import this module, never the reverse.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -57,7 +61,7 @@ class SnapshotMeta:
             the enabled plugins and the GPU table); a snapshot is reused only under the same key.
         complete: True for a complete answer; False for a failed, timed-out, empty or partial one (kept for the
             record, never served).
-        status: :meth:`ProviderStatus.to_dict() <gpuhub.provider.ProviderStatus.to_dict>` of the fetch.
+        status: :meth:`ProviderStatus.to_dict() <gpuhub.fetch.provider.ProviderStatus.to_dict>` of the fetch.
         purchases: purchase models present in the offers (freshness depends on them: spot data ages faster).
     """
 
@@ -364,11 +368,13 @@ def open_store(location: str | None = None, environ: Mapping[str, str] | None = 
     where = location if location is not None else default_location(environ)
     if where is None:
         return None
-    if where.startswith(("postgresql://", "postgres://")):
-        from gpuhub.store.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
+    postgres = where.startswith(("postgresql://", "postgres://"))
+    module, name = _BACKENDS["postgres" if postgres else "sqlite"]
+    # A backend depends on this module's protocol, never the reverse: it is looked up by name, like a plugin.
+    backend = getattr(importlib.import_module(module), name)
+    store: Store = backend(where if postgres else Path(where))
+    return store
 
-        store: Store = PostgresStore(where)
-        return store
-    from gpuhub.store.sqlite import SqliteStore
 
-    return SqliteStore(Path(where))
+_BACKENDS = {"sqlite": ("gpuhub.store.sqlite", "SqliteStore"), "postgres": ("gpuhub.store.postgres", "PostgresStore")}
+"""Store backend -> (module, class): SQLite for a path, PostgreSQL for a ``postgresql://`` URL."""

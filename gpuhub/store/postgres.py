@@ -45,7 +45,6 @@ from gpuhub.store import (
 from gpuhub.store import location_secrets as _secrets
 
 if TYPE_CHECKING:
-    from gpuhub.history.log import HistoryLog
     from gpuhub.store.columns import OfferColumns
 
 __all__ = ["PostgresStore", "redact_url"]
@@ -341,15 +340,15 @@ class PostgresStore:
                                  "c.relkind = 'r' AND (c.relname LIKE 'gpuhub\\_%%' OR c.relname LIKE 'hist\\_%%')")
         return int(rows[0][0])
 
-    def open_history(self) -> HistoryLog:
-        """The price-change log in this database (its own connection)."""
-        from gpuhub.history.log import HistoryLog
-
-        return HistoryLog(self._connect(), "postgres", self.location)
+    def history_connection(self) -> Any:
+        """A new connection to this database for the price-change log (:func:`gpuhub.history.log.open_history`
+        builds the log on it; its tables ``hist_*`` live beside the snapshots)."""
+        return self._connect()
 
     def close(self) -> None:
-        from gpuhub.history.log import close_history
-
-        close_history(self)
+        """Close the connection, and the price-change log's if one was opened on this store."""
+        history = self.__dict__.pop("_gpuhub_history", None)  # set by gpuhub.history.log.open_history
+        if history is not None:
+            history.close()
         with self._lock:
             self._db.close()
