@@ -165,4 +165,7 @@ def test_aws_offers_are_undated(bundled: dict[str, tuple[tuple[Offer, ...], Prov
     offers, status = bundled["aws"]
     p5 = _one(offers, "p5.48xlarge", "us-east-1", "on_demand")
     assert (p5.price.amount, p5.data_date, p5.to_record()["source"]) == (Decimal("55.04"), None, "replay:aws@undated")
-    assert status.data_date is None and "data date unknown" in status.line() and "OUTDATED" not in status.line()
+    # Only the capacity blocks at the published rates are dated (the pricing page of 2026-07-22).
+    dated = {o.data_date for o in offers if o.data_date is not None}
+    assert dated == {dt.date(2026, 7, 22)} and all(o.price.purchase == "capacity_block" for o in offers if o.data_date)
+    assert (status.data_date, status.undated_offers) == (dt.date(2026, 7, 22), sum(o.data_date is None for o in offers))
