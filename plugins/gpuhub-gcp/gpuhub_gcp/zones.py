@@ -5,9 +5,10 @@ in 42 regions, while A3 High is sold in about 16 of them. gpuhub therefore offer
 where this table (or, live, the Compute Engine API) says Google sells it.
 
 Source: built by ``scripts/build_zones.py`` from the host-VM rows (A2, A3, A4) and the L4 accelerator rows (G2) of
-the SkyPilot GCP catalog v8 (``skypilot-catalog catalogs/v8/gcp/vms.csv`` at commit ``8427bbf``); each row keeps
-its source. Machine types the table has no row for at all (N1 with attached GPUs, G4) have no zone facts: they are
-offered wherever their GPU is priced, and the provider status says so.
+the SkyPilot GCP catalog v8 (``skypilot-catalog catalogs/v8/gcp/vms.csv`` at commit ``8427bbf``) and from its G2/N1
+host rows and T4/V100/P100/P4 accelerator rows (``vms-g2-n1.csv``, N1 with attached GPUs); each row keeps its
+source. Machine types the table has no row for at all (G4) have no zone facts: they are offered wherever their GPU
+is priced, and the provider status says so.
 """
 
 from __future__ import annotations

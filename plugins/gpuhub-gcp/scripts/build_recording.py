@@ -50,6 +50,7 @@ BIG = "cloudbilling-v1.skus-items.compute-engine.gpu-h100-a3-n1std.2024-09-16.cr
 MIXED = "cloudbilling-v1.skus-items.mixed-11.h100-plus-spot-commit3yr-l4-spot.2024-09-16.cromwell-monitor-test.json"
 PAGE_2023 = "cloudbilling-v1.services.6F81-5844-456A.skus.a2-gpu-core-ram.page-excerpt.opencost-test.json"
 CATALOG = PLUGIN.parents[1] / ".." / "shared" / "reference" / "skypilot-catalog" / "gcp" / "vms.csv"
+CATALOG_G2_N1 = CATALOG.with_name("vms-g2-n1.csv")  # G2 hosts, N1 hosts and T4/V100/P100/P4 rows of the same file
 OUT = PLUGIN / "gpuhub_gcp" / "recording"
 URL = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus"
 PAGE = 200
@@ -69,9 +70,11 @@ NANO = Decimal("0.000000001")
 # SkyPilot accelerator name -> (accelerator type, description words of Google's GPU SKU)
 GPU_WORDS = {"A100": ("nvidia-tesla-a100", "Tesla A100"), "A100-80GB": ("nvidia-a100-80gb", "A100 80GB"),
              "H200": ("nvidia-h200-141gb", "H200 141GB"), "L4": ("nvidia-l4", "L4"),
-             "B200": ("nvidia-b200", "B200")}
+             "B200": ("nvidia-b200", "B200"), "T4": ("nvidia-tesla-t4", "Tesla T4"),
+             "V100": ("nvidia-tesla-v100", "Tesla V100"), "P100": ("nvidia-tesla-p100", "Tesla P100"),
+             "P4": ("nvidia-tesla-p4", "Tesla P4")}
 SLICED = {"B200"}  # priced per "(1 gpu slice)" including the VM (known fault C29)
-HOST_FAMILIES = {"A2", "A3Ultra"}  # host families the real samples lack (A3/A3Plus/N1 are real; A4 is in the slice)
+HOST_FAMILIES = {"A2", "A3Ultra", "G2"}  # host families the real samples lack (A3/A3Plus/N1 are real; A4: slice)
 USAGE = {"on_demand": "OnDemand", "spot": "Preemptible"}
 
 
@@ -116,8 +119,10 @@ def reconstructed_skus(real: list[dict[str, Any]], log: list[tuple[str, str]]) -
     notes = Notes()
     index = build_index(real, notes)
     machines = {m.name: m for m in machine_types()}
-    with open(CATALOG, newline="", encoding="utf-8") as fh:
-        rows = list(csv.DictReader(fh))
+    rows: list[dict[str, str]] = []
+    for path in (CATALOG, CATALOG_G2_N1):
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows += list(csv.DictReader(fh))
     out: list[dict[str, Any]] = []
     columns = {"on_demand": "Price", "spot": "SpotPrice"}
     # Host core/RAM: (family, region, purchase) -> {(vCPUs, GiB): host total per hour}
@@ -135,21 +140,25 @@ def reconstructed_skus(real: list[dict[str, Any]], log: list[tuple[str, str]]) -
     for (family, region, purchase), found in sorted(solved.items()):
         if found is not None and region == "us-central1":
             ratio[(family, purchase)] = found
-    for purchase in columns:  # A3Ultra has one shape only: use the real A3 ratio of us-central1
-        a3 = [index.lookup(Component(k, "A3"), "us-central1", purchase) for k in ("core", "ram")]
-        if a3[0] and a3[1]:
-            ratio.setdefault(("A3Ultra", purchase), (a3[0][0], a3[1][0]))
+    # A3Ultra has one shape only: the real A3 ratio of us-central1. Every G2 type has 4 GiB per vCPU, so no region
+    # solves G2 either: the real N1 ratio of us-central1 splits it (any split gives every G2 type the same price).
+    for family, reference in (("A3Ultra", "A3"), ("G2", "N1")):
+        for purchase in columns:
+            ref = [index.lookup(Component(k, reference), "us-central1", purchase) for k in ("core", "ram")]
+            if ref[0] and ref[1]:
+                ratio.setdefault((family, purchase), (ref[0][0], ref[1][0]))
     for (family, region, purchase), shapes in sorted(hosts.items()):
         if any(index.lookup(Component(k, family), region, purchase) for k in ("core", "ram")):
             continue  # a real SKU prices it
         found = solved[(family, region, purchase)]
         if found is None:
             ref_core, ref_ram = ratio[(family, purchase)]
-            (vcpus, gib), total = next(iter(sorted(shapes.items())))
+            # G2: the largest shape, whose printed total carries the least rounding per vCPU
+            (vcpus, gib), total = max(shapes.items()) if family == "G2" else next(iter(sorted(shapes.items())))
             scale = total / (vcpus * ref_core + gib * ref_ram)
             found = (ref_core * scale, ref_ram * scale)
             log.append(("one vCPU:RAM ratio only, host total split in the ratio of us-central1 (A3Ultra: of "
-                        "the real A3 SKUs)", f"{family} {purchase} {region}"))
+                        "the real A3 SKUs; G2: of the real N1 SKUs)", f"{family} {purchase} {region}"))
         core, ram = found
         prefix = "Spot Preemptible " if purchase == "spot" else ""
         out.append(_sku("core", f"{prefix}{family} Instance Core running in {region}", "CPU", purchase, region,
@@ -289,8 +298,8 @@ def main() -> None:
         "data_date": None,
         "data_date_note": ("dated per price, by each SKU's effectiveTime: the real 2023-03-24 A2 page (opencost), "
                            "the real H100/A3/N1 SKUs of 2024-09-16 and the DWS SKUs of a 2025-08-15 bill; A2 "
-                           "elsewhere, A2 Ultra, A3 Ultra, A4 and L4 prices are from the SkyPilot GCP catalog v8 "
-                           "@8427bbf (commit date not known; 2025 or later) and undated"),
+                           "elsewhere, A2 Ultra, A3 Ultra, A4, G2, L4, T4, V100, P100 and P4 prices are from the "
+                           "SkyPilot GCP catalog v8 @8427bbf (commit date not known; 2025 or later) and undated"),
         "source": ("real Compute Engine SKUs (effectiveTime 2024-09-16) from deepgenomics/cromwell-monitor "
                    "tests/data/services_pricelist.json (blob eb532891) and test_get_machine_hour_h100_mega_pricelist"
                    ".json (blob 8b795839), and the real 2023-03-24 A2 page of opencost/opencost "
@@ -303,11 +312,13 @@ def main() -> None:
                   f"{real_count} real SKUs: H100 80GB / Mega / Plus GPU SKUs (all usage types), A3 and A3Plus "
                   "core/RAM, N1 predefined core/RAM, Tesla A100 and L4 spot GPU SKUs, the 2023 A2 core/RAM. "
                   f"{len(skus) - real_count} reconstructed SKUs (skuId gpuhub-..., no effectiveTime, description "
-                  "'... running in <region>'): A2 and A3Ultra core/RAM solved from SkyPilot host-VM totals, "
-                  "Tesla A100, A100 80GB, H200 141GB, L4 per-GPU and A4 B200 '(1 gpu slice)' SKUs, on-demand and "
+                  "'... running in <region>'): A2, A3Ultra and G2 core/RAM solved from SkyPilot host-VM totals "
+                  "(G2 from vms-g2-n1.csv), Tesla A100, A100 80GB, H200 141GB, L4, Tesla T4, V100, P100 and P4 "
+                  "per-GPU (T4/V100/P100/P4 from vms-g2-n1.csv) and A4 B200 '(1 gpu slice)' SKUs, on-demand and "
                   "spot only (the catalog has no commitment prices). Not reconstructed: H100/H100 Mega (real SKUs "
-                  "exist; the catalog's H100 on-demand figure is a DWS price), G2 core/RAM (no source: G2/L4 "
-                  "types stay unpriced), T4/V100/P100/P4 (no source). Judgement calls: " + _calls(log) + ". "
+                  "exist; the catalog's H100 on-demand figure is a DWS price), N1 core/RAM (real 2024 SKUs exist "
+                  "in every region the catalog sells N1 in; their spot prices differ from the catalog's), RTX PRO "
+                  "6000 (no source). Judgement calls: " + _calls(log) + ". "
                   "Where Google sells each type comes from gpuhub_gcp/data/zones.csv (scripts/build_zones.py)."),
         "exchanges": exchanges,
     }

@@ -142,12 +142,12 @@ def test_a4_is_not_offered_on_demand_even_when_on_demand_skus_exist() -> None:
 
 def test_missing_components_are_named_in_the_status() -> None:
     offers, status = replay()
-    # No source prices the G2 host (core/RAM) or a T4/V100/P100/P4 GPU: those types are left out and said so.
-    assert not [o for o in offers if o.instance_type.startswith(("g2-", "n1-", "g4-"))]
+    # No source prices an RTX PRO 6000 GPU: the G4 types are left out and said so (G2 and N1 + T4/V100/P100/P4 are
+    # priced from vms-g2-n1.csv: tests/test_g2_n1.py).
+    assert not [o for o in offers if o.instance_type.startswith("g4-")]
     text = "\n".join(status.warnings)
-    assert "no G2 core SKU for on_demand in asia-east1" in text and "g2-standard-12" in text
-    assert "no G2 ram SKU for spot in asia-east1" in text
-    assert "no GPU SKU for nvidia-tesla-t4" in text
+    assert "no GPU SKU for nvidia-rtx-pro-6000 in the price list: g4-standard-192" in text
+    assert "no GPU SKU for nvidia-tesla-t4" not in text and "no G2 core SKU" not in text
     # A2 Ultra is sold in us-central1, but its only on-demand figure there (below spot) is not an on-demand price.
     assert "no on_demand GPU price in asia-east1, europe-north1, europe-west4, us-central1 where Google sells " \
            "a2-ultragpu-1g" in text
@@ -159,7 +159,8 @@ def test_missing_components_are_named_in_the_status() -> None:
 def test_replay_gives_every_priced_offer() -> None:
     # Parse speed is a benchmark (bench/), not a timed unit test: on a loaded 2-core machine it took 5 s.
     offers, _ = replay()
-    assert len(offers) == 352  # 350 + DWS flex-start a3-highgpu-8g and a3-edgegpu-8g (gpuhub_gcp.obtain)
+    # 350 A2/A3/A4 + DWS flex-start a3-highgpu-8g and a3-edgegpu-8g (gpuhub_gcp.obtain) + 288 G2 + 1144 N1 with GPUs
+    assert len(offers) == 1784
 
 
 def test_the_recording_keeps_the_apis_shape_and_no_key() -> None:
@@ -171,11 +172,12 @@ def test_the_recording_keeps_the_apis_shape_and_no_key() -> None:
     assert [bool(p["nextPageToken"]) for p in pages] == [True] * (len(pages) - 1) + [False]
     assert all("key=" not in e["request"]["url"] for e in manifest["exchanges"])
     skus = [s for p in pages for s in p["skus"]]
-    assert len(skus) == 939 + 4  # + 4 DWS flex-start SKUs (gpuhub_gcp.obtain)
+    # + 156 G2 core/RAM and T4/V100/P100/P4 SKUs (vms-g2-n1.csv) + 4 DWS flex-start SKUs (gpuhub_gcp.obtain)
+    assert len(skus) == 939 + 156 + 4
     # Reconstructed SKUs say so: made-up ids, no effectiveTime (the source has no date).
     made = [s for s in skus if s["skuId"].startswith("gpuhub-")]
-    assert len(made) == 172 and not any("effectiveTime" in s["pricingInfo"][0] for s in made)
-    assert sum(f.stat().st_size for f in recording.glob("*.json")) < 800_000
+    assert len(made) == 172 + 156 and not any("effectiveTime" in s["pricingInfo"][0] for s in made)
+    assert sum(f.stat().st_size for f in recording.glob("*.json")) < 900_000
 
 
 def test_recorded_skus_match_the_real_sample() -> None:

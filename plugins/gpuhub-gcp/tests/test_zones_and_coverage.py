@@ -93,7 +93,7 @@ def test_zone_table_is_the_reference_host_rows(tmp_path: Path) -> None:
     # G2 comes from the L4 rows: g2-standard-96 (8 × L4) where the catalog lists L4:8.
     l4_8 = {row["Region"] for row in rows if row["AcceleratorName"] == "L4" and row["AcceleratorCount"] == "8"}
     assert table.regions("g2-standard-96") == l4_8
-    assert ZONES_CSV.stat().st_size < 100_000
+    assert ZONES_CSV.stat().st_size < 130_000  # 892 rows, 572 of them N1 + GPU
 
 
 # --- the widened recording: prices to the cent from the reference ---------------------------------------------
