@@ -9,9 +9,9 @@ from decimal import Decimal
 
 import gpuhub
 from gpuhub import Instance, Offer, Price, Provider, ProviderContext, Registry, hookimpl
+from gpuhub.answer.compare import compare
+from gpuhub.kit.testing import make_engine
 from gpuhub.obtain import Obtainability, Reservation
-from gpuhub.obtain.compare import compare
-from gpuhub.testing import make_engine
 
 UTC = dt.timezone.utc
 CLOCK = dt.datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
