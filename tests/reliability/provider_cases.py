@@ -477,7 +477,8 @@ def _lium_drop(page: Json, url: str) -> Json:
 
 
 LIUM = ProviderCase(
-    name="lium", env={"LIUM_API_KEY": "fake-lium-api-key-6b2d90e1f4"}, fault_match="/api/public/v1/nodes", first_match="/api/public/v1/nodes",
+    name="lium", env={"LIUM_API_KEY": "fake-lium-api-key-6b2d90e1f4"}, fault_match="/api/public/v1/nodes",
+    first_match="/api/public/v1/nodes",
     empty_page=b'{"nodes": []}', rename_all=_lium_rename, renamed_field="price_per_node_hour", drop_one=_lium_drop,
     drop_one_lost=lambda o: o.instance_type.startswith("H100-80GB-HBM3_"), items=_lium_items, set_items=_lium_set,
 )
