@@ -36,7 +36,7 @@ def parse_duration(text: str) -> float:
     return float(match.group(1)) * _UNITS[match.group(2) or "s"]
 
 
-def _open() -> Store:
+def _open(ctx: typer.Context) -> Store:
     from gpuhub.store import StoreError, default_location, open_store
 
     try:
@@ -47,6 +47,7 @@ def _open() -> Store:
     if store is None:
         typer.echo(f"the store is off (GPUHUB_STORE={default_location() or 'off'})", err=True)
         raise typer.Exit(1)
+    ctx.call_on_close(store.close)  # a team store's connection is closed, not left to the garbage collector
     return store
 
 
@@ -68,6 +69,7 @@ def path() -> None:
 
 @store_app.command("show")
 def show(
+    ctx: typer.Context,
     provider: Annotated[str | None, typer.Option("--provider", "-p", help="only this provider")] = None,
     limit: Annotated[int, typer.Option(help="at most this many snapshots per provider (newest first)")] = 5,
     output: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
@@ -81,7 +83,7 @@ def show(
     if limit < 1:
         typer.echo("error: --limit: must be at least 1", err=True)
         raise typer.Exit(2)
-    store = _open()
+    store = _open(ctx)
     now = dt.datetime.now(dt.timezone.utc)
     shown = []
     counts: dict[str, int] = {}
@@ -96,6 +98,7 @@ def show(
                    f"{', '.join(stored) or 'none yet (run a search first)'}", err=True)
         raise typer.Exit(2)
     outdated = _outdated(shown)
+    quarantined = store.quarantined()
     if output == "json":
         rows = [{"id": s.id, "provider": s.provider, "fetched_at": s.fetched_at.isoformat(timespec="seconds"),
                  "age_s": round(s.age_s(now), 1), "source_kind": s.source_kind, "source": s.status.get("source"),
@@ -104,8 +107,10 @@ def show(
                  "reason": None if s.complete else s.status.get("reason") or "; ".join(s.status.get("warnings", [])),
                  "outdated": outdated[s.id]}
                 for s in shown]
+        set_aside = [{"snapshot_id": q.snapshot_id, "provider": q.provider, "reason": q.reason,
+                      "set_aside_at": q.set_aside_at.isoformat(timespec="seconds")} for q in quarantined]
         sys.stdout.write(json.dumps({"location": store.location, "size_bytes": store.size_bytes(),
-                                     "snapshots": rows}, indent=2) + "\n")
+                                     "snapshots": rows, "quarantined": set_aside}, indent=2) + "\n")
         return
     from rich.console import Console
     from rich.table import Table
@@ -127,6 +132,11 @@ def show(
     total = sum(counts.values())
     typer.echo(f"{store.location}: {_size(store.size_bytes())}, {total} snapshots"
                + (f" (newest {limit} per provider shown)" if len(shown) < total else ""), err=True)
+    if quarantined:
+        are = "row could not be decoded and is" if len(quarantined) == 1 else "rows could not be decoded and are"
+        typer.echo(f"{len(quarantined)} snapshot {are} set aside (quarantine table, never served):", err=True)
+        for q in quarantined[:10]:
+            typer.echo(f"  snapshot {q.snapshot_id} of {q.provider}: {q.reason}", err=True)
 
 
 def _outdated(snapshots: list[Snapshot]) -> dict[int, str | None]:
@@ -146,6 +156,7 @@ def _outdated(snapshots: list[Snapshot]) -> dict[int, str | None]:
 
 @store_app.command("prune")
 def prune(
+    ctx: typer.Context,
     keep: Annotated[int | None, typer.Option(help="snapshots to keep per provider (default GPUHUB_STORE_KEEP, "
                                                   "else 50; with --older-than alone: 1)")] = None,
     older_than: Annotated[str | None, typer.Option(help="delete snapshots older than this: 3600, 12h, 7d (with "
@@ -165,7 +176,7 @@ def prune(
     except ValueError as exc:
         typer.echo(f"error: --older-than: {exc}", err=True)
         raise typer.Exit(2) from None
-    store = _open()
+    store = _open(ctx)
     before = store.size_bytes()
     report = store.prune(keep_per_provider=keep_n, older_than_s=seconds)
     typer.echo(f"removed {report.snapshots} snapshots and {report.contents} unused contents "

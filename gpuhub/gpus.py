@@ -68,7 +68,7 @@ class UnknownGpuError(ValueError):
 # Words that carry no model information in provider spellings.
 _NOISE = {"nvidia", "tesla", "amd", "gpu", "gpus", "hgx", "dgx", "instinct", "radeon", "geforce", "accelerator",
           "hbm3", "hbm3e", "hbm2", "hbm2e", "gddr6", "the", "generation", "edition", "superchip", "grace", "hopper",
-          "server", "blackwell", "workstation", "datacenter"}
+          "server", "blackwell", "datacenter"}  # "workstation" names a product: RTX PRO 6000 Workstation
 # Model keys, most specific first; each is a regex over the normalized spelling (tokens joined by single spaces).
 _MODEL_PATTERNS: list[tuple[str, str]] = [
     ("GH200", r"\bgh ?200\b"),
@@ -85,7 +85,7 @@ _MODEL_PATTERNS: list[tuple[str, str]] = [
     ("L40S", r"\bl ?40s\b"),
     ("L40", r"\bl ?40\b"),
     ("L4", r"\bl ?4\b"),
-    ("RTXPRO6000-WS", r"\brtx ?pro ?6000 ?(wk|ws)\b"),  # the Workstation Edition (RunPod "WK", Vast "WS")
+    ("RTXPRO6000-WS", r"\brtx ?pro ?6000\b.*\b(wk|ws|workstation)\b"),  # Workstation Edition (RunPod "WK", Vast "WS")
     ("RTXPRO6000", r"\brtx ?pro ?6000\b"),
     ("RTXPRO4500", r"\brtx ?pro ?4500\b"),
     ("RTX6000-Ada", r"\b(rtx ?)?6000 ?ada\b"),

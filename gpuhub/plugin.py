@@ -24,8 +24,8 @@ What it exports, by job:
 - errors: :class:`GpuhubError`, :class:`ProviderError`, :class:`CredentialsError`, :class:`ReplayMissError`,
   :class:`UnknownGpuError`, :class:`QueryError`;
 - recordings and secrets: :class:`Manifest`, :func:`load_manifest`, :class:`ReplayTransport`,
-  :func:`remember_secret` (a credential the plugin read outside ``ctx.require_secret``, so logs and recordings
-  redact it), :func:`scrub_url`;
+  :func:`write_json_files` (a build script writes or checks its recording), :func:`remember_secret` (a
+  credential the plugin read outside ``ctx.require_secret``, so logs and recordings redact it), :func:`scrub_url`;
 - the conformance kit and test helpers (import pytest only when used): :class:`ProviderConformance`,
   :class:`CountingTransport`, :func:`make_engine`, :func:`run_provider`, :func:`reset_state` (forget the loaded
   plugins and the default engine between tests), :func:`run_cli` (``gpuhub ARGS`` in this process),
@@ -54,7 +54,7 @@ _EXPORTS: dict[str, str] = {
     "GpuhubError": "gpuhub.errors", "ProviderError": "gpuhub.errors", "CredentialsError": "gpuhub.errors",
     "ReplayMissError": "gpuhub.errors", "QueryError": "gpuhub.errors",
     "Manifest": "gpuhub.recording", "load_manifest": "gpuhub.recording", "ReplayTransport": "gpuhub.recording",
-    "remember_secret": "gpuhub.recording", "scrub_url": "gpuhub.recording",
+    "remember_secret": "gpuhub.recording", "scrub_url": "gpuhub.recording", "write_json_files": "gpuhub.recording",
     "ProviderConformance": "gpuhub.testing", "CountingTransport": "gpuhub.testing",
     "make_engine": "gpuhub.testing", "run_provider": "gpuhub.testing", "reset_state": "gpuhub.testing",
     "run_cli": "gpuhub.testing", "search": "gpuhub.searching", "SearchResult": "gpuhub.searching",

@@ -21,7 +21,7 @@ import datetime as dt
 import json
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -50,6 +50,7 @@ __all__ = [
     "restore_secrets",
     "scrub_url",
     "secret_forms",
+    "write_json_files",
 ]
 
 FORMAT_VERSION = 1
@@ -310,3 +311,20 @@ def __getattr__(name: str) -> type[ReplayTransport] | type[RecordingTransport]:
 
         return getattr(transports, name)  # type: ignore[no-any-return]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def write_json_files(directory: Path, files: Mapping[str, Any], check: bool = False) -> list[str]:
+    """Write each ``name -> JSON-ready data`` of ``files`` under ``directory`` (indent 1, UTF-8, final newline),
+    for a plugin's script that rebuilds its bundled recording; with ``check``, write nothing and return the names
+    whose file is missing or differs (the script exits 1 on any: the recording is out of date)."""
+    stale = []
+    for name, data in files.items():
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        path = directory / name
+        if check:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(name)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    return stale

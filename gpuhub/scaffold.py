@@ -119,7 +119,25 @@ python -m pytest tests          # the conformance kit
 Change first: `base_url` and `fetch()` in `gpuhub_{name}/__init__.py` (how your API answers), the regions in
 `register_regions` (city, country, continent, coordinates, grid carbon), and the recording in
 `gpuhub_{name}/recording/` (`gpuhub record {name}` replaces it with a live capture, secrets scrubbed; `{env}`
-set means live).
+set means live). Then fill in the sections below; every one is a question a user (and a reviewer) asks.
+
+**Coverage.** Which instance types, GPU models, purchase models and regions, and how many offers the bundled
+recording gives; what is left out and why.
+
+**Live API.** Endpoints, auth, paging, price unit; where their shape is documented. No API whose answer shape you
+can establish? Make the plugin a dated static price table (`static = True`, no HTTP; `plugins/gpuhub-nebius` is
+one) and say so here and in a `ctx.warn`, never an invented shape.
+
+**Credentials and settings.** `{env}` and every other variable the code reads (also one line in gpuhub's README
+table).
+
+**Data source and date.** Where the recording comes from, the script that rebuilds it, and the date of the prices
+themselves (`data_date` in `recording/manifest.json`; `null` with a `data_date_note` when unknown, never the build
+date). Declare how often prices change (`price_change_period_s` on the provider).
+
+**Checks on every record.** Skip and count (`ctx.guard`, `ctx.skip`) CPU-only rows, placeholder prices
+(`placeholder_price`), unknown region names; read prices with `decimal_amount` and GPU memory with `checked_gpu`
+(MiB for GB, a total for per-GPU: warned, not trusted). All from `gpuhub.plugin`.
 '''
 
 
@@ -156,7 +174,9 @@ def new_plugin(name: str, directory: Path) -> Path:
     (root / "README.md").write_text(_README.format(**values), encoding="utf-8")
     (package / "__init__.py").write_text(_MODULE.format(**values), encoding="utf-8")
     (root / "tests" / "test_conformance.py").write_text(_TEST.format(**values), encoding="utf-8")
-    manifest = {"format": 1, "provider": name, "recorded_at": "2026-12-01", "kind": "reconstructed",
+    manifest = {"format": 1, "provider": name, "recorded_at": "2026-12-01", "data_date": "2026-12-01",
+                "data_date_note": "example offers: put the date of your prices here (null when unknown)",
+                "kind": "reconstructed",
                 "source": "example offers written by gpuhub plugin new", "notes": "replace with gpuhub record",
                 "exchanges": [{"request": {"method": "GET", "url": f"https://gpus.{name}.example/v1/offers",
                                            "body": None},

@@ -10,7 +10,8 @@ Usage in a plugin's ``tests/test_conformance.py``::
 
 The checks: the provider is registered through its entry point; an offline fetch through replay works; the data is
 sane (positive prices, ISO currency, canonical GPU names or counted unknowns, regions present); 429 and 5xx are
-retried and then reported as a provider failure; an empty payload gives an empty list with a status; missing or
+retried and then reported as a provider failure; an empty payload gives an empty list with a status; a refresh
+that fails (503, 429, an empty answer) after a good fetch keeps the last good data, marked stale; missing or
 rejected credentials give a message that says how to configure them.
 """
 
@@ -203,6 +204,11 @@ class ProviderConformance:
         offers, status = run_provider(engine, self.provider_name, mode="live")
         return offers, status, transport
 
+    def _bundled_replay(self) -> ReplayTransport:
+        fixtures = self.provider().fixtures_dir()
+        assert fixtures is not None, "a provider with a live API must bundle a recording"
+        return ReplayTransport(load_manifest(fixtures))
+
     def _is_static(self) -> bool:
         return self.provider().static
 
@@ -218,10 +224,7 @@ class ProviderConformance:
     def test_429_then_success(self) -> None:
         if self._is_static():
             return
-        provider = self.provider()
-        fixtures = provider.fixtures_dir()
-        assert fixtures is not None, "a provider with a live API must bundle a recording"
-        replay = ReplayTransport(load_manifest(fixtures))
+        replay = self._bundled_replay()
 
         def handler(request: httpx.Request, n: int) -> httpx.Response:
             if n == 1:
@@ -233,6 +236,48 @@ class ProviderConformance:
         assert status.state == "ok", status.line()
         assert len(offers) == len(replayed)
         assert transport.calls >= 2
+
+    def test_live_against_the_recording_equals_replay(self) -> None:
+        """The provider's live code path, served its own bundled recording through the HTTP seam, gives exactly
+        the offers replay gives (same types, regions, purchase models and prices, in the same order)."""
+        if self._is_static():
+            return
+        replay = self._bundled_replay()
+        live, status, _ = self._live(lambda request, n: replay.handle_request(request))
+        assert status.state == "ok" and status.mode == "live", status.line()
+        replayed, _ = self.replay()
+
+        def key(offers: tuple[Offer, ...]) -> list[tuple[object, ...]]:
+            return [(o.instance_type, o.region.code, o.region.zone, o.price.purchase, o.price.amount)
+                    for o in offers]
+
+        assert key(live) == key(replayed)
+
+    def test_failed_refresh_keeps_last_good_data(self) -> None:
+        """A live fetch that worked, then a refresh answered with 503, 429 or an empty body (after the token
+        exchange, if any): the search shows the last good offers marked stale, never nothing."""
+        if self._is_static():
+            return
+        replay = self._bundled_replay()
+        failures = (httpx.Response(503, text="unavailable"),
+                    httpx.Response(429, headers={"Retry-After": "0"}, text="slow down"),
+                    httpx.Response(200, content=self.empty_body, headers={"content-type": self.empty_content_type}))
+        for failure in failures:
+            state = {"fail": False}
+
+            def handler(request: httpx.Request, n: int, failure: httpx.Response = failure,
+                        state: dict[str, bool] = state) -> httpx.Response:
+                if state["fail"] and request.method == "GET":
+                    return httpx.Response(failure.status_code, headers=failure.headers, content=failure.content)
+                return replay.handle_request(request)
+
+            engine = make_engine(self.registry(), transport=CountingTransport(handler),
+                                 environ=self._live_env(self.provider()))
+            good, first = run_provider(engine, self.provider_name, mode="live")
+            assert first.state == "ok" and good, first.line()
+            state["fail"] = True
+            offers, status = run_provider(engine, self.provider_name, mode="live", refresh=True)
+            assert status.state == "stale" and len(offers) == len(good), (failure.status_code, status.line())
 
     def test_empty_payload(self) -> None:
         if self._is_static():

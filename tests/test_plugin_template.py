@@ -69,7 +69,7 @@ def test_generated_plugin_installs_lists_replays_and_passes_the_kit(tmp_path: Pa
 
     kit = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(root / "tests")],
                          capture_output=True, text=True, env=env, timeout=300, cwd=root)
-    assert kit.returncode == 0 and "7 passed" in kit.stdout, kit.stdout[-2000:]
+    assert kit.returncode == 0 and "9 passed" in kit.stdout, kit.stdout[-2000:]
 
 
 def test_plugin_new_refuses_bad_names(tmp_path: Path) -> None:

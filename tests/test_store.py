@@ -4,6 +4,7 @@ content stored once, damaged stores never trusted, and freshness, pruning and cl
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import shutil
 import sqlite3
@@ -19,7 +20,7 @@ from gpuhub import GpuSpec, Registry
 from gpuhub.store import SnapshotMeta, open_store
 from gpuhub.store.columns import ColumnBuilder
 from gpuhub.store.sqlite import SqliteStore
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.testing import make_engine, run_cli, run_provider
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -206,3 +207,29 @@ def test_a_relative_store_directory_is_made_absolute(tmp_path: Path, monkeypatch
     monkeypatch.chdir(tmp_path)
     assert default_location({"GPUHUB_STORE": "rel"}) == str(tmp_path / "rel")
     assert default_location({"GPUHUB_STORE": "postgresql://u@127.0.0.1/db"}) == "postgresql://u@127.0.0.1/db"
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    ("source", "{not json"), ("status", "[1, 2]"), ("fetched_at", "yesterday"), ("data_date", "31/12/2026"),
+    ("purchases", "7"), ("offers", "many")])
+def test_an_undecodable_snapshot_row_is_quarantined_and_never_fatal(column: str, value: str, registry: Registry,
+                                                                    tmp_path: Path) -> None:
+    """Issue 24, defect 2: one row that does not decode is set aside (counted, shown by ``store show``); the
+    search parses again and every later read goes on."""
+    first, _ = run_provider(make_engine(registry, store=_store(tmp_path)), "fakecloud")
+    with sqlite3.connect(tmp_path / "store.sqlite") as db:
+        db.execute(f"UPDATE snapshot SET {column} = ?", (value,))
+    engine = make_engine(registry, store=_store(tmp_path))
+    offers, status = run_provider(engine, "fakecloud")
+    assert status.state == "ok" and engine.fetch_count == {"fakecloud": 1}, status.line()
+    assert sorted(o.price_per_hour for o in offers) == sorted(o.price_per_hour for o in first)
+    env = {"GPUHUB_STORE": str(tmp_path)}
+    shown = run_cli(["store", "show", "--format", "json"], env=env)
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.stdout)
+    [bad] = data["quarantined"]
+    assert bad["provider"] == "fakecloud" and bad["snapshot_id"] == 1 and f"column {column}" in bad["reason"]
+    assert [s["id"] for s in data["snapshots"]] == [2]  # the new, good one; the bad row is no longer read
+    table = run_cli(["store", "show"], env=env)
+    assert table.exit_code == 0 and "1 snapshot row could not be decoded and is set aside" in table.output
+    assert "quarantine" in table.output and f"column {column}" in table.output

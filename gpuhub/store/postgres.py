@@ -31,13 +31,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from gpuhub.store import (
+    LATEST_CANDIDATES,
     PruneReport,
+    Quarantined,
     Snapshot,
     SnapshotMeta,
     StoreError,
+    UndecodableRow,
     columns_from_parts,
+    decode_rows,
     latest_good_filter,
-    snapshot_from_row,
 )
 
 if TYPE_CHECKING:
@@ -59,6 +62,9 @@ _MIGRATIONS = [
     CREATE TABLE IF NOT EXISTS gpuhub_content_part (hash TEXT NOT NULL REFERENCES gpuhub_content (hash)
         ON DELETE CASCADE, name TEXT NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (hash, name));
     CREATE TABLE IF NOT EXISTS gpuhub_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+    # 2: snapshot rows that did not decode, moved out of gpuhub_snapshot (kept for a look, never served)
+    """CREATE TABLE IF NOT EXISTS gpuhub_quarantine (snapshot_id BIGINT PRIMARY KEY, provider TEXT,
+        reason TEXT NOT NULL, set_aside_at DOUBLE PRECISION NOT NULL, row_text TEXT NOT NULL)""",
 ]
 _SELECT = ("SELECT s.id, s.provider, s.fetched_at, s.data_date, s.source_kind, s.source, s.key, s.complete, "
            "s.status, s.purchases, s.content_hash, s.offers, coalesce(c.size, 0) FROM gpuhub_snapshot s "
@@ -206,13 +212,33 @@ class PostgresStore:
     def latest_good(self, provider: str, *, key: str | None = None, max_age_s: float | None = None,
                     now: dt.datetime | None = None) -> Snapshot | None:
         where, args = latest_good_filter(provider, key, max_age_s, now, mark="%s", prefix="s.")
-        rows = self._run("read", _SELECT + where + " ORDER BY s.id DESC LIMIT 1", tuple(args))
-        return snapshot_from_row(rows[0]) if rows else None
+        # A few candidates: an undecodable newest row is set aside and the next one served.
+        rows = self._run("read", _SELECT + where + f" ORDER BY s.id DESC LIMIT {LATEST_CANDIDATES}", tuple(args))
+        found = decode_rows(rows, self._set_row_aside)
+        return found[0] if found else None
 
     def snapshots(self, provider: str | None = None, *, limit: int | None = None) -> list[Snapshot]:
         where, args = ("WHERE s.provider = %s", (provider,)) if provider is not None else ("", ())
         tail = f" LIMIT {int(limit)}" if limit is not None else ""
-        return [snapshot_from_row(r) for r in self._run("read", _SELECT + where + " ORDER BY s.id DESC" + tail, args)]
+        return decode_rows(self._run("read", _SELECT + where + " ORDER BY s.id DESC" + tail, args),
+                           self._set_row_aside)
+
+    def _set_row_aside(self, bad: UndecodableRow, row: str) -> None:
+        import psycopg
+
+        try:
+            with self._transaction() as db:
+                db.execute("INSERT INTO gpuhub_quarantine VALUES (%s, %s, %s, %s, %s) ON CONFLICT (snapshot_id) "
+                           "DO NOTHING", (bad.ident, str(bad.provider), bad.reason, time.time(), row))
+                db.execute("DELETE FROM gpuhub_snapshot WHERE id = %s", (bad.ident,))
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot write to the team store {self.location}: {str(exc).strip()[:300]}") from None
+
+    def quarantined(self) -> list[Quarantined]:
+        rows = self._run("read", "SELECT snapshot_id, provider, reason, set_aside_at FROM gpuhub_quarantine "
+                                 "ORDER BY set_aside_at DESC")
+        return [Quarantined(int(i), str(p), str(r), dt.datetime.fromtimestamp(float(t), dt.timezone.utc))
+                for i, p, r, t in rows]
 
     def read_columns(self, snapshot: Snapshot) -> OfferColumns:
         if snapshot.content_hash is None:
