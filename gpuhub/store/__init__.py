@@ -15,11 +15,15 @@ Backends implement :class:`Store`; :func:`open_store` picks one from ``GPUHUB_ST
 - a ``postgresql://`` URL: :mod:`gpuhub.store.postgres` (a team's shared store).
 
 This module imports nothing heavy: the columns (numpy) are imported by the backends when data is read or written.
+
+May import: :mod:`gpuhub.facts` and the bottom (:mod:`gpuhub.model`, :mod:`gpuhub.obtain`, :mod:`gpuhub.errors`);
+the backends are looked up by name and import this module, never the reverse.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -57,7 +61,7 @@ class SnapshotMeta:
             the enabled plugins and the GPU table); a snapshot is reused only under the same key.
         complete: True for a complete answer; False for a failed, timed-out, empty or partial one (kept for the
             record, never served).
-        status: :meth:`ProviderStatus.to_dict() <gpuhub.provider.ProviderStatus.to_dict>` of the fetch.
+        status: :meth:`ProviderStatus.to_dict() <gpuhub.fetch.provider.ProviderStatus.to_dict>` of the fetch.
         purchases: purchase models present in the offers (freshness depends on them: spot data ages faster).
     """
 
@@ -209,6 +213,43 @@ _ROW_FIELDS = ("id", "provider", "fetched_at", "data_date", "source_kind", "sour
                "purchases", "content_hash", "offers", "size")
 
 
+_SECRET_OPTIONS = ("password", "sslpassword")
+"""libpq connection options that hold a secret (in a URL's query string, any case)."""
+
+
+def location_secrets(location: str) -> list[str]:
+    """The secrets written into a store location (a URL's password, ``?password=``/``?sslpassword=`` values)."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    if "://" not in location:
+        return []
+    parts = urlsplit(location)
+    found = [parts.password, unquote(parts.password)] if parts.password else []
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if name.lower() in _SECRET_OPTIONS:
+            found += [value, unquote(value)]
+    return sorted({s for s in found if s}, key=len, reverse=True)
+
+
+def redact_location(location: str) -> str:
+    """A store location fit to print or log: a URL's password and secret query options replaced by ``***``
+    (``gpuhub store path``, ``store show``, errors, logs, the web)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    if "://" not in location:
+        return location
+    parts = urlsplit(location)
+    netloc = parts.netloc
+    if parts.password is not None:
+        host = netloc.rsplit("@", 1)[-1]
+        netloc = f"{parts.username}:***@{host}"
+    query = parts.query
+    pairs = parse_qsl(query, keep_blank_values=True)
+    if any(name.lower() in _SECRET_OPTIONS for name, _ in pairs):
+        query = urlencode([(n, "***" if n.lower() in _SECRET_OPTIONS else v) for n, v in pairs], safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
 def snapshot_from_row(row: tuple[Any, ...]) -> Snapshot:
     """A :class:`Snapshot` from a backend's row (id, provider, fetched_at as a POSIX timestamp, data_date ISO text,
     source_kind, source JSON, key, complete, status JSON, purchases JSON, content_hash, offers, size in bytes).
@@ -327,11 +368,13 @@ def open_store(location: str | None = None, environ: Mapping[str, str] | None = 
     where = location if location is not None else default_location(environ)
     if where is None:
         return None
-    if where.startswith(("postgresql://", "postgres://")):
-        from gpuhub.store.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
+    postgres = where.startswith(("postgresql://", "postgres://"))
+    module, name = _BACKENDS["postgres" if postgres else "sqlite"]
+    # A backend depends on this module's protocol, never the reverse: it is looked up by name, like a plugin.
+    backend = getattr(importlib.import_module(module), name)
+    store: Store = backend(where if postgres else Path(where))
+    return store
 
-        store: Store = PostgresStore(where)
-        return store
-    from gpuhub.store.sqlite import SqliteStore
 
-    return SqliteStore(Path(where))
+_BACKENDS = {"sqlite": ("gpuhub.store.sqlite", "SqliteStore"), "postgres": ("gpuhub.store.postgres", "PostgresStore")}
+"""Store backend -> (module, class): SQLite for a path, PostgreSQL for a ``postgresql://`` URL."""

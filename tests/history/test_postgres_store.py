@@ -106,7 +106,7 @@ def test_an_undecodable_row_is_quarantined_for_the_whole_team(pg: PostgresStore,
 
     import psycopg
 
-    from gpuhub.testing import run_cli
+    from gpuhub.kit.testing import run_cli
 
     put(pg, "lambda", [offer("lambda", "gpu_8x_h100", "us-east-1", "23.92")], T0)
     newest = put(pg, "lambda", [offer("lambda", "gpu_8x_h100", "us-east-1", "24.00")], T0 + H)
