@@ -18,7 +18,7 @@ from gpuhub.answer.spec import SEARCH_PARAMS, Choices, SearchParam
 from gpuhub.errors import QueryError
 from gpuhub.web.params import PAGE_EXCLUDED, query_kwargs, search_params
 
-RUN_OPTIONS = {"fixtures_dir", "fetch", "refresh", "timeout", "engine", "max_age"}
+RUN_OPTIONS = {"fixtures_dir", "fetch", "refresh", "timeout", "engine", "max_age", "start"}
 """search()'s arguments about where data comes from (not search parameters)."""
 CONTEXT = {"gpus", "providers", "sellers", "rankers"}
 """build_query's arguments that are the installation's, not the user's (GPU table, providers, sellers, rankers)."""

@@ -233,3 +233,27 @@ def test_an_undecodable_snapshot_row_is_quarantined_and_never_fatal(column: str,
     table = run_cli(["store", "show"], env=env)
     assert table.exit_code == 0 and "1 snapshot row could not be decoded and is set aside" in table.output
     assert "quarantine" in table.output and f"column {column}" in table.output
+
+
+SECRET = "s3cret-Pa55word"
+
+
+@pytest.mark.parametrize("url", [f"postgresql://gpuhub:{SECRET}@127.0.0.1:1/team",
+                                 f"postgresql://gpuhub@127.0.0.1:1/team?password={SECRET}&connect_timeout=1",
+                                 f"postgres://gpuhub@127.0.0.1:1/team?sslpassword={SECRET}&PASSWORD={SECRET}"])
+def test_the_store_password_is_never_printed_or_logged(url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 24, defect 7: ``store path``, ``store show`` (a server that refuses: port 1 on loopback) and a
+    search's log say where the team store is, never its password."""
+    pytest.importorskip("psycopg")
+    env = {"GPUHUB_STORE": url}
+    where = run_cli(["store", "path"], env=env)
+    assert where.exit_code == 0 and "127.0.0.1:1/team" in where.output and "***" in where.output, where.output
+    shown = run_cli(["store", "show"], env=env)
+    assert shown.exit_code == 1 and "cannot connect to the team store" in shown.output, shown.output
+    with caplog.at_level(logging.DEBUG):
+        engine = gpuhub.Engine(gpuhub.Registry(entry_points=[]), environ=env)
+        assert engine.store is None
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "127.0.0.1:1/team" in logged
+    for text in (where.output, shown.output, logged):
+        assert SECRET not in text and SECRET.lower() not in text.lower(), text

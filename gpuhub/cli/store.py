@@ -37,7 +37,7 @@ def parse_duration(text: str) -> float:
 
 
 def _open(ctx: typer.Context) -> Store:
-    from gpuhub.store import StoreError, default_location, open_store
+    from gpuhub.store import StoreError, default_location, open_store, redact_location
 
     try:
         store = open_store()
@@ -45,7 +45,7 @@ def _open(ctx: typer.Context) -> Store:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     if store is None:
-        typer.echo(f"the store is off (GPUHUB_STORE={default_location() or 'off'})", err=True)
+        typer.echo(f"the store is off (GPUHUB_STORE={redact_location(default_location() or 'off')})", err=True)
         raise typer.Exit(1)
     ctx.call_on_close(store.close)  # a team store's connection is closed, not left to the garbage collector
     return store
@@ -62,9 +62,9 @@ def _size(n: int) -> str:
 @store_app.command("path")
 def path() -> None:
     """Print where the store is (a directory, or a database URL)."""
-    from gpuhub.store import default_location
+    from gpuhub.store import default_location, redact_location
 
-    typer.echo(default_location() or "off")
+    typer.echo(redact_location(default_location() or "off"))
 
 
 @store_app.command("show")

@@ -213,6 +213,43 @@ _ROW_FIELDS = ("id", "provider", "fetched_at", "data_date", "source_kind", "sour
                "purchases", "content_hash", "offers", "size")
 
 
+_SECRET_OPTIONS = ("password", "sslpassword")
+"""libpq connection options that hold a secret (in a URL's query string, any case)."""
+
+
+def location_secrets(location: str) -> list[str]:
+    """The secrets written into a store location (a URL's password, ``?password=``/``?sslpassword=`` values)."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    if "://" not in location:
+        return []
+    parts = urlsplit(location)
+    found = [parts.password, unquote(parts.password)] if parts.password else []
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if name.lower() in _SECRET_OPTIONS:
+            found += [value, unquote(value)]
+    return sorted({s for s in found if s}, key=len, reverse=True)
+
+
+def redact_location(location: str) -> str:
+    """A store location fit to print or log: a URL's password and secret query options replaced by ``***``
+    (``gpuhub store path``, ``store show``, errors, logs, the web)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    if "://" not in location:
+        return location
+    parts = urlsplit(location)
+    netloc = parts.netloc
+    if parts.password is not None:
+        host = netloc.rsplit("@", 1)[-1]
+        netloc = f"{parts.username}:***@{host}"
+    query = parts.query
+    pairs = parse_qsl(query, keep_blank_values=True)
+    if any(name.lower() in _SECRET_OPTIONS for name, _ in pairs):
+        query = urlencode([(n, "***" if n.lower() in _SECRET_OPTIONS else v) for n, v in pairs], safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
 def snapshot_from_row(row: tuple[Any, ...]) -> Snapshot:
     """A :class:`Snapshot` from a backend's row (id, provider, fetched_at as a POSIX timestamp, data_date ISO text,
     source_kind, source JSON, key, complete, status JSON, purchases JSON, content_hash, offers, size in bytes).

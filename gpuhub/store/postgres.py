@@ -28,7 +28,6 @@ import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from gpuhub.store import (
     LATEST_CANDIDATES,
@@ -41,7 +40,9 @@ from gpuhub.store import (
     columns_from_parts,
     decode_rows,
     latest_good_filter,
+    redact_location,
 )
+from gpuhub.store import location_secrets as _secrets
 
 if TYPE_CHECKING:
     from gpuhub.store.columns import OfferColumns
@@ -71,12 +72,15 @@ _SELECT = ("SELECT s.id, s.provider, s.fetched_at, s.data_date, s.source_kind, s
 
 
 def redact_url(url: str) -> str:
-    """The URL without its password (for messages and ``gpuhub store path``)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    """The URL without its password (for messages and ``gpuhub store path``): :func:`gpuhub.store.redact_location`."""
+    return redact_location(url)
+
+
+def _scrubbed(url: str, text: str) -> str:
+    """A server or driver message with every secret of ``url`` blanked (libpq may echo connection options)."""
+    for secret in _secrets(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 def _keep() -> int:
@@ -111,6 +115,10 @@ class PostgresStore:
         self._db = self._connect()
         self._migrate()
 
+    def _why(self, exc: Exception) -> str:
+        """The driver's message, short, without any secret of the URL."""
+        return _scrubbed(self.url, str(exc)).strip()[:300]
+
     def _connect(self) -> Any:
         import psycopg
 
@@ -118,7 +126,7 @@ class PostgresStore:
             return psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
                                    application_name="gpuhub")
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot connect to the team store {self.location}: {self._why(exc)}") from None
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[Any]:
@@ -143,7 +151,7 @@ class PostgresStore:
                 cursor = db.execute(sql, args)
                 return list(cursor.fetchall()) if cursor.description else []
         except psycopg.Error as exc:
-            raise StoreError(f"cannot {what} the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot {what} the team store {self.location}: {self._why(exc)}") from None
 
     def _migrate(self) -> None:
         import psycopg
@@ -161,7 +169,7 @@ class PostgresStore:
                     db.execute("INSERT INTO gpuhub_schema_version VALUES (%s)", (number,))
         except psycopg.Error as exc:
             raise StoreError(f"cannot prepare the schema of the team store {self.location}: "
-                             f"{str(exc).strip()[:300]}") from None
+                             f"{self._why(exc)}") from None
 
     @property
     def schema_version(self) -> int:
@@ -203,7 +211,7 @@ class PostgresStore:
                      offers)).fetchone()
                 self._prune(db, _keep(), None, meta.provider, wait=False)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot write to the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot write to the team store {self.location}: {self._why(exc)}") from None
         return Snapshot(meta.provider, meta.fetched_at, meta.data_date, meta.source_kind, meta.source, meta.key,
                         complete, meta.status, meta.purchases, int(row[0]), content_hash, offers, size)
 
@@ -231,7 +239,7 @@ class PostgresStore:
                            "DO NOTHING", (bad.ident, str(bad.provider), bad.reason, time.time(), row))
                 db.execute("DELETE FROM gpuhub_snapshot WHERE id = %s", (bad.ident,))
         except psycopg.Error as exc:
-            raise StoreError(f"cannot write to the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot write to the team store {self.location}: {self._why(exc)}") from None
 
     def quarantined(self) -> list[Quarantined]:
         rows = self._run("read", "SELECT snapshot_id, provider, reason, set_aside_at FROM gpuhub_quarantine "
@@ -263,7 +271,7 @@ class PostgresStore:
         try:
             conn = psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)))
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot connect to the team store {self.location}: {self._why(exc)}") from None
         try:
             deadline = time.monotonic() + max(0.0, timeout_s)
             while True:
@@ -310,7 +318,7 @@ class PostgresStore:
             with self._transaction() as db:
                 gone, contents, freed = self._prune(db, keep_per_provider, older_than_s, None)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot prune the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot prune the team store {self.location}: {self._why(exc)}") from None
         return PruneReport(gone, contents, freed)
 
     def get_meta(self, name: str) -> str | None:
