@@ -16,7 +16,9 @@ What it exports, by job:
   of the cloud that runs a machine -> the seller's one name, for ``Instance(seller=...)``), :func:`known_sellers`;
   obtainability: :class:`Obtainability`,
   :class:`SpotRisk`, :class:`Reservation`;
-- reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`, :class:`GpuSpec` and
+- reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`,
+  :func:`located_region` (a marketplace's place as a region: continent from the country, coordinates from a known
+  city), :class:`GpuSpec` and
   :class:`GpuTable` (``register_gpu_specs``), :func:`load_builtin_specs`;
 - checks of one price-list row: :func:`decimal_amount` (a published amount as an exact Decimal),
   :func:`placeholder_price` (zero/negative), :func:`memory_per_gpu_gib` (GPU memory in the wrong unit or total),
@@ -48,7 +50,7 @@ _EXPORTS: dict[str, str] = {
     "PurchaseModel": "gpuhub.model", "Region": "gpuhub.model", "Source": "gpuhub.model",
     "register_purchase_model": "gpuhub.model",
     "Obtainability": "gpuhub.obtain", "Reservation": "gpuhub.obtain", "SpotRisk": "gpuhub.obtain",
-    "RegionFacts": "gpuhub.regions", "known_regions": "gpuhub.regions",
+    "RegionFacts": "gpuhub.regions", "known_regions": "gpuhub.regions", "located_region": "gpuhub.regions",
     "GpuSpec": "gpuhub.gpus", "GpuTable": "gpuhub.gpus", "UnknownGpuError": "gpuhub.gpus",
     "load_builtin_specs": "gpuhub.gpus",
     "GpuhubError": "gpuhub.errors", "ProviderError": "gpuhub.errors", "CredentialsError": "gpuhub.errors",
