@@ -114,7 +114,8 @@ class RunPodProvider(Provider):
         try:
             body = response.json()
         except ValueError:
-            raise ProviderError("RunPod's GraphQL answer is not JSON") from None
+            kind = response.headers.get("content-type", "unknown content type")
+            raise ProviderError(f"RunPod's GraphQL endpoint did not return JSON ({kind})") from None
         if not isinstance(body, dict):
             raise ProviderError("RunPod's GraphQL answer is not an object")
         errors = body.get("errors")
@@ -152,6 +153,7 @@ class RunPodProvider(Provider):
             ctx.warn(f"a GPU type allows {largest} GPUs per pod; pods of more than {MAX_GPU_COUNT} GPUs are not "
                      "asked for (possibly truncated)")
             largest = MAX_GPU_COUNT
+        known = {t["id"] for t in types}
         for cloud, secure in CLOUDS:
             sold = [t for t in types if t.get("secureCloud" if secure else "communityCloud")]
             if not sold:
@@ -166,23 +168,32 @@ class RunPodProvider(Provider):
                 if not wanted:
                     continue
                 answer = self._post(ctx, PRICE_QUERY, {"lowestPriceInput": {"gpuCount": count, "secureCloud": secure}})
+                seen: set[str] = set()
                 for item in answer["gpuTypes"]:
                     gpu_type = by_id.get(item.get("id")) if isinstance(item, dict) else None
-                    if gpu_type is None or int(gpu_type.get("maxGpuCount") or 0) < count:
+                    if gpu_type is None:
+                        if not isinstance(item, dict) or item.get("id") not in known:
+                            ctx.skip("price record of no known GPU type (no or unknown id)")
                         continue
+                    if int(gpu_type.get("maxGpuCount") or 0) < count or gpu_type["id"] in seen:
+                        continue
+                    seen.add(gpu_type["id"])
                     with ctx.guard("GPU type"):
                         yield from self._offers(ctx, gpu_type, item.get("lowestPrice"), count, cloud,
                                                 places[cloud])
+                missing = sum(1 for t in wanted if t["id"] not in seen)
+                if missing:
+                    ctx.skip("GPU type missing from the price answer", missing)
 
     def _offers(self, ctx: ProviderContext, gpu_type: dict[str, Any], lowest: Any, count: int, cloud: str,
                 places: list[str]) -> list[Offer]:
         if not isinstance(lowest, dict) or lowest.get("stockStatus") is None:
             ctx.skip("no stock status for this GPU count (not offered now)")
             return []
-        per_gpu = decimal_amount(gpu_type.get("securePrice" if cloud == "SECURE" else "communityPrice"),
-                                 f"{cloud.lower()} price")
+        field = "securePrice" if cloud == "SECURE" else "communityPrice"
+        per_gpu = decimal_amount(gpu_type.get(field), field)
         if per_gpu is None or per_gpu <= 0:
-            ctx.skip(f"no {cloud.lower()} price (placeholder or missing)")
+            ctx.skip(f"no {field} (placeholder or missing)")
             return []
         raw = str(gpu_type.get("displayName") or gpu_type["id"])
         gpu, problem = checked_gpu(ctx, raw, gpu_type.get("memoryInGb"), count, "GB per GPU")
@@ -200,5 +211,7 @@ class RunPodProvider(Provider):
         if bid is not None and bid > 0:
             prices.append(Price(amount=bid * count, currency="USD", purchase="spot",
                                 basis=f"minimum bid {bid} USD per GPU-hour x {count} (RunPod bids per GPU)"))
+        else:
+            ctx.skip("no minimumBidPrice (no interruptible offer)")
         return [Offer(instance=instance, region=ctx.region(place), price=price, source=ctx.source)
                 for place in places for price in prices]

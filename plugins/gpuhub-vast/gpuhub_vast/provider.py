@@ -104,7 +104,8 @@ class VastProvider(Provider):
         try:
             body = response.json()
         except ValueError:
-            raise ProviderError("Vast.ai's offer search did not answer JSON") from None
+            kind = response.headers.get("content-type", "unknown content type")
+            raise ProviderError(f"Vast.ai's offer search did not return JSON ({kind})") from None
         listings = body.get("offers") if isinstance(body, dict) else None
         if not isinstance(listings, list):
             raise ProviderError("Vast.ai's offer search answered without an 'offers' list")
