@@ -12,14 +12,14 @@ from typer.testing import CliRunner
 
 import gpuhub
 from gpuhub import Engine, Registry
-from gpuhub.cli import app
+from gpuhub.answer.compare import compare
+from gpuhub.answer.cost import expected_interruptions
+from gpuhub.cli.commands import app
+from gpuhub.fetch.plugins import reset_registry
+from gpuhub.kit.testing import make_engine
 from gpuhub.model import Gpu, Instance, Offer, Price, Region, Source
 from gpuhub.obtain import Obtainability, SpotRisk
-from gpuhub.obtain.compare import compare
-from gpuhub.obtain.cost import expected_interruptions
-from gpuhub.plugins import reset_registry
-from gpuhub.searching import reset_default_engine
-from gpuhub.testing import make_engine
+from gpuhub.service.searching import reset_default_engine
 
 runner = CliRunner()
 

@@ -14,9 +14,9 @@ import pytest
 
 import gpuhub
 from gpuhub import Instance, Offer, Price, Provider, ProviderContext, Registry, hookimpl
-from gpuhub.provider import STALE_PERIODS, ProviderStatus, outdated_text
+from gpuhub.fetch.provider import STALE_PERIODS, ProviderStatus, outdated_text
+from gpuhub.kit.testing import make_engine, run_cli, run_provider
 from gpuhub.store import open_store
-from gpuhub.testing import make_engine, run_cli, run_provider
 
 TODAY = dt.datetime.now(dt.timezone.utc).date()
 RECENT, OLD = TODAY - dt.timedelta(days=10), TODAY - dt.timedelta(days=40)

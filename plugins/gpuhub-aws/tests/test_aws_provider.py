@@ -124,7 +124,7 @@ def test_facts_p5_and_p4d_in_us_east_1() -> None:
 
 def test_cli_search_json_gives_the_facts() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "GPUHUB_AWS_"))}
-    cmd = [sys.executable, "-c", "from gpuhub.cli import main; main()", "search", "--provider", "aws",
+    cmd = [sys.executable, "-m", "gpuhub.cli", "search", "--provider", "aws",
            "--region", "us-east-1", "--gpu", "H100", "--format", "json", "--limit", "50", "--all-regions"]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120, check=True)
     records = json.loads(out.stdout)
