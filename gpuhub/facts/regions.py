@@ -165,7 +165,7 @@ def located_region(provider: str, code: str, *, country: str | None = None, city
     facts = region_facts(provider, code)
     if facts is not None:
         return make_region(provider, code, zone)
-    from gpuhub.places import capital_of, find_city
+    from gpuhub.facts.places import capital_of, find_city
 
     upper = country.strip().upper() if country and country.strip() else None
     capital = capital_of(upper) if upper else None

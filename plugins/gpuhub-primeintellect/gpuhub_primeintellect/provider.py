@@ -68,6 +68,8 @@ class PrimeIntellectProvider(Provider):
     display_name: ClassVar[str] = "Prime Intellect"
     kind: ClassVar[ProviderKind] = "other"
     resells: ClassVar[bool] = True
+    price_change_period_s: ClassVar[float] = 3600.0
+    """How often prices change, seconds: resold prices and stock change by the hour."""
     base_url: ClassVar[str] = "https://api.primeintellect.ai"
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("PRIME_API_KEY",), "a Prime Intellect API key with Availability read access, sent as a Bearer "

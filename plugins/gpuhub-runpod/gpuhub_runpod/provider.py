@@ -96,6 +96,8 @@ class RunPodProvider(Provider):
     name: ClassVar[str] = "runpod"
     display_name: ClassVar[str] = "RunPod"
     kind: ClassVar[ProviderKind] = "specialist"
+    price_change_period_s: ClassVar[float] = 86400.0
+    """How often prices change, seconds: RunPod's per-GPU list prices move by the day."""
     base_url: ClassVar[str] = "https://api.runpod.io"
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("RUNPOD_API_KEY",), "a RunPod API key (Settings, API Keys), sent as a Bearer token"),)

@@ -66,6 +66,8 @@ class ShadeformProvider(Provider):
     display_name: ClassVar[str] = "Shadeform"
     kind: ClassVar[ProviderKind] = "other"
     resells: ClassVar[bool] = True
+    price_change_period_s: ClassVar[float] = 3600.0
+    """How often prices change, seconds: resold prices and availability change by the hour."""
     base_url: ClassVar[str] = "https://api.shadeform.ai"
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("SHADEFORM_API_KEY",), "a Shadeform API key (platform settings, API), sent as X-API-KEY"),)

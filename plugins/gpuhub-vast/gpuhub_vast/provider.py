@@ -78,6 +78,8 @@ class VastProvider(Provider):
     name: ClassVar[str] = "vast"
     display_name: ClassVar[str] = "Vast.ai"
     kind: ClassVar[ProviderKind] = "specialist"
+    price_change_period_s: ClassVar[float] = 3600.0
+    """How often prices change, seconds: marketplace listings come and go by the hour."""
     base_url: ClassVar[str] = "https://console.vast.ai"
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("VAST_API_KEY",), "a Vast.ai API key (console, Account, API keys), sent as a Bearer token"),)
