@@ -324,6 +324,21 @@ class Catalog:
         return obtain
 
     @cached_property
+    def reservation_start(self) -> FloatArray:
+        """When each offer's reservation window starts (a capacity block, a calendar slot), POSIX seconds; NaN when
+        the offer has none or it starts on grant (gpuhub.obtain). Read once per distinct stored ``obtain``."""
+        stored = self._stored
+        return _gather([np.asarray([_start_part(e.get("obtain")) for e in c.tables["extras"]] + [math.nan],
+                                   dtype=np.float64) for c in stored],
+                       [np.where(c.columns["extra"] < 0, len(c.tables["extras"]), c.columns["extra"]) for c in stored])
+
+    def starts_before(self, when: dt.datetime) -> BoolArray:
+        """Offers whose reservation window starts before ``when`` (a block in the past for a search at ``when``)."""
+        with np.errstate(invalid="ignore"):
+            past: BoolArray = self.reservation_start < when.timestamp()
+        return past
+
+    @cached_property
     def interruption_max_pct(self) -> FloatArray:
         return self._obtain[:, 0]
 
@@ -682,6 +697,18 @@ class _Offers(OfferSequence):
 
 
 _NO_OBTAIN = (math.nan, math.nan, -1)
+
+
+def _start_part(data: Any) -> float:
+    """The reservation start (POSIX seconds) of one stored ``obtain`` value, NaN when it has none."""
+    start = ((data or {}).get("reservation") or {}).get("start") if isinstance(data, dict) else None
+    if not start:
+        return math.nan
+    try:
+        when = dt.datetime.fromisoformat(str(start).replace("Z", "+00:00"))
+    except ValueError:
+        return math.nan
+    return (when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)).timestamp()
 
 
 def _obtain_part(data: Any) -> tuple[float, float, int]:

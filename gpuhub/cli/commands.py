@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import datetime as dt
 import io
 import json
 import os
@@ -69,6 +70,22 @@ class OutputFormat(str, Enum):
     table = "table"
     json = "json"
     csv = "csv"
+
+
+def _start(text: str | None) -> dt.datetime | None:
+    """``--start``: an ISO date (midnight) or date and time; UTC unless it names an offset.
+
+    Raises:
+        QueryError: not an ISO date or time.
+    """
+    if text is None:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise QueryError("start", f"{text!r} is not an ISO date or time, e.g. 2026-12-10 or 2026-12-10T11:30Z") \
+            from None
+    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
 
 
 def _fail_usage(message: str) -> None:
@@ -449,6 +466,9 @@ def estimate(
                                           "cost, capacity blocks, reserved), cheapest first, with break-even hours")]
     = False,
     checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
+    start: Annotated[str | None, typer.Option(help="when the job may start, ISO date or time (UTC unless it "
+                                                   "says): capacity blocks starting earlier are left out; "
+                                                   "default now")] = None,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
@@ -468,7 +488,7 @@ def estimate(
                                 rankers=list(registry.rankers), provider=provider, region=region,
                                 instance_type=instance_type, checkpoint_every=checkpoint_every)
             every = list(run_query(query.model_copy(update={"limit": None}), engine, fixtures_dir=fixtures,
-                                   fetch=fetch))  # type: ignore[arg-type]
+                                   fetch=fetch, start=_start(start)))  # type: ignore[arg-type]
             if not every:
                 raise QueryError("instance_type", f"no offer of {instance_type!r}")
             compared = compare_rows(every, hours, checkpoint_every, interruption_overhead)

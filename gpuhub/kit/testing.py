@@ -193,8 +193,8 @@ class ProviderConformance:
                 per_gpu = offer.price_per_gpu_hour
                 assert per_gpu is not None and per_gpu * type(per_gpu)(str(offer.instance.gpu_count)) > 0
         keys = [(o.instance_type, o.region.code, o.region.zone, o.price.purchase, o.price.term_hours,
-                 o.price.payment_option) for o in offers]
-        assert len(keys) == len(set(keys)), "duplicate offers for one (type, region, zone, purchase, term)"
+                 o.price.payment_option, _window_start(o)) for o in offers]
+        assert len(keys) == len(set(keys)), "duplicate offers for one (type, region, zone, purchase, term, window)"
 
     def _live(self, handler: Callable[[httpx.Request, int], httpx.Response],
               environ: dict[str, str] | None = None) -> tuple[tuple[Offer, ...], ProviderStatus, CountingTransport]:
@@ -310,6 +310,12 @@ class ProviderConformance:
         _, rejected, _ = self._live(lambda req, n: httpx.Response(401, json={"error": "invalid credentials"}))
         assert rejected.state == "failed", rejected.line()
         assert any(v in (rejected.reason or "") for v in variables), rejected.line()
+
+
+def _window_start(offer: Offer) -> object:
+    """A reservation window's start (a capacity block at each start time is its own offer), else None."""
+    reservation = offer.obtain.reservation if offer.obtain is not None else None
+    return reservation.start if reservation is not None else None
 
 
 def bundled_fixtures(provider: Provider) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import difflib
 import json
 import math
@@ -188,7 +189,7 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            cuda: str | float | None = None, bare_metal: bool = False, dedicated: bool = False,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
            refresh: bool = False, timeout: float | None = None, engine: Engine | None = None,
-           max_age: float | None = None) -> SearchResult:
+           max_age: float | None = None, start: dt.datetime | None = None) -> SearchResult:
     """Find GPU offers across every installed provider, filtered and ranked for a workload.
 
     Args:
@@ -243,6 +244,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         max_age: how old stored live data may be, seconds (default: ``GPUHUB_FRESH_ON_DEMAND_S``, 3600, or for
             spot and low-priority prices ``GPUHUB_FRESH_SPOT_S``, 600); when given, also how old each offer's own
             price date may be (whole days; an undated offer is left out, counted under ``max_age``).
+        start: the search's own time, timezone-aware (default: now): a reservation window (capacity block) that
+            starts before it is left out, counted under ``past_start``.
         engine: an :class:`~gpuhub.service.engine.Engine` to use instead of the process-wide one.
 
     Returns:
@@ -277,15 +280,19 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
     if max_age is not None and (isinstance(max_age, bool) or not isinstance(max_age, (int, float))
                                 or not math.isfinite(max_age) or max_age < 0):
         raise QueryError("max_age", f"must be a number of seconds, 0 or more, got {max_age!r}")
+    if start is not None and (not isinstance(start, dt.datetime) or start.tzinfo is None):
+        raise QueryError("start", f"must be a timezone-aware datetime (e.g. in UTC), got {start!r}")
     return run_query(query, eng, fixtures_dir=Path(fixtures_dir) if fixtures_dir else None, fetch=fetch,
-                     refresh=refresh, timeout=timeout, max_age=max_age)
+                     refresh=refresh, timeout=timeout, max_age=max_age, start=start)
 
 
 def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
               refresh: bool = False, timeout: float | None = None, deadline: float | None = None,
-              max_age: float | None = None) -> SearchResult:
+              max_age: float | None = None, start: dt.datetime | None = None) -> SearchResult:
     """Run an already validated :class:`Query` (the CLI and :func:`search` both end here); ``deadline`` (a
-    ``time.monotonic()`` value) bounds the wait for providers too; ``max_age`` bounds stored live data (seconds)."""
+    ``time.monotonic()`` value) bounds the wait for providers too; ``max_age`` bounds stored live data (seconds);
+    ``start`` is the search's own time (default now, UTC): a reservation window starting before it is left out and
+    counted under ``past_start``."""
     providers = engine.registry.providers
     # A provider named matches as a source or as a seller: aggregators (Provider.resells) run too, to find the
     # named sellers' machines offered through them.
@@ -298,6 +305,11 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     catalog = engine.catalog([offers for offers, _ in collected])
     _check_regions(query, catalog)
     rows, removed, masks = catalog.select_with_masks(query)
+    past = catalog.starts_before(start or dt.datetime.now(dt.timezone.utc))
+    if past.any():  # a reservation window (capacity block) that starts before the search's own time: never offered
+        masks.append(("past_start", ~past))
+        removed["past_start"] = int(np.count_nonzero(past[rows]))
+        rows = rows[~past[rows]]
     if max_age is not None:  # --max-age applies to each offer's own price date too (undated offers do not pass)
         young = catalog.younger_than(max_age)
         masks.append(("max_age", young))
