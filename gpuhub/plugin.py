@@ -29,7 +29,8 @@ What it exports, by job:
 - the conformance kit and test helpers (import pytest only when used): :class:`ProviderConformance`,
   :class:`CountingTransport`, :func:`make_engine`, :func:`run_provider`, :func:`reset_state` (forget the loaded
   plugins and the default engine between tests), :func:`run_cli` (``gpuhub ARGS`` in this process),
-  :func:`search` and :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
+  :func:`run_cli_json` (the same with fresh plugins and no store, JSON decoded), :func:`search` and
+  :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
 
 Names are imported on first use (PEP 562), so importing this module costs nothing until a name is used.
 """
@@ -57,7 +58,8 @@ _EXPORTS: dict[str, str] = {
     "remember_secret": "gpuhub.recording", "scrub_url": "gpuhub.recording", "write_json_files": "gpuhub.recording",
     "ProviderConformance": "gpuhub.testing", "CountingTransport": "gpuhub.testing",
     "make_engine": "gpuhub.testing", "run_provider": "gpuhub.testing", "reset_state": "gpuhub.testing",
-    "run_cli": "gpuhub.testing", "search": "gpuhub.searching", "SearchResult": "gpuhub.searching",
+    "run_cli": "gpuhub.testing", "run_cli_json": "gpuhub.testing",
+    "search": "gpuhub.searching", "SearchResult": "gpuhub.searching",
     "Engine": "gpuhub.engine", "Registry": "gpuhub.plugins",
     "seller_name": "gpuhub.sellers", "known_sellers": "gpuhub.sellers",
     "checked_gpu": "gpuhub.rowchecks", "decimal_amount": "gpuhub.rowchecks", "memory_per_gpu_gib": "gpuhub.rowchecks",
