@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuhub.gpus import UnknownGpuError
-from gpuhub.hookspecs import hookimpl
-from gpuhub.plugins import Registry
+from gpuhub.facts.gpus import UnknownGpuError
+from gpuhub.fetch.hookspecs import hookimpl
+from gpuhub.fetch.plugins import Registry
 
 
 def _installed(*names: str) -> Registry:

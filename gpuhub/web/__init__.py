@@ -2,6 +2,8 @@
 
 Importing this package is cheap; the web stack (Starlette, Jinja2, uvicorn) loads in :func:`serve` and
 :func:`gpuhub.web.app.create_app`.
+
+May import: :mod:`gpuhub.service` and every library layer below it; never :mod:`gpuhub.cli`.
 """
 
 from __future__ import annotations

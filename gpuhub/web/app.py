@@ -1,5 +1,5 @@
 """The web application: a results page (filters, sortable paged table, chart, compare) and a JSON API under
-``/api/``, both over the same engine as the CLI (:func:`gpuhub.query.build_query` → :func:`run_query`).
+``/api/``, both over the same engine as the CLI (:func:`gpuhub.answer.query.build_query` → :func:`run_query`).
 
 Routes (all GET): ``/`` the page; ``/api/search`` (the list ``gpuhub search --format json`` prints, same
 parameters, same default limit of 20), ``/api/result`` (offers plus provider statuses and the filter report),
@@ -28,11 +28,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gpuhub.engine import Engine, RequestedMode
+from gpuhub.answer.query import build_query
 from gpuhub.errors import QueryError
 from gpuhub.model import Offer
-from gpuhub.query import build_query
-from gpuhub.searching import SearchResult, default_engine, run_query
+from gpuhub.service.engine import Engine, RequestedMode
+from gpuhub.service.searching import SearchResult, default_engine, run_query
 from gpuhub.web.params import MAX_QUERY_BYTES, PAGE_EXCLUDED, Param, parameter_name, query_kwargs, search_params
 
 __all__ = ["MAX_OFFERS", "create_app"]
@@ -196,7 +196,7 @@ class Page:
     @property
     def compare(self) -> list[tuple[str, list[str]]]:
         """(figure, one value per picked offer) rows of the compare view."""
-        from gpuhub.estimate import estimate
+        from gpuhub.answer.estimate import estimate
 
         offers = [self.result.offers[i] for i in self.picks]
         records = [o.to_record() for o in offers]
@@ -287,7 +287,7 @@ class Web:
         return JSONResponse({"points": points(result), "matched": result.matched, "shown": len(result)})
 
     def api_estimate(self, request: Request) -> Response:
-        from gpuhub.reports import estimate_report
+        from gpuhub.service.reports import estimate_report
 
         try:
             _check_known(request, list(ESTIMATE))
@@ -310,12 +310,12 @@ class Web:
         return JSONResponse(report)
 
     def api_gpus(self, request: Request) -> Response:
-        from gpuhub.reports import gpu_rows
+        from gpuhub.service.reports import gpu_rows
 
         return JSONResponse(gpu_rows(self.engine.registry.gpus))
 
     def api_providers(self, request: Request) -> Response:
-        from gpuhub.reports import provider_rows
+        from gpuhub.service.reports import provider_rows
 
         return JSONResponse(provider_rows(self.engine))
 

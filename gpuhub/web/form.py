@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from gpuhub.plugins import Registry
+from gpuhub.fetch.plugins import Registry
 from gpuhub.web.params import PAGE_EXCLUDED, Param, search_params
 
 __all__ = ["Field", "form_fields"]
@@ -38,10 +38,10 @@ class Field:
 
 
 def _choices(registry: Registry) -> dict[str, list[str]]:
+    from gpuhub.answer.query import PROVIDER_KINDS, WORKLOADS
+    from gpuhub.facts.modelfit import BYTES_PER_PARAMETER, MODES
+    from gpuhub.facts.regions import CONTINENTS
     from gpuhub.model import known_purchase_models
-    from gpuhub.modelfit import BYTES_PER_PARAMETER, MODES
-    from gpuhub.query import PROVIDER_KINDS, WORKLOADS
-    from gpuhub.regions import CONTINENTS
 
     return {"purchase": list(known_purchase_models()), "provider": sorted(registry.providers),
             "continent": list(CONTINENTS), "provider_kind": list(PROVIDER_KINDS),

@@ -1,6 +1,6 @@
 """The web's search parameters, read off the ``gpuhub search`` command itself.
 
-Every option of ``gpuhub search`` that becomes a :func:`gpuhub.query.build_query` argument is a URL parameter of
+Every option of ``gpuhub search`` that becomes a :func:`gpuhub.answer.query.build_query` argument is a URL parameter of
 the page and of ``/api/search``, with the CLI option's name (``--min-gpus`` → ``min_gpus``), help text and type:
 a filter added to the CLI and to ``build_query`` shows up in the form, the API and the OpenAPI description without
 web code. Options about where data comes from (``--fixtures``, ``--fetch``, ``--refresh``, ``--timeout``) and output
@@ -15,8 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpuhub.answer.query import build_query
 from gpuhub.errors import QueryError
-from gpuhub.query import build_query
 
 __all__ = ["MAX_LIST_VALUES", "MAX_QUERY_BYTES", "Param", "query_kwargs", "search_params"]
 
@@ -73,7 +73,7 @@ def search_params() -> list[Param]:
     """The parameters of ``gpuhub search`` that the web accepts, in the CLI's order."""
     global _cache
     if _cache is None:
-        from gpuhub import cli
+        from gpuhub.cli import commands as cli
 
         hints = typing.get_type_hints(cli.search, include_extras=True)
         accepted = set(inspect.signature(build_query).parameters) - {"gpus", "providers", "rankers"}

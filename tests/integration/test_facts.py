@@ -99,7 +99,7 @@ def test_every_region_has_a_country_and_continent(every_offer: tuple[list[dict[s
 
 
 def test_country_us_keeps_every_us_region(gpuhub_cli: Run, every_offer: tuple[list[dict[str, Any]], str]) -> None:
-    from gpuhub.regions import make_region
+    from gpuhub.facts.regions import make_region
 
     assert (make_region("gcp", "us-west8").country, make_region("gcp", "us-west8").continent) == ("US",
                                                                                                   "North America")

@@ -451,7 +451,87 @@ KUBERNETES = ProviderCase(
     drop_one_lost=lambda o: o.instance_type.startswith("l40s-4"), items=_k8s_items, set_items=_k8s_set,
 )
 
-CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES)
+# --- lium (public node feed, one request) ------------------------------------------------------------------------
+def _lium_items(page: Json) -> list[Any]:
+    return list(page.get("nodes", []))
+
+
+def _lium_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["nodes"] = items
+    return out
+
+
+def _lium_rename(page: Json, url: str) -> Json:
+    for node in page.get("nodes", []):
+        if isinstance(node, dict) and "price_per_node_hour" in node:
+            node["price_per_hour"] = node.pop("price_per_node_hour")
+    return page
+
+
+def _lium_drop(page: Json, url: str) -> Json:
+    for node in page["nodes"]:
+        if node.get("gpu_model") == "H100 80GB HBM3":
+            del node["price_per_node_hour"]
+    return page
+
+
+LIUM = ProviderCase(
+    name="lium", env={"LIUM_API_KEY": "fake-lium-api-key-6b2d90e1f4"}, fault_match="/api/public/v1/nodes",
+    first_match="/api/public/v1/nodes",
+    empty_page=b'{"nodes": []}', rename_all=_lium_rename, renamed_field="price_per_node_hour", drop_one=_lium_drop,
+    drop_one_lost=lambda o: o.instance_type.startswith("H100-80GB-HBM3_"), items=_lium_items, set_items=_lium_set,
+)
+
+
+# --- spheron (paginated by page number and totalPages) --------------------------------------------------------
+def _spheron_offers(page: Json) -> Iterator[dict[str, Any]]:
+    for group in page.get("data", []):
+        if isinstance(group, dict):
+            yield from (o for o in group.get("offers", []) if isinstance(o, dict))
+
+
+def _spheron_items(page: Json) -> list[Any]:
+    return list(page.get("data", []))
+
+
+def _spheron_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["data"] = items
+    return out
+
+
+def _spheron_rename(page: Json, url: str) -> Json:
+    for item in _spheron_offers(page):
+        if "gpuCount" in item:
+            item["gpu_count"] = item.pop("gpuCount")
+    return page
+
+
+def _spheron_drop(page: Json, url: str) -> Json:
+    for item in _spheron_offers(page):
+        if item.get("offerId") == "L4x8_677dc00033f3247083221e73_paris-france-1":
+            del item["gpuCount"]
+    return page
+
+
+def _spheron_forever(page: Json, target: str) -> Json:
+    number = int(re.search(r"page=(\d+)", target).group(1))  # type: ignore[union-attr]
+    page["totalPages"] = number + 1
+    return page
+
+
+SPHERON = ProviderCase(
+    name="spheron", env={"SPHERON_API_KEY": "fake-spheron-bearer-3e8a41d09c"},
+    fault_match="page=2", first_match="page=1", empty_page=b'{"data": [], "totalPages": 1}',
+    rename_all=_spheron_rename, renamed_field="gpuCount", drop_one=_spheron_drop,
+    drop_one_lost=of_type("L4x8_677dc00033f3247083221e73_paris-france-1"), items=_spheron_items,
+    set_items=_spheron_set, forever=Fault.next_page_forever(_spheron_forever, like="page=2"), forever_match="page=",
+    page_cap=50,
+)
+
+
+CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES, LIUM, SPHERON)
 """Every provider row; the matrix, fuzzers and secret scan parametrize over these."""
 
 BY_NAME = {case.name: case for case in CASES}

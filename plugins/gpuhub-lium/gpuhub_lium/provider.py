@@ -18,7 +18,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, ClassVar
 
+import httpx
+
 from gpuhub.plugin import (
+    Credential,
+    CredentialsError,
     Instance,
     Offer,
     Price,
@@ -94,13 +98,18 @@ def instance_type(node: Node) -> str:
 class Lium(Provider):
     """Lium (GPU marketplace): whole nodes from many hosts, priced per node-hour in USD, by host country.
 
-    Live: ``GET {base_url}/api/public/v1/nodes``, unauthenticated (the feed SkyPilot's Lium catalog is built from).
+    Live: ``GET {base_url}/api/public/v1/nodes`` (the feed SkyPilot's Lium catalog is built from); it needs no key:
+    ``--fetch live`` asks it without one, and a ``LIUM_API_KEY`` (sent as ``X-API-KEY``) makes searches live by
+    default.
     """
 
     name: ClassVar[str] = "lium"
     display_name: ClassVar[str] = "Lium"
     kind: ClassVar[ProviderKind] = "specialist"
     base_url: ClassVar[str] = "https://lium.io"
+    credentials: ClassVar[tuple[Credential, ...]] = (
+        Credential(("LIUM_API_KEY",), "optional: a Lium API key, sent as X-API-KEY (the node feed is public; with "
+                   "the key set, searches go live by default)"),)
     price_change_period_s: ClassVar[float] = 6 * 3600.0  # a marketplace: hosts list, reprice and rent nodes all day
 
     def fixtures_dir(self) -> Path:
@@ -113,7 +122,13 @@ class Lium(Provider):
         Raises:
             ProviderError: an answer that is not ``{"nodes": [...]}``.
         """
-        body, answered = ctx.get_dated_json(f"{ctx.base_url()}{NODES_PATH}", headers={"Accept": "application/json"})
+        key = ctx.secret("LIUM_API_KEY")
+        headers = {"Accept": "application/json"}
+        if key is not None:
+            headers["X-API-KEY"] = key.get_secret_value()
+        elif ctx.mode != "replay":
+            ctx.warn("live without LIUM_API_KEY: Lium's node feed is public, no key was sent")
+        body, answered = ctx.get_dated_json(f"{ctx.base_url()}{NODES_PATH}", headers=headers)
         nodes = body.get("nodes") if isinstance(body, Mapping) else None
         if not isinstance(nodes, list):
             raise ProviderError(f'unexpected {NODES_PATH} answer: no "nodes" list')
@@ -130,6 +145,14 @@ class Lium(Provider):
                     groups.setdefault((node.country_code, node.shape()), []).append(node)
         for (country, _), members in groups.items():
             yield self._offer(ctx, country, members, answered)
+
+    def error_from_response(self, response: httpx.Response) -> ProviderError | None:
+        """A rejected key (401/403) names ``LIUM_API_KEY``; other errors keep gpuhub's generic message."""
+        if response.status_code in (401, 403):
+            return CredentialsError(f"Lium rejected the request (HTTP {response.status_code}); check LIUM_API_KEY or "
+                                    "unset it (the node feed needs no key)", code=str(response.status_code),
+                                    status=response.status_code)
+        return None
 
     def _valid(self, ctx: ProviderContext, node: Node) -> Node | None:
         if node.gpu_count == 0 or not node.gpu_model:

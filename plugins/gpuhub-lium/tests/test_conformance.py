@@ -8,4 +8,5 @@ from gpuhub.plugin import ProviderConformance
 class TestLiumConformance(ProviderConformance):
     provider_name = "lium"
     empty_body = b'{"nodes": []}'
+    credentials_optional = True
     min_offers = 34  # one per row of the SkyPilot catalog's lium/vms.csv

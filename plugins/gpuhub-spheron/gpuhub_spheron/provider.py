@@ -94,8 +94,8 @@ class Spheron(Provider):
         page, total = 1, 1
         while page <= total:
             if page > PAGE_CAP:
-                raise ProviderError(f"{OFFERS_PATH}: still {total - PAGE_CAP} pages after {PAGE_CAP}; stopped "
-                                    "(the answer would be partial)")
+                raise ProviderError(f"{OFFERS_PATH}: page cap of {PAGE_CAP} pages reached with {total - PAGE_CAP} "
+                                    "more to go; stopped (the answer would be partial)")
             body, answered = ctx.get_dated_json(f"{ctx.base_url()}{OFFERS_PATH}",
                                                 params={"page": page, "limit": PAGE_LIMIT}, headers=headers)
             groups = body.get("data") if isinstance(body, Mapping) else None
