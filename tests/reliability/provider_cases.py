@@ -531,7 +531,86 @@ SPHERON = ProviderCase(
 )
 
 
-CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES, LIUM, SPHERON)
+# --- jarvislabs, hyperbolic, seeweb (one request each) and mithril (three endpoints) -----------------------------
+def _list_of(key: str) -> Callable[[Json], list[Any]]:
+    return lambda page: list(page.get(key, [])) if isinstance(page, dict) else []
+
+
+def _set_list(key: str) -> Callable[[Json, list[Any]], Json]:
+    def rebuilt(page: Json, items: list[Any]) -> Json:
+        out = copy.deepcopy(page)
+        out[key] = items
+        return out
+    return rebuilt
+
+
+def _rename_in(key: str, old: str, new: str) -> Edit:
+    """Rename ``old`` to ``new`` in every record of ``page[key]`` (``key`` None: the page is the list)."""
+    def edit(page: Json, url: str) -> Json:
+        records = page if key is None else (page.get(key, []) if isinstance(page, dict) else [])
+        for record in records if isinstance(records, list) else []:
+            if isinstance(record, dict) and old in record:
+                record[new] = record.pop(old)
+        return page
+    return edit
+
+
+def _drop_from(key: str | None, match: Callable[[dict[str, Any]], bool], field_name: str) -> Edit:
+    """Remove ``field_name`` from the one record of ``page[key]`` that ``match`` selects."""
+    def edit(page: Json, url: str) -> Json:
+        records = page if key is None else page[key]
+        [record] = [r for r in records if isinstance(r, dict) and match(r)]
+        del record[field_name]
+        return page
+    return edit
+
+
+JARVISLABS = ProviderCase(
+    name="jarvislabs", env={"JL_API_KEY": "fake-jarvislabs-key_5e1c9a7b22"},
+    fault_match="/misc/server_meta", first_match="/misc/server_meta",
+    empty_page=b'{"currency": "USD", "server_meta": []}',
+    rename_all=_rename_in("server_meta", "price_per_hour", "price_usd"), renamed_field="price_per_hour",
+    drop_one=_drop_from("server_meta", lambda r: r.get("gpu_type") == "H200", "price_per_hour"),
+    drop_one_lost=lambda o: o.instance_type.endswith("x_H200"),
+    items=_list_of("server_meta"), set_items=_set_list("server_meta"),
+)
+
+HYPERBOLIC = ProviderCase(
+    name="hyperbolic", env={"HYPERBOLIC_API_KEY": "fake-hyperbolic-key_8b3d0f6a91"},
+    fault_match="/v2/skypilot/catalog", first_match="/v2/skypilot/catalog", empty_page=b'{"vms": []}',
+    rename_all=_rename_in("vms", "Price", "PriceUSD"), renamed_field="Price",
+    drop_one=_drop_from("vms", lambda r: r.get("InstanceType") == "3x-H100-224-2165", "Price"),
+    drop_one_lost=of_type("3x-H100-224-2165"), items=_list_of("vms"), set_items=_set_list("vms"),
+)
+
+SEEWEB = ProviderCase(
+    name="seeweb", env={"SEEWEB_API_TOKEN": "fake-seeweb-token_2a7f4c9e13"},
+    fault_match="/ecs/v2/plans", first_match="/ecs/v2/plans", empty_page=b'{"status": "ok", "plans": []}',
+    rename_all=_rename_in("plans", "hourly_price", "price_hour"), renamed_field="hourly_price",
+    drop_one=_drop_from("plans", lambda r: r.get("name") == "ECS8GPU10", "hourly_price"),
+    drop_one_lost=of_type("ECS8GPU10"), items=_list_of("plans"), set_items=_set_list("plans"),
+)
+
+
+def _whole_list(page: Json) -> list[Any]:
+    return list(page) if isinstance(page, list) else []
+
+
+def _replace_list(page: Json, items: list[Any]) -> Json:
+    return list(items)
+
+
+MITHRIL = ProviderCase(
+    # The faults hit the spot availability list (every offer needs it); the empty page is the type list.
+    name="mithril", env={"MITHRIL_API_KEY": "fake-mithril-key_7c2e5b8d40"},
+    fault_match="/v2/spot/availability", first_match="/v2/instance-types", empty_page=b"[]",
+    rename_all=_rename_in(None, "region", "zone"), renamed_field="region",
+    drop_one=_drop_from(None, lambda r: r.get("region") == "us-central2-b", "region"),
+    drop_one_lost=of_type("h200.8x"), items=_whole_list, set_items=_replace_list,
+)
+
+CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES, LIUM, SPHERON, JARVISLABS,
+                                  HYPERBOLIC, SEEWEB, MITHRIL)
 """Every provider row; the matrix, fuzzers and secret scan parametrize over these."""
 
 BY_NAME = {case.name: case for case in CASES}
