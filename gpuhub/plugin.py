@@ -31,7 +31,8 @@ What it exports, by job:
 - the conformance kit and test helpers (import pytest only when used): :class:`ProviderConformance`,
   :class:`CountingTransport`, :func:`make_engine`, :func:`run_provider`, :func:`reset_state` (forget the loaded
   plugins and the default engine between tests), :func:`run_cli` (``gpuhub ARGS`` in this process),
-  :func:`search` and :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
+  :func:`run_cli_json` (the same with fresh plugins and no store, JSON decoded), :func:`search` and
+  :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
 
 Names are imported on first use (PEP 562), so importing this module costs nothing until a name is used.
 """
@@ -62,7 +63,8 @@ _EXPORTS: dict[str, str] = {
     "remember_secret": "gpuhub.fetch.recording", "scrub_url": "gpuhub.fetch.recording",
     "ProviderConformance": "gpuhub.kit.testing", "CountingTransport": "gpuhub.kit.testing",
     "make_engine": "gpuhub.kit.testing", "run_provider": "gpuhub.kit.testing", "reset_state": "gpuhub.kit.testing",
-    "run_cli": "gpuhub.kit.testing", "search": "gpuhub.service.searching", "SearchResult": "gpuhub.service.searching",
+    "run_cli": "gpuhub.kit.testing", "run_cli_json": "gpuhub.kit.testing",
+    "search": "gpuhub.service.searching", "SearchResult": "gpuhub.service.searching",
     "Engine": "gpuhub.service.engine", "Registry": "gpuhub.fetch.plugins",
     "seller_name": "gpuhub.sellers", "known_sellers": "gpuhub.sellers",
     "checked_gpu": "gpuhub.fetch.rowchecks", "decimal_amount": "gpuhub.fetch.rowchecks",
