@@ -145,6 +145,7 @@ class Catalog:
 
     @cached_property
     def provider(self) -> _Categorical:
+        """Provider name of each offer (the API it came through)."""
         return self._cat(self._inst_rows, self._inst_codes, 0)
 
     @cached_property
@@ -161,42 +162,52 @@ class Catalog:
 
     @cached_property
     def instance_type(self) -> _Categorical:
+        """The provider's instance type name of each offer."""
         return self._cat(self._inst_rows, self._inst_codes, 1)
 
     @cached_property
     def gpu(self) -> _Categorical:
+        """Canonical GPU name of each offer (GPU table), or None for a CPU-only offer."""
         return self._cat(self._inst_rows, self._inst_codes, 2)
 
     @cached_property
     def form(self) -> _Categorical:
+        """GPU form factor of each offer (``SXM``, ``PCIe``, ...), where known."""
         return self._cat(self._inst_rows, self._inst_codes, 3)
 
     @cached_property
     def currency(self) -> _Categorical:
+        """ISO 4217 currency of each offer's price."""
         return self._cat(self._term_rows, self._term_codes, 0)
 
     @cached_property
     def purchase(self) -> _Categorical:
+        """Purchase model of each offer (``on_demand``, ``spot``, ...)."""
         return self._cat(self._term_rows, self._term_codes, 1)
 
     @cached_property
     def region(self) -> _Categorical:
+        """Region code of each offer."""
         return self._cat(self._region_rows, self._region_codes, 0)
 
     @cached_property
     def zone(self) -> _Categorical:
+        """Zone code of each offer, where the provider prices per zone."""
         return self._cat(self._region_rows, self._region_codes, 1)
 
     @cached_property
     def country(self) -> _Categorical:
+        """ISO 3166 alpha-2 country of each offer's region, where known."""
         return self._cat(self._region_rows, self._region_codes, 2)
 
     @cached_property
     def continent(self) -> _Categorical:
+        """Continent of each offer's region, where known."""
         return self._cat(self._region_rows, self._region_codes, 3)
 
     @cached_property
     def gpu_count(self) -> FloatArray:
+        """GPUs per instance (fractions for a share of one GPU)."""
         return self._num(self._inst_rows, self._inst_codes, 4)
 
     @cached_property
@@ -212,47 +223,57 @@ class Catalog:
 
     @cached_property
     def total_vram(self) -> FloatArray:
+        """Usable VRAM of the whole instance, GiB (VRAM per GPU × GPUs)."""
         total: FloatArray = self._card * self.gpu_count
         return total
 
     @cached_property
     def vcpus(self) -> FloatArray:
+        """vCPUs per instance."""
         return self._num(self._inst_rows, self._inst_codes, 6)
 
     @cached_property
     def memory(self) -> FloatArray:
+        """Host RAM per instance, GiB."""
         return self._num(self._inst_rows, self._inst_codes, 7)
 
     @cached_property
     def price_per_gpu(self) -> FloatArray:
+        """Price per GPU-hour (instance price / GPUs), in the offer's currency; NaN without GPUs."""
         with np.errstate(divide="ignore", invalid="ignore"):
             out: FloatArray = np.where(self.gpu_count > 0, self.price / self.gpu_count, np.nan)
         return out
 
     @cached_property
     def price_per_vram(self) -> FloatArray:
+        """Price per GiB of usable VRAM per hour, in the offer's currency; NaN without VRAM."""
         with np.errstate(divide="ignore", invalid="ignore"):
             out: FloatArray = np.where(self.total_vram > 0, self.price / self.total_vram, np.nan)
         return out
 
     @cached_property
     def latitude(self) -> FloatArray:
+        """Latitude of each offer's region (city centre), degrees; NaN where unknown."""
         return self._num(self._region_rows, self._region_codes, 4)
 
     @cached_property
     def longitude(self) -> FloatArray:
+        """Longitude of each offer's region (city centre), degrees; NaN where unknown."""
         return self._num(self._region_rows, self._region_codes, 5)
 
     @cached_property
     def carbon_intensity(self) -> FloatArray:
+        """Grid carbon intensity of each offer's region, gCO2e/kWh; NaN where unknown."""
         return self._num(self._region_rows, self._region_codes, 6)
 
     @cached_property
     def fractional(self) -> BoolArray:
+        """True where an offer gets part of one GPU."""
         return self._num(self._inst_rows, self._inst_codes, 8).astype(np.bool_)
 
     @cached_property
     def fast_interconnect(self) -> BoolArray:
+        """True where the instance's interconnect or form names NVLink, NVSwitch, InfiniBand, SXM or EFA."""
         return self._num(self._inst_rows, self._inst_codes, 9).astype(np.bool_)
 
     @cached_property
@@ -268,14 +289,17 @@ class Catalog:
 
     @cached_property
     def tflops(self) -> dict[str, FloatArray]:
+        """Dense throughput of the whole instance per precision (GPU table), TFLOPS; NaN where unknown."""
         return {p: self._per_gpu_table[:, i] for i, p in enumerate(PRECISIONS)}
 
     @cached_property
     def bandwidth_tb_s(self) -> FloatArray:
+        """GPU memory bandwidth of the whole instance (GPU table), TB/s; NaN where unknown."""
         return self._per_gpu_table[:, len(PRECISIONS)]
 
     @cached_property
     def power_kw(self) -> FloatArray:
+        """GPU board power of the whole instance (GPU table), kW; NaN where unknown."""
         return self._per_gpu_table[:, len(PRECISIONS) + 1]
 
     @cached_property
@@ -300,10 +324,12 @@ class Catalog:
 
     @cached_property
     def interruptible(self) -> BoolArray:
+        """True for spot and low-priority offers (the provider may reclaim them)."""
         return self.purchase.mask(["spot", "low_priority"])
 
     @cached_property
     def mig(self) -> BoolArray:
+        """True where the GPU supports MIG partitioning (GPU table)."""
         return self.gpu.mask([s.name for s in self._gpus.specs if s.mig_support] if self._gpus is not None else [])
 
     @cached_property
@@ -340,14 +366,17 @@ class Catalog:
 
     @cached_property
     def interruption_max_pct(self) -> FloatArray:
+        """Upper bound of each offer's interruption bucket, percent per month (NaN: unknown)."""
         return self._obtain[:, 0]
 
     @cached_property
     def placement_score(self) -> FloatArray:
+        """AWS spot placement score of each offer, 1-10 (NaN: unknown)."""
         return self._obtain[:, 1]
 
     @cached_property
     def launchable(self) -> npt.NDArray[np.int8]:
+        """Quota and capacity verdict of each offer: 1 launchable, 0 not, -1 unknown."""
         return self._obtain[:, 2].astype(np.int8)
 
     def __len__(self) -> int:

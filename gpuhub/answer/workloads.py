@@ -55,6 +55,8 @@ def _mixed_precision(v: ScoreView) -> FloatArray:
 
 
 def training(v: ScoreView) -> FloatArray:
+    """Training score per offer: price / (mixed-precision TFLOPS × interconnect efficiency), spot raised by
+    its expected re-run (or a flat penalty without a published interruption bucket); lower is better."""
     efficiency = np.where((v.gpu_count > 1) & ~v.fast_interconnect, PCIE_SCALING, 1.0)
     penalty = np.where(v.interruptible, SPOT_TRAINING_PENALTY, 1.0)
     if v.interruption_max_pct is not None:  # a published interruption bucket: the expected re-run instead
@@ -68,6 +70,8 @@ def training(v: ScoreView) -> FloatArray:
 
 
 def inference(v: ScoreView) -> FloatArray:
+    """Inference score per offer: price, spot raised by a penalty, times the round-trip factor from ``near``
+    (1 + rtt_ms / RTT_WEIGHT_MS); lower is better."""
     penalty = np.where(v.interruptible, SPOT_INFERENCE_PENALTY, 1.0)
     latency = 1.0 + np.nan_to_num(v.rtt_ms, nan=0.0) / RTT_WEIGHT_MS
     result: FloatArray = v.price * penalty * latency
@@ -75,11 +79,15 @@ def inference(v: ScoreView) -> FloatArray:
 
 
 def near(v: ScoreView) -> FloatArray:
+    """Latency score per offer: price × (1 + estimated round trip from ``near``, ms / RTT_WEIGHT_MS); lower is
+    better."""
     result: FloatArray = v.price * (1.0 + v.rtt_ms / RTT_WEIGHT_MS)
     return result
 
 
 def data_science(v: ScoreView) -> FloatArray:
+    """Data-science score per offer: price per GPU-hour over how well vCPUs and RAM per GPU meet
+    VCPUS_PER_GPU and RAM_PER_GPU_GIB; lower is better."""
     gpus = np.where(v.gpu_count > 0, v.gpu_count, np.nan)
     balance = np.minimum(1.0, v.vcpus / gpus / VCPUS_PER_GPU) * np.minimum(1.0, v.memory / gpus / RAM_PER_GPU_GIB)
     result: FloatArray = v.price_per_gpu / np.where(balance > 0, balance, np.nan)
@@ -87,11 +95,13 @@ def data_science(v: ScoreView) -> FloatArray:
 
 
 def rendering(v: ScoreView) -> FloatArray:
+    """Rendering score per offer: price per hour / GPU memory bandwidth of the instance (TB/s); lower is better."""
     result: FloatArray = v.price / v.bandwidth_tb_s
     return result
 
 
 def scientific(v: ScoreView) -> FloatArray:
+    """Scientific score per offer: price per hour / FP64 TFLOPS of the instance; lower is better."""
     result: FloatArray = v.price / v.tflops["fp64"]
     return result
 

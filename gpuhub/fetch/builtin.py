@@ -14,12 +14,14 @@ from gpuhub.fetch.hookspecs import hookimpl
 
 @hookimpl
 def register_gpu_specs(register: Callable[[GpuSpec], None], alias: Callable[[str, str], None]) -> None:
+    """Register every row of the packaged GPU table (``gpuhub/data/gpus.csv``)."""
     for spec in load_builtin_specs():
         register(spec)
 
 
 @hookimpl
 def register_rankers(register: Callable[[Ranker], None]) -> None:
+    """Register the price rankers (:data:`gpuhub.answer.ranking.BUILTIN_RANKERS`) and the workload presets."""
     from gpuhub.answer.workloads import WORKLOAD_RANKERS
 
     for ranker in (*BUILTIN_RANKERS, *WORKLOAD_RANKERS):
