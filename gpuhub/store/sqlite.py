@@ -7,6 +7,10 @@ Layout (``<dir>/store.sqlite``, WAL journal, 64 KiB pages so large column blobs 
   the JSON tables: :meth:`OfferColumns.to_parts <gpuhub.store.columns.OfferColumns.to_parts>`);
 - ``meta``: small cached facts (the plugin discovery cache).
 
+Each process keeps one connection per database file, shared by its handles, and never opens the live file itself
+(closing any descriptor of it would drop the process's SQLite locks, and another process would then delete the
+journal in use); a damaged file is set aside once across processes, under ``<dir>/locks/recover.lock``.
+
 A snapshot's content and row are written in one transaction: a reader sees the whole snapshot or none of it, and a
 writer killed mid-way leaves the previous snapshots as they were (SQLite rolls the journal back on the next open).
 Refreshes are claimed with a per-provider file lock (``<dir>/locks/<provider>.lock``, filelock), which the
@@ -26,6 +30,7 @@ import sqlite3
 import stat
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,8 +80,36 @@ def _keep(environ: dict[str, str] | None = None) -> int:
         return DEFAULT_KEEP
 
 
+class _Connection:
+    """The one SQLite connection of this process to one database file, shared by every :class:`SqliteStore` on it.
+
+    SQLite's locks on a database are POSIX record locks, which belong to the process: closing *any* descriptor of
+    the file drops all of them. So nothing here opens the live file itself, and each process keeps one
+    connection per file (its handles share it; the last one to go closes it) — a second connection could not
+    drop the first one's locks either, but one is simpler to reason about. ``inode`` is the file it opened: when
+    another process sets a damaged file aside, the next use here sees a different file and reconnects.
+    """
+
+    def __init__(self, db: sqlite3.Connection, inode: tuple[int, int]) -> None:
+        self.db = db
+        self.inode = inode
+        self.lock = threading.RLock()
+        self.users = 0
+
+
+_OPEN: weakref.WeakValueDictionary[tuple[int, str], _Connection] = weakref.WeakValueDictionary()
+"""(process id, database path) -> the connection every handle of this process shares (gone with its last one)."""
+_OPEN_LOCK = threading.Lock()
+
+
+def _inode(path: Path) -> tuple[int, int]:
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
+
+
 class SqliteStore:
-    """The SQLite backend of :class:`gpuhub.store.Store`.
+    """The SQLite backend of :class:`gpuhub.store.Store`. Handles on one directory in one process share one
+    connection (:class:`_Connection`).
 
     Args:
         directory: where ``store.sqlite`` and ``locks/`` live (created, mode 0700).
@@ -89,57 +122,106 @@ class SqliteStore:
         self.directory = directory
         self.path = directory / FILENAME
         self.location = str(directory)
-        self._lock = threading.RLock()
+        self._closed = False
         try:
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if not self.path.exists() and not self.path.is_symlink():
-                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_EXCL | os.O_NOFOLLOW, 0o600))
-            if not stat.S_ISREG(os.lstat(self.path).st_mode):  # a symlink, FIFO or device is never opened
-                raise OSError(f"{self.path} is not a regular file")
-            self._db = self._connect()
+            key = (os.getpid(), str(self.path.resolve()))
+            with _OPEN_LOCK:
+                shared = _OPEN.get(key)
+                if shared is None:
+                    shared = _Connection(*self._connect())
+                    _OPEN[key] = shared
+                shared.users += 1
+            self._shared = shared
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the offer store at {self.path}: {exc}") from None
 
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
-        try:
-            _check_not_truncated(self.path)
-            if db.execute("PRAGMA page_count").fetchone()[0] == 0:  # a new file: settings that need an empty db
-                db.execute("PRAGMA page_size = 65536")
-                db.execute("PRAGMA auto_vacuum = INCREMENTAL")
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
-            if "snapshot" not in {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}:
-                db.executescript(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            db.close()
-            if "not a database" in str(exc) or "malformed" in str(exc):
-                damaged = self.path.with_name(FILENAME + ".damaged")
-                log.warning("the offer store %s is damaged (%s); moved to %s, starting an empty store", self.path,
-                            exc, damaged)
-                for suffix in ("-wal", "-shm"):
-                    Path(str(self.path) + suffix).unlink(missing_ok=True)
-                os.replace(self.path, damaged)
-                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
-                return self._connect()
-            raise
-        return db
+    @property
+    def _lock(self) -> threading.RLock:
+        return self._shared.lock
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The shared connection, reconnected first when the file at :attr:`path` is no longer the one it opened
+        (another process set a damaged store aside and started a new one).
+
+        Raises:
+            sqlite3.Error: this handle was closed, or the new file cannot be opened.
+        """
+        if self._closed:
+            raise sqlite3.ProgrammingError("the offer store handle is closed")
+        shared = self._shared
+        with shared.lock:
+            try:
+                current = _inode(self.path)
+            except OSError:
+                current = None
+            if current != shared.inode:
+                with contextlib.suppress(sqlite3.Error):
+                    shared.db.close()
+                shared.db, shared.inode = self._connect()
+            return shared.db
+
+    def _connect(self) -> tuple[sqlite3.Connection, tuple[int, int]]:
+        """A new connection (the schema made when the file is new; a damaged file set aside first)."""
+        for attempt in range(2):
+            if not self.path.exists() and not self.path.is_symlink():
+                with contextlib.suppress(FileExistsError):  # a new file: nothing of this process has it open
+                    os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+            if not stat.S_ISREG(os.lstat(self.path).st_mode):  # a symlink, FIFO or device is never opened
+                raise OSError(f"{self.path} is not a regular file")
+            inode = _inode(self.path)
+            db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False, isolation_level=None)
+            try:
+                # SQLite checks the file against its own header here: a truncated file is "malformed".
+                if db.execute("PRAGMA page_count").fetchone()[0] == 0:  # a new file: settings for an empty db
+                    db.execute("PRAGMA page_size = 65536")
+                    db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = NORMAL")
+                if "snapshot" not in {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}:
+                    db.executescript(_SCHEMA)
+            except sqlite3.DatabaseError as exc:
+                db.close()
+                if attempt or not _is_damage(exc):
+                    raise
+                self._set_aside(inode, exc)
+                continue
+            return db, inode
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _set_aside(self, inode: tuple[int, int], exc: sqlite3.Error) -> None:
+        """Move a damaged database (and its journal) aside, once across processes: under the store's recovery
+        lock, and only when the file is still the damaged one (another process may have done it already)."""
+        import filelock
+
+        locks = self.directory / "locks"
+        locks.mkdir(exist_ok=True, mode=0o700)
+        with filelock.FileLock(str(locks / "recover.lock"), mode=0o600, thread_local=False, timeout=60):
+            try:
+                if _inode(self.path) != inode:
+                    return
+            except OSError:
+                return
+            damaged = self.path.with_name(FILENAME + ".damaged")
+            log.warning("the offer store %s is damaged (%s); moved to %s, starting an empty store", self.path,
+                        exc, damaged)
+            # The journal belongs to the damaged file: replayed onto a new one it would damage it too.
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(str(self.path) + "-wal", str(damaged) + "-wal")
+            os.replace(self.path, damaged)
+            Path(str(self.path) + "-shm").unlink(missing_ok=True)  # an index of the old journal; rebuilt
 
     def _failed(self, exc: sqlite3.Error, doing: str) -> StoreError:
         """The error to raise; a damaged database is first set aside, so the next use starts an empty store."""
-        if isinstance(exc, sqlite3.DatabaseError) and ("malformed" in str(exc) or "not a database" in str(exc)):
-            with self._lock:
-                damaged = self.path.with_name(FILENAME + ".damaged")
-                log.warning("the offer store %s is damaged (%s); moved to %s, starting an empty store", self.path,
-                            exc, damaged)
-                with contextlib.suppress(sqlite3.Error):
-                    self._db.close()
+        if isinstance(exc, sqlite3.DatabaseError) and _is_damage(exc):
+            shared = self._shared
+            with shared.lock:
                 try:
-                    for suffix in ("-wal", "-shm"):
-                        Path(str(self.path) + suffix).unlink(missing_ok=True)
-                    os.replace(self.path, damaged)
-                    os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
-                    self._db = self._connect()
+                    self._set_aside(shared.inode, exc)
+                    with contextlib.suppress(sqlite3.Error):
+                        shared.db.close()
+                    shared.db, shared.inode = self._connect()
                 except (OSError, sqlite3.Error) as again:
                     log.warning("could not start a new store at %s: %s", self.path, again)
         return StoreError(f"cannot {doing} the offer store at {self.path}: {exc}")
@@ -228,7 +310,7 @@ class SqliteStore:
                 db.execute("DELETE FROM content_part WHERE hash = ?", (snapshot.content_hash,))
                 db.execute("DELETE FROM content WHERE hash = ?", (snapshot.content_hash,))
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot write to the offer store at {self.path}: {exc}") from None
+            raise self._failed(exc, "write to") from None
 
     # --- coordination -------------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -275,14 +357,15 @@ class SqliteStore:
                 self._db.execute("PRAGMA incremental_vacuum")
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot prune the offer store at {self.path}: {exc}") from None
+            raise self._failed(exc, "prune") from None
         return PruneReport(gone, contents, freed)
 
     def get_meta(self, name: str) -> str | None:
         try:
             with self._lock:
                 row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            log.debug("%s", self._failed(exc, "read"))
             return None
         return None if row is None else str(row[0])
 
@@ -291,7 +374,7 @@ class SqliteStore:
             with self._lock:
                 self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, value))
         except sqlite3.Error as exc:
-            log.warning("could not write to the offer store at %s: %s", self.path, exc)
+            log.warning("%s", self._failed(exc, "write to"))
 
     def size_bytes(self) -> int:
         total = 0
@@ -301,26 +384,20 @@ class SqliteStore:
         return total
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        """Release this handle; the process's connection closes with its last handle."""
+        with _OPEN_LOCK:
+            if self._closed:
+                return
+            self._closed = True
+            shared = self._shared
+            shared.users -= 1
+            if shared.users <= 0:
+                for key, value in list(_OPEN.items()):
+                    if value is shared:
+                        del _OPEN[key]
+                with shared.lock:
+                    shared.db.close()
 
 
-def _check_not_truncated(path: Path) -> None:
-    """Raise ``sqlite3.DatabaseError`` ("malformed") when the file is shorter than its own header says: SQLite reads
-    the missing pages of a truncated file as absent rows instead of failing, so a cut store would look empty."""
-    try:
-        with open(path, "rb") as fh:
-            header = fh.read(100)
-            size = os.fstat(fh.fileno()).st_size
-    except OSError:
-        return
-    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
-        return  # empty (new) or not a database: sqlite3 itself says so
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    valid = header[24:28] == header[92:96]  # the in-header size counts only when written by the same change
-    if valid and pages and size < pages * page_size:
-        raise sqlite3.DatabaseError(f"database disk image is malformed: {size} bytes, the header says "
-                                    f"{pages} pages of {page_size}")
-
+def _is_damage(exc: sqlite3.Error) -> bool:
+    return "malformed" in str(exc) or "not a database" in str(exc)

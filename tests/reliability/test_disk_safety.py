@@ -78,7 +78,8 @@ def test_failed_write_leaves_the_old_snapshot(rel_registry: Registry, tmp_path: 
             raise sqlite3.OperationalError("disk I/O error")
 
     meta = SnapshotMeta(PROVIDER, before.fetched_at, None, "captured", {}, before.key, True, {}, ())
-    monkeypatch.setattr(store, "_db", FailingDisk(store._db))  # type: ignore[attr-defined]
+    shared = store._shared  # type: ignore[attr-defined]  # the process's one connection to the store
+    monkeypatch.setattr(shared, "db", FailingDisk(shared.db))
     with pytest.raises(StoreError):
         store.put_snapshot(meta, smaller)
     monkeypatch.undo()

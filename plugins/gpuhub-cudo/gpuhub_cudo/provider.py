@@ -10,6 +10,7 @@ SkyPilot's ``fetch_cudo.py``. gpuhub offers the :data:`SIZES` SkyPilot's catalog
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -52,6 +53,7 @@ class Cudo(Provider):
     name: ClassVar[str] = "cudo"
     display_name: ClassVar[str] = "Cudo Compute"
     kind: ClassVar[ProviderKind] = "specialist"
+    price_change_period_s: ClassVar[float] = 86400.0  # a marketplace of data centres: prices move daily
     base_url: ClassVar[str] = "https://rest.compute.cudo.org/v1"
 
     def fixtures_dir(self) -> Path:
@@ -64,7 +66,8 @@ class Cudo(Provider):
         Raises:
             ProviderError: the answer has no ``machineTypes`` list (never taken for an empty catalog).
         """
-        body = ctx.get_json(f"{ctx.base_url()}/vms/machine-types-2", headers={"Accept": "application/json"})
+        body, answered = ctx.get_dated_json(f"{ctx.base_url()}/vms/machine-types-2",
+                                            headers={"Accept": "application/json"})
         types = body.get("machineTypes") if isinstance(body, Mapping) else None
         if not isinstance(types, list):
             raise ProviderError("unexpected /vms/machine-types-2 answer: no 'machineTypes' list")
@@ -74,10 +77,10 @@ class Cudo(Provider):
         for item in types:
             offers: list[Offer] = []
             with ctx.guard("machine type"):
-                offers = self._offers(ctx, item)
+                offers = self._offers(ctx, item, answered)
             yield from offers
 
-    def _offers(self, ctx: ProviderContext, item: Mapping[str, Any]) -> list[Offer]:
+    def _offers(self, ctx: ProviderContext, item: Mapping[str, Any], answered: dt.date | None) -> list[Offer]:
         model = item.get("gpuModel")
         if not model or not item.get("gpuModelId"):
             ctx.skip("CPU-only machine type (no GPU)")
@@ -100,7 +103,7 @@ class Cudo(Provider):
                                 gpu=gpu, gpu_count=gpus, vcpus=vcpus, memory_gib=memory)
             amount = gpus * gpu_price + vcpus * vcpu_price + memory * memory_price
             offers.append(Offer(instance=instance, region=ctx.region(region),
-                                price=Price(amount=amount, currency="USD", purchase="on_demand",
+                                price=Price(amount=amount, currency="USD", purchase="on_demand", data_date=answered,
                                             basis="GPUs x gpuPriceHr + vCPUs x vcpuPriceHr + GiB x memoryGibPriceHr "
                                                   "(storage and IPv4 not included)"),
                                 available=(gpus <= int(free)) if isinstance(free, int) else None,

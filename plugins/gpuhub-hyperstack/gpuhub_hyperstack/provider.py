@@ -58,6 +58,7 @@ class Hyperstack(Provider):
     name: ClassVar[str] = "hyperstack"
     display_name: ClassVar[str] = "Hyperstack"
     kind: ClassVar[ProviderKind] = "specialist"
+    price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices, changed a few times a year
     static: ClassVar[bool] = True
 
     def fixtures_dir(self) -> Path:

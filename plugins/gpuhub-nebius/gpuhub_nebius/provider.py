@@ -99,6 +99,7 @@ class Nebius(Provider):
     name: ClassVar[str] = "nebius"
     display_name: ClassVar[str] = "Nebius AI Cloud"
     kind: ClassVar[ProviderKind] = "specialist"
+    price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices, changed a few times a year
     static: ClassVar[bool] = True
 
     def fixtures_dir(self) -> Path:

@@ -10,6 +10,7 @@ deployable now. One offer per type, location and purchase model the availability
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -123,6 +124,7 @@ class Verda(Provider):
     name: ClassVar[str] = "verda"
     display_name: ClassVar[str] = "Verda (DataCrunch)"
     kind: ClassVar[ProviderKind] = "specialist"
+    price_change_period_s: ClassVar[float] = 86400.0  # Verda reprices spot and on-demand types often
     base_url: ClassVar[str] = "https://api.datacrunch.io/v1"
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("VERDA_CLIENT_ID", "VERDA_CLIENT_SECRET"),
@@ -151,7 +153,7 @@ class Verda(Provider):
                 raise ProviderError("Verda's token answer has no access_token; check VERDA_CLIENT_ID/SECRET")
             ctx.secrets_seen.append(str(token["access_token"]))
             headers["Authorization"] = f"Bearer {token['access_token']}"
-        types = ctx.get_json(f"{base}/instance-types", headers=headers)
+        types, answered = ctx.get_dated_json(f"{base}/instance-types", headers=headers)
         if not isinstance(types, list):
             raise ProviderError(f"unexpected /instance-types answer: a {type(types).__name__}, not a list")
         on_demand = availability(ctx.get_json(f"{base}/instance-availability", params={"isSpot": "false"},
@@ -165,7 +167,7 @@ class Verda(Provider):
         for item in types:
             offers: list[Offer] = []
             with ctx.guard("instance type"):
-                offers = self._offers(ctx, parse_type(item), on_demand, spot, capacity_known)
+                offers = self._offers(ctx, parse_type(item), on_demand, spot, capacity_known, answered)
             yield from offers
 
     def error_from_response(self, response: httpx.Response) -> ProviderError | None:
@@ -176,7 +178,7 @@ class Verda(Provider):
         return None
 
     def _offers(self, ctx: ProviderContext, item: VerdaType, on_demand: Mapping[str, set[str]],
-                spot: Mapping[str, set[str]], capacity_known: bool) -> list[Offer]:
+                spot: Mapping[str, set[str]], capacity_known: bool, answered: dt.date | None) -> list[Offer]:
         if item.gpu_count <= 0:
             ctx.skip("CPU-only instance type (no GPU)")
             return []
@@ -193,7 +195,7 @@ class Verda(Provider):
             if placeholder_price(amount):
                 ctx.skip(f"placeholder {purchase} price (zero or negative)")
                 continue
-            price = Price(amount=amount, currency=item.currency, purchase=purchase)
+            price = Price(amount=amount, currency=item.currency, purchase=purchase, data_date=answered)
             offers += [Offer(instance=instance, region=ctx.region(code), price=price,
                              available=True if capacity_known else None, source=ctx.source) for code in locations]
         if not offers:
