@@ -307,6 +307,9 @@ class Web:
                                         fetch=self.fetch)
         except QueryError as exc:
             return _error(exc.argument, exc.detail)
+        except ArithmeticError as exc:  # a cost too large to compute from numbers that passed their bounds
+            return _error("hours", f"the job cost cannot be computed ({type(exc).__name__}); at most "
+                                   f"{MAX_NUMBER:,.0f} hours")
         return JSONResponse(report)
 
     def api_gpus(self, request: Request) -> Response:
@@ -341,8 +344,16 @@ class Web:
             context["view"] = _view(result, {**kwargs, "_params": request.query_params.multi_items()})
         except QueryError as exc:
             context["error"] = {"parameter": parameter_name(exc.argument), "message": exc.detail}
+        except ArithmeticError as exc:  # the compare view's job cost of numbers that passed their bounds
+            context["error"] = {"parameter": "hours", "message": f"the job cost cannot be computed "
+                                f"({type(exc).__name__}); at most {MAX_NUMBER:,.0f} hours"}
         return self.templates.TemplateResponse(request, "index.html", context,
                                                status_code=400 if context["error"] else 200)
+
+
+MAX_NUMBER = 1e6
+"""The largest number a request's hours, overhead or checkpoint interval may be (a million hours is 114 years;
+beyond, job costs stop being representable)."""
 
 
 def _number(name: str, value: Any) -> float:
@@ -352,6 +363,8 @@ def _number(name: str, value: Any) -> float:
         raise QueryError(name, f"expected a number, got {value!r}") from None
     if not math.isfinite(number):
         raise QueryError(name, f"must be a finite number, got {value!r}")
+    if abs(number) > MAX_NUMBER:
+        raise QueryError(name, f"must be at most {MAX_NUMBER:,.0f}, got {value!r}")
     return number
 
 
