@@ -16,7 +16,9 @@ What it exports, by job:
   of the cloud that runs a machine -> the seller's one name, for ``Instance(seller=...)``), :func:`known_sellers`;
   obtainability: :class:`Obtainability`,
   :class:`SpotRisk`, :class:`Reservation`;
-- reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`, :class:`GpuSpec` and
+- reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`,
+  :func:`located_region` (a marketplace's place as a region: continent from the country, coordinates from a known
+  city), :class:`GpuSpec` and
   :class:`GpuTable` (``register_gpu_specs``), :func:`load_builtin_specs`;
 - checks of one price-list row: :func:`decimal_amount` (a published amount as an exact Decimal),
   :func:`placeholder_price` (zero/negative), :func:`memory_per_gpu_gib` (GPU memory in the wrong unit or total),
@@ -51,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "register_purchase_model": "gpuhub.model",
     "Obtainability": "gpuhub.obtain", "Reservation": "gpuhub.obtain", "SpotRisk": "gpuhub.obtain",
     "RegionFacts": "gpuhub.facts.regions", "known_regions": "gpuhub.facts.regions",
+    "located_region": "gpuhub.facts.regions",
     "GpuSpec": "gpuhub.facts.gpus", "GpuTable": "gpuhub.facts.gpus", "UnknownGpuError": "gpuhub.facts.gpus",
     "load_builtin_specs": "gpuhub.facts.gpus",
     "GpuhubError": "gpuhub.errors", "ProviderError": "gpuhub.errors", "CredentialsError": "gpuhub.errors",

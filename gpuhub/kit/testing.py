@@ -282,7 +282,8 @@ class ProviderConformance:
 
             def handler(request: httpx.Request, n: int, failure: httpx.Response = failure,
                         state: dict[str, bool] = state) -> httpx.Response:
-                if state["fail"] and request.method == "GET":
+                # every request but a token exchange fails (APIs asked by POST too: GraphQL, search bodies)
+                if state["fail"] and not (request.method == "POST" and "token" in request.url.path.lower()):
                     return httpx.Response(failure.status_code, headers=failure.headers, content=failure.content)
                 return replay.handle_request(request)
 
