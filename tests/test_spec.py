@@ -4,6 +4,7 @@ the API and the OpenAPI description all agree with :data:`gpuhub.answer.spec.SEA
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from typing import Any
 
@@ -97,3 +98,22 @@ def test_allowed_values_come_from_the_facts_and_the_registry() -> None:
     assert BY_NAME["mode"].allowed(choices) == ["inference", "fine-tuning", "training"]  # type: ignore[misc]
     assert BY_NAME["continent"].allowed(choices)[:2] == ["Africa", "Asia"]  # type: ignore[misc]
     assert {"on_demand", "spot", "capacity_block"} <= set(BY_NAME["purchase"].allowed(choices))  # type: ignore[misc]
+
+
+def test_max_price_per_gpu_from_the_spec_alone_reaches_the_library_cli_and_api() -> None:
+    """The filter added as one spec entry plus its implementation (build_query, Query, the catalog's mask): Lambda's
+    bundled H100 prices (2.49, 3.29, 6.38 for 2, 12.36 for 4, 23.92 for 8 GPUs) at most 3 per GPU-hour."""
+    result = gpuhub.search(gpu="H100", provider="lambda", max_price_per_gpu="3", fetch="replay", distinct=True)
+    assert [(o.instance_type, str(o.price.amount)) for o in result] == [("gpu_1x_h100_pcie", "2.49"),
+                                                                        ("gpu_8x_h100_sxm5", "23.92")]
+    assert result.removed_by["max_price_per_gpu"] == 51
+    run = CliRunner().invoke(commands.app, ["search", "--gpu", "H100", "-p", "lambda", "--max-price-per-gpu",
+                                            "3", "--fetch", "replay", "--format", "json"])
+    assert run.exit_code == 0, run.stderr
+    assert sorted(r["instance_type"] for r in json.loads(run.stdout)) == ["gpu_1x_h100_pcie",
+                                                                                        "gpu_8x_h100_sxm5"]
+    assert query_kwargs(lambda name: ["3"] if name == "max_price_per_gpu" else []) == {
+        "max_price_per_gpu": "3", "distinct": True, "limit": 20}
+    with pytest.raises(QueryError, match="expected a number, got 'cheap'") as info:
+        gpuhub.search(max_price_per_gpu="cheap", fetch="replay")
+    assert info.value.argument == "max_price_per_gpu"

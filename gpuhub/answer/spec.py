@@ -142,6 +142,7 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     param("continent", "list", "continent(s), e.g. Europe", allowed=_continents),
     param("purchase", "list", "on_demand, spot, low_priority, reserved_1y, ...", allowed=_purchase),
     param("max_price", "text", "maximum price per instance-hour"),
+    param("max_price_per_gpu", "text", "maximum price per GPU-hour (instance price / GPUs, fractions included)"),
     param("currency", "text", "only prices in this ISO 4217 currency"),
     param("exclude_fractional", "flag", "drop offers with part of one GPU"),
     param("include_accelerators", "flag", "keep non-GPU accelerators (Trainium, ...)"),

@@ -188,6 +188,7 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            launchable: bool = False, checkpoint_every: float | None = None,
            min_compute_capability: str | float | None = None, feature: str | Sequence[str] | None = None,
            cuda: str | float | None = None, bare_metal: bool = False, dedicated: bool = False,
+           max_price_per_gpu: float | str | None = None,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
            refresh: bool = False, timeout: float | None = None, engine: Engine | None = None,
            max_age: float | None = None, start: dt.datetime | None = None) -> SearchResult:
@@ -198,7 +199,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         min_gpus, max_gpus: GPUs per instance (fractions allowed: 0.5 is half a GPU).
         min_vram: usable VRAM per GPU, GiB. min_total_vram: VRAM of the whole instance, GiB.
         min_vcpus: vCPUs. min_memory: host RAM, GiB.
-        max_price: price per instance-hour, in the offer's currency.
+        max_price: price per instance-hour, in the offer's currency. max_price_per_gpu: price per GPU-hour
+            (instance price / GPUs, fractions included), in the offer's currency.
         currency: keep only prices in this ISO 4217 currency.
         purchase: ``on_demand``, ``spot``, ``low_priority``, ``reserved_1y``, ``reserved_3y``,
             ``savings_plan_1y``, ``savings_plan_3y`` (and any a plugin registered).
