@@ -46,10 +46,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def _engine_logger_restored() -> Iterator[None]:
-    """``gpuhub.cli.main()`` silences the engine's log (``propagate = False``: the status line already says what
-    failed) for the rest of its process; a test that calls it in-process must not take that into the next test's
+    """``gpuhub.cli.commands.main()`` silences the engine's log (``propagate = False``: the status line already says
+    what failed) for the rest of its process; a test that calls it in-process must not take that into the next test's
     log assertions (under pytest-xdist the order of files differs)."""
-    logger = logging.getLogger("gpuhub.engine")
+    logger = logging.getLogger("gpuhub.service.engine")
     kept = (logger.propagate, list(logger.handlers), logger.level, logger.disabled)
     yield
     logger.propagate, logger.handlers[:], logger.level, logger.disabled = kept[0], kept[1], kept[2], kept[3]
@@ -60,7 +60,7 @@ def _known_secrets_restored() -> Iterator[None]:
     """A credential a test's fetch registered (Azure's tests use the ARM token ``token``) would otherwise be blanked
     in every later test of the process ("unclosed REDACTED: line 157"); under pytest-xdist the order of files
     differs from run to run."""
-    from gpuhub.recording import known_secrets, restore_secrets
+    from gpuhub.fetch.recording import known_secrets, restore_secrets
 
     kept = known_secrets()
     yield

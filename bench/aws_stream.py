@@ -46,9 +46,9 @@ def parse(path: Path) -> dict[str, object]:
     """Stream ``path`` through the provider's offer-file path; return the measurements."""
     from gpuhub_aws.provider import AwsProvider
 
+    from gpuhub.fetch.plugins import Registry
+    from gpuhub.fetch.provider import ProviderContext
     from gpuhub.model import Source
-    from gpuhub.plugins import Registry
-    from gpuhub.provider import ProviderContext
 
     def serve(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, stream=_FileStream(path), headers={"content-type": "application/json"})

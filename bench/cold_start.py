@@ -80,17 +80,17 @@ def mark(name):
     t.append(time.perf_counter()); names.append(name)
 import gpuhub; mark("import gpuhub")
 import gpuhub.cli; mark("import gpuhub.cli (typer, rich)")
-from gpuhub.plugins import get_registry
+from gpuhub.fetch.plugins import get_registry
 reg = get_registry(); mark("plugin discovery and registration")
-from gpuhub.searching import default_engine, run_query
-from gpuhub.query import build_query
+from gpuhub.service.searching import default_engine, run_query
+from gpuhub.answer.query import build_query
 eng = default_engine(); mark("engine")
 q = build_query(gpus=reg.gpus, providers=sorted(reg.providers), rankers=list(reg.rankers), gpu="H100", limit=20)
 collected = eng.collect(sorted(reg.providers)); mark("collect providers (disk cache)")
 cat = eng.catalog([o for o, _ in collected]); mark("Catalog build")
 res = run_query(q, eng); mark("run_query (select, rank, details; catalog cached)")
 import io
-from gpuhub.cli import OutputFormat, _print_result  # internal: skipped when the CLI changes
+from gpuhub.cli.commands import OutputFormat, _print_result  # internal: skipped when the CLI changes
 real, sys.stdout = sys.stdout, io.StringIO()
 _print_result(res, OutputFormat.table)
 sys.stdout = real; mark("render table (rich)")

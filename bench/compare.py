@@ -99,8 +99,8 @@ def gpuhub_worker(data: Path, runs: int, disk_cache: bool, trace: bool, core: st
     import synthcloud
 
     import gpuhub
-    from gpuhub.query import build_query
-    from gpuhub.testing import make_engine
+    from gpuhub.answer.query import build_query
+    from gpuhub.kit.testing import make_engine
 
     fixtures = data / "gpuhub"
     registry = gpuhub.Registry(entry_points=[], extra_plugins=[("bench_synth", synthcloud)])
@@ -170,8 +170,8 @@ def gpuhub_worker(data: Path, runs: int, disk_cache: bool, trace: bool, core: st
 
 def _disk_cache_loads(fixtures: Path, registry: Any) -> dict[str, float]:
     """Fresh engines with an on-disk cache: the first parses and saves, the second loads the parsed offers."""
-    from gpuhub.diskcache import DiskCache
-    from gpuhub.testing import make_engine
+    from gpuhub.fetch.diskcache import DiskCache
+    from gpuhub.kit.testing import make_engine
 
     names = sorted(registry.providers)
     with tempfile.TemporaryDirectory(prefix="gpuhub-bench-cache-") as tmp:

@@ -59,7 +59,7 @@ def main(argv: list[str]) -> int:
             return 0
         if argv[0] == "cli":
             sys.argv = ["gpuhub", *argv[2:]]
-            from gpuhub.cli import main as cli_main
+            from gpuhub.cli.commands import main as cli_main
 
             cli_main()
             return 0

@@ -98,9 +98,9 @@ class Shape:
 
 def harvest() -> tuple[list[Shape], dict[str, list[str]]]:
     """Shapes and region codes from the installed plugins' bundled recordings (replayed, no network)."""
-    from gpuhub.plugins import Registry
-    from gpuhub.regions import known_regions
-    from gpuhub.testing import make_engine
+    from gpuhub.facts.regions import known_regions
+    from gpuhub.fetch.plugins import Registry
+    from gpuhub.kit.testing import make_engine
 
     registry = Registry()
     missing = [p for p in PROVIDERS if p not in registry.providers]

@@ -42,10 +42,11 @@ if __name__ == "__main__":  # --core DIR: import that core snapshot (bench/core.
     use_core(sys.argv[sys.argv.index("--core") + 1] if "--core" in sys.argv else None)
 
 from gpuhub.errors import ReplayMissError
-from gpuhub.plugins import Registry
-from gpuhub.recording import ReplayTransport, load_manifest
-from gpuhub.retry import RetryPolicy
-from gpuhub.testing import make_engine
+from gpuhub.fetch.plugins import Registry
+from gpuhub.fetch.recording import load_manifest
+from gpuhub.fetch.retry import RetryPolicy
+from gpuhub.fetch.transports import ReplayTransport
+from gpuhub.kit.testing import make_engine
 
 PLACEHOLDER_CREDENTIALS = {  # never real: they only reach 127.0.0.1
     "AWS_ACCESS_KEY_ID": "AKIABENCHPLACEHOLDER", "AWS_SECRET_ACCESS_KEY": "bench-placeholder-secret",

@@ -33,7 +33,7 @@ def main() -> int:
     import synthcloud
 
     import gpuhub
-    from gpuhub.testing import make_engine
+    from gpuhub.kit.testing import make_engine
 
     registry = gpuhub.Registry(entry_points=[], extra_plugins=[("bench_synth", synthcloud)])
     gc.collect()

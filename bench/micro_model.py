@@ -41,8 +41,8 @@ def main() -> int:
 
     use_core(args.core)
     import gpuhub.model as model
+    from gpuhub.facts.regions import make_region
     from gpuhub.model import Instance, Offer, Price, Region, Source
-    from gpuhub.regions import make_region
 
     amount = Decimal("12.3456")
     inst = Instance(provider="aws", instance_type="p5.48xlarge", gpu_count=8, vcpus=192, memory_gib=2048)

@@ -1,6 +1,7 @@
-"""A prototype of the changes proposed for gpuhub/catalog.py, measured against the real ``Catalog`` on the same offers.
+"""A prototype of the changes proposed for gpuhub/answer/catalog.py, measured against the real ``Catalog`` on the same
+offers.
 
-Not used by gpuhub: it shows, with numbers, what three changes to ``gpuhub.catalog.Catalog`` (core a73d30c API:
+Not used by gpuhub: it shows, with numbers, what three changes to ``gpuhub.answer.catalog.Catalog`` (core a73d30c API:
 ``Catalog(offers, gpus)``, ``rank(rows, ranker, q, limit) -> (rows, scores)``) would buy, and checks that they give
 the same rows, in the same order, with the same scores.
 
@@ -189,9 +190,9 @@ def main() -> int:
     import synthcloud
 
     import gpuhub
-    import gpuhub.catalog as catalog_module
-    from gpuhub.query import build_query
-    from gpuhub.testing import make_engine
+    import gpuhub.answer.catalog as catalog_module
+    from gpuhub.answer.query import build_query
+    from gpuhub.kit.testing import make_engine
 
     FastCatalog = define(catalog_module)
     registry = gpuhub.Registry(entry_points=[], extra_plugins=[("bench_synth", synthcloud)])

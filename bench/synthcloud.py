@@ -8,7 +8,7 @@ and build validated :class:`gpuhub.Offer` objects, as a real plugin does.
 Register them instead of the installed plugins (same names)::
 
     registry = gpuhub.Registry(entry_points=[], extra_plugins=[("bench_synth", synthcloud)])
-    engine = gpuhub.testing.make_engine(registry)
+    engine = gpuhub.kit.testing.make_engine(registry)
     gpuhub.search(gpu="H100", fixtures_dir="/tmp/gpuhub-bench-data/100k/gpuhub", mode="replay", engine=engine)
 """
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from starlette.testclient import TestClient
 
 from gpuhub import Registry
-from gpuhub.testing import make_engine
+from gpuhub.kit.testing import make_engine
 from gpuhub.web.app import create_app
 
 FILTERS = ["gpu=H100&purchase=on_demand", "min_gpus=8&max_price=30", "gpu=A100-80GB&continent=Europe",

@@ -16,25 +16,29 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from gpuhub import _moved
+from gpuhub._version import __version__
+
+_moved.install()  # the flat module paths of 0.1 still import, with a DeprecationWarning
 
 # Public name -> module that defines it.
 _EXPORTS = {
-    "Engine": "gpuhub.engine",
+    "Engine": "gpuhub.service.engine",
     "CredentialsError": "gpuhub.errors", "GpuhubError": "gpuhub.errors", "PluginError": "gpuhub.errors",
     "ProviderError": "gpuhub.errors", "QueryError": "gpuhub.errors", "ReplayMissError": "gpuhub.errors",
-    "GpuSpec": "gpuhub.gpus", "GpuTable": "gpuhub.gpus", "UnknownGpuError": "gpuhub.gpus",
-    "hookimpl": "gpuhub.hookspecs", "hookspec": "gpuhub.hookspecs",
+    "GpuSpec": "gpuhub.facts.gpus", "GpuTable": "gpuhub.facts.gpus", "UnknownGpuError": "gpuhub.facts.gpus",
+    "hookimpl": "gpuhub.fetch.hookspecs", "hookspec": "gpuhub.fetch.hookspecs",
     "Gpu": "gpuhub.model", "Instance": "gpuhub.model", "Offer": "gpuhub.model", "Price": "gpuhub.model",
     "PurchaseModel": "gpuhub.model", "Region": "gpuhub.model", "Source": "gpuhub.model",
     "known_purchase_models": "gpuhub.model", "register_purchase_model": "gpuhub.model",
-    "PluginReport": "gpuhub.plugins", "Registry": "gpuhub.plugins", "get_registry": "gpuhub.plugins",
-    "Credential": "gpuhub.provider", "Provider": "gpuhub.provider", "ProviderContext": "gpuhub.provider",
-    "ProviderKind": "gpuhub.provider", "ProviderStatus": "gpuhub.provider",
-    "Ranker": "gpuhub.ranking",
-    "RegionFacts": "gpuhub.regions",
-    "RetryPolicy": "gpuhub.retry",
-    "SearchResult": "gpuhub.searching", "search": "gpuhub.searching",
+    "PluginReport": "gpuhub.fetch.plugins", "Registry": "gpuhub.fetch.plugins", "get_registry": "gpuhub.fetch.plugins",
+    "Credential": "gpuhub.fetch.provider", "Provider": "gpuhub.fetch.provider",
+    "ProviderContext": "gpuhub.fetch.provider",
+    "ProviderKind": "gpuhub.fetch.provider", "ProviderStatus": "gpuhub.fetch.provider",
+    "Ranker": "gpuhub.answer.ranking",
+    "RegionFacts": "gpuhub.facts.regions",
+    "RetryPolicy": "gpuhub.fetch.retry",
+    "SearchResult": "gpuhub.service.searching", "search": "gpuhub.service.searching",
 }
 
 __all__ = [
@@ -79,7 +83,7 @@ __all__ = [
 
 def gpu_table() -> GpuTable:
     """The process-wide GPU table (built-in rows plus every plugin's)."""
-    from gpuhub.plugins import get_registry
+    from gpuhub.fetch.plugins import get_registry
 
     return get_registry().gpus
 
@@ -98,10 +102,14 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from gpuhub.engine import Engine
+    from gpuhub.answer.ranking import Ranker
     from gpuhub.errors import CredentialsError, GpuhubError, PluginError, ProviderError, QueryError, ReplayMissError
-    from gpuhub.gpus import GpuSpec, GpuTable, UnknownGpuError
-    from gpuhub.hookspecs import hookimpl, hookspec
+    from gpuhub.facts.gpus import GpuSpec, GpuTable, UnknownGpuError
+    from gpuhub.facts.regions import RegionFacts
+    from gpuhub.fetch.hookspecs import hookimpl, hookspec
+    from gpuhub.fetch.plugins import PluginReport, Registry, get_registry
+    from gpuhub.fetch.provider import Credential, Provider, ProviderContext, ProviderKind, ProviderStatus
+    from gpuhub.fetch.retry import RetryPolicy
     from gpuhub.model import (
         Gpu,
         Instance,
@@ -113,9 +121,5 @@ if TYPE_CHECKING:
         known_purchase_models,
         register_purchase_model,
     )
-    from gpuhub.plugins import PluginReport, Registry, get_registry
-    from gpuhub.provider import Credential, Provider, ProviderContext, ProviderKind, ProviderStatus
-    from gpuhub.ranking import Ranker
-    from gpuhub.regions import RegionFacts
-    from gpuhub.retry import RetryPolicy
-    from gpuhub.searching import SearchResult, search
+    from gpuhub.service.engine import Engine
+    from gpuhub.service.searching import SearchResult, search

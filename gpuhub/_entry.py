@@ -1,8 +1,8 @@
 """The ``gpuhub`` console script: settles what needs nothing else before the command line module loads.
 
 ``gpuhub --version`` prints without importing typer or anything else; every other command runs
-:func:`gpuhub.cli.main`. The collector's first generation threshold is raised for the process: a CLI run is short
-and allocates its long-lived objects (modules, classes, the GPU table, offers) up front, which the default
+:func:`gpuhub.cli.commands.main`. The collector's first generation threshold is raised for the process: a CLI run is
+short and allocates its long-lived objects (modules, classes, the GPU table, offers) up front, which the default
 threshold of 700 would traverse again and again (about a tenth of a search served from the store).
 """
 
@@ -18,11 +18,11 @@ GC_THRESHOLD = (50_000, 50, 100)
 def main() -> None:
     """Run the ``gpuhub`` command (the arguments are ``sys.argv``); exits with its code."""
     if sys.argv[1:] == ["--version"]:
-        from gpuhub import __version__
+        from gpuhub._version import __version__
 
         sys.stdout.write(f"gpuhub {__version__}\n")
         return
     gc.set_threshold(*GC_THRESHOLD)
-    from gpuhub.cli import main as run
+    from gpuhub.cli.commands import main as run
 
     run(own_process=True)

@@ -8,6 +8,11 @@ side do not touch the same line.
 
 from __future__ import annotations
 
+import re
+from importlib import metadata
+
+ENTRY_POINT_GROUP = "gpuhub"
+"""The entry-point group a plugin distribution registers its plugin module under."""
 CORE_DISTRIBUTION = "gpuhub-core"
 """The core's own distribution (import name ``gpuhub``; the index name ``gpuhub`` belongs to another project)."""
 
@@ -37,3 +42,14 @@ BUNDLED_PROVIDERS: dict[str, str] = {
 }
 """Provider name -> owning distribution, for every public-cloud plugin under ``plugins/`` (the Kubernetes and Slurm
 plugins describe the user's own clusters and are not listed: their names are the user's)."""
+
+
+def installed_distributions() -> set[str]:
+    """Names of the installed distributions that provide ``gpuhub`` entry points (normalized: ``gpuhub-aws``),
+    read from the installed packages' metadata (no plugin is imported)."""
+    names = set()
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        if dist is not None:
+            names.add(re.sub(r"[-_.]+", "-", dist.name).lower())
+    return names

@@ -16,7 +16,9 @@ What it exports, by job:
   of the cloud that runs a machine -> the seller's one name, for ``Instance(seller=...)``), :func:`known_sellers`;
   obtainability: :class:`Obtainability`,
   :class:`SpotRisk`, :class:`Reservation`;
-- reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`, :class:`GpuSpec` and
+- reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`,
+  :func:`located_region` (a marketplace's place as a region: continent from the country, coordinates from a known
+  city), :class:`GpuSpec` and
   :class:`GpuTable` (``register_gpu_specs``), :func:`load_builtin_specs`;
 - checks of one price-list row: :func:`decimal_amount` (a published amount as an exact Decimal),
   :func:`placeholder_price` (zero/negative), :func:`memory_per_gpu_gib` (GPU memory in the wrong unit or total),
@@ -24,12 +26,13 @@ What it exports, by job:
 - errors: :class:`GpuhubError`, :class:`ProviderError`, :class:`CredentialsError`, :class:`ReplayMissError`,
   :class:`UnknownGpuError`, :class:`QueryError`;
 - recordings and secrets: :class:`Manifest`, :func:`load_manifest`, :class:`ReplayTransport`,
-  :func:`remember_secret` (a credential the plugin read outside ``ctx.require_secret``, so logs and recordings
-  redact it), :func:`scrub_url`;
+  :func:`write_json_files` (a build script writes or checks its recording), :func:`remember_secret` (a
+  credential the plugin read outside ``ctx.require_secret``, so logs and recordings redact it), :func:`scrub_url`;
 - the conformance kit and test helpers (import pytest only when used): :class:`ProviderConformance`,
   :class:`CountingTransport`, :func:`make_engine`, :func:`run_provider`, :func:`reset_state` (forget the loaded
   plugins and the default engine between tests), :func:`run_cli` (``gpuhub ARGS`` in this process),
-  :func:`search` and :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
+  :func:`run_cli_json` (the same with fresh plugins and no store, JSON decoded), :func:`search` and
+  :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
 
 Names are imported on first use (PEP 562), so importing this module costs nothing until a name is used.
 """
@@ -41,27 +44,32 @@ from typing import TYPE_CHECKING, Any
 
 # Public name -> the core module that defines it. Only this table knows where things live.
 _EXPORTS: dict[str, str] = {
-    "hookimpl": "gpuhub.hookspecs",
-    "Credential": "gpuhub.provider", "Provider": "gpuhub.provider", "ProviderContext": "gpuhub.provider",
-    "ProviderKind": "gpuhub.provider", "ProviderStatus": "gpuhub.provider",
+    "hookimpl": "gpuhub.fetch.hookspecs",
+    "Credential": "gpuhub.fetch.provider", "Provider": "gpuhub.fetch.provider",
+    "ProviderContext": "gpuhub.fetch.provider",
+    "ProviderKind": "gpuhub.fetch.provider", "ProviderStatus": "gpuhub.fetch.provider",
     "Gpu": "gpuhub.model", "Instance": "gpuhub.model", "Offer": "gpuhub.model", "Price": "gpuhub.model",
     "PurchaseModel": "gpuhub.model", "Region": "gpuhub.model", "Source": "gpuhub.model",
     "register_purchase_model": "gpuhub.model",
     "Obtainability": "gpuhub.obtain", "Reservation": "gpuhub.obtain", "SpotRisk": "gpuhub.obtain",
-    "RegionFacts": "gpuhub.regions", "known_regions": "gpuhub.regions",
-    "GpuSpec": "gpuhub.gpus", "GpuTable": "gpuhub.gpus", "UnknownGpuError": "gpuhub.gpus",
-    "load_builtin_specs": "gpuhub.gpus",
+    "RegionFacts": "gpuhub.facts.regions", "known_regions": "gpuhub.facts.regions",
+    "located_region": "gpuhub.facts.regions",
+    "GpuSpec": "gpuhub.facts.gpus", "GpuTable": "gpuhub.facts.gpus", "UnknownGpuError": "gpuhub.facts.gpus",
+    "load_builtin_specs": "gpuhub.facts.gpus",
     "GpuhubError": "gpuhub.errors", "ProviderError": "gpuhub.errors", "CredentialsError": "gpuhub.errors",
     "ReplayMissError": "gpuhub.errors", "QueryError": "gpuhub.errors",
-    "Manifest": "gpuhub.recording", "load_manifest": "gpuhub.recording", "ReplayTransport": "gpuhub.recording",
-    "remember_secret": "gpuhub.recording", "scrub_url": "gpuhub.recording",
-    "ProviderConformance": "gpuhub.testing", "CountingTransport": "gpuhub.testing",
-    "make_engine": "gpuhub.testing", "run_provider": "gpuhub.testing", "reset_state": "gpuhub.testing",
-    "run_cli": "gpuhub.testing", "search": "gpuhub.searching", "SearchResult": "gpuhub.searching",
-    "Engine": "gpuhub.engine", "Registry": "gpuhub.plugins",
+    "Manifest": "gpuhub.fetch.recording", "load_manifest": "gpuhub.fetch.recording",
+    "ReplayTransport": "gpuhub.fetch.transports", "write_json_files": "gpuhub.fetch.recording",
+    "remember_secret": "gpuhub.fetch.recording", "scrub_url": "gpuhub.fetch.recording",
+    "ProviderConformance": "gpuhub.kit.testing", "CountingTransport": "gpuhub.kit.testing",
+    "make_engine": "gpuhub.kit.testing", "run_provider": "gpuhub.kit.testing", "reset_state": "gpuhub.kit.testing",
+    "run_cli": "gpuhub.kit.testing", "run_cli_json": "gpuhub.kit.testing",
+    "search": "gpuhub.service.searching", "SearchResult": "gpuhub.service.searching",
+    "Engine": "gpuhub.service.engine", "Registry": "gpuhub.fetch.plugins",
     "seller_name": "gpuhub.sellers", "known_sellers": "gpuhub.sellers",
-    "checked_gpu": "gpuhub.rowchecks", "decimal_amount": "gpuhub.rowchecks", "memory_per_gpu_gib": "gpuhub.rowchecks",
-    "placeholder_price": "gpuhub.rowchecks",
+    "checked_gpu": "gpuhub.fetch.rowchecks", "decimal_amount": "gpuhub.fetch.rowchecks",
+    "memory_per_gpu_gib": "gpuhub.fetch.rowchecks",
+    "placeholder_price": "gpuhub.fetch.rowchecks",
 }
 
 __all__ = sorted(_EXPORTS)

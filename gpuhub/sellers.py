@@ -33,6 +33,7 @@ SELLERS: dict[str, tuple[str, ...]] = {
     "paperspace": (),
     "primecompute": (),
     "scaleway": (),
+    "sesterce": (),
     "verda": ("datacrunch", "data crunch", "data-crunch"),
     "voltagepark": ("voltage park", "voltage-park"),
     "vultr": (),

@@ -22,7 +22,7 @@ def output(command: str, cache: str) -> list[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "AZURE_", "GOOGLE_", "LAMBDA_", "KUBE",
                                                                      "GPUHUB_"))}
     env |= {"GPUHUB_CACHE_DIR": cache, "COLUMNS": "240"}
-    run = subprocess.run([sys.executable, "-c", "from gpuhub.cli import main; main()", *command.split()],
+    run = subprocess.run([sys.executable, "-c", "from gpuhub.cli.commands import main; main()", *command.split()],
                          capture_output=True, text=True, env=env, timeout=300)
     return [line.rstrip() for line in (run.stdout + run.stderr).splitlines() if not STATUS.match(line)]
 

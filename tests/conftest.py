@@ -13,9 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fakecloud
 
 from gpuhub import Engine, Registry
-from gpuhub.plugins import reset_registry
-from gpuhub.searching import reset_default_engine
-from gpuhub.testing import make_engine
+from gpuhub.fetch.plugins import reset_registry
+from gpuhub.kit.testing import make_engine
+from gpuhub.service.searching import reset_default_engine
 
 
 @pytest.fixture

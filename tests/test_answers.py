@@ -17,15 +17,15 @@ from typer.testing import CliRunner
 
 import gpuhub
 from gpuhub import Engine, GpuTable, Instance, Offer, Price, Region, Registry, Source
-from gpuhub.catalog import Catalog
-from gpuhub.cli import app
-from gpuhub.grouping import distinct, group
-from gpuhub.location import distance_km, resolve_place
-from gpuhub.places import find_city
-from gpuhub.plugins import reset_registry
-from gpuhub.query import build_query
-from gpuhub.searching import reset_default_engine
-from gpuhub.testing import make_engine
+from gpuhub.answer.catalog import Catalog
+from gpuhub.answer.grouping import distinct, group
+from gpuhub.answer.query import build_query
+from gpuhub.cli.commands import app
+from gpuhub.facts.location import distance_km, resolve_place
+from gpuhub.facts.places import find_city
+from gpuhub.fetch.plugins import reset_registry
+from gpuhub.kit.testing import make_engine
+from gpuhub.service.searching import reset_default_engine
 
 runner = CliRunner()
 
@@ -282,7 +282,7 @@ def test_empty_string_arguments_are_errors(cli: Engine, option: str) -> None:
 
 
 def test_missing_provider_plugins_are_named_with_the_pip_command() -> None:
-    from gpuhub.query import _not_installed
+    from gpuhub.answer.query import _not_installed
 
     message = _not_installed("aws", [])
     assert message is not None
@@ -296,16 +296,16 @@ def test_missing_provider_plugins_are_named_with_the_pip_command() -> None:
 
 
 def test_uninstalled_known_provider_says_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gpuhub.plugins
+    import gpuhub.answer.query
 
-    monkeypatch.setattr(gpuhub.plugins, "installed_distributions", lambda: {"gpuhub-aws"})
+    monkeypatch.setattr(gpuhub.answer.query, "installed_distributions", lambda: {"gpuhub-aws"})
     with pytest.raises(gpuhub.QueryError, match="'gcp' is not installed: pip install gpuhub-gcp; installed: aws"):
         build_query(gpus=gpuhub.get_registry().gpus, providers=["aws"], rankers=["price"], provider="gcp")
 
 
 def test_carbon_is_on_one_location_based_basis(bundled: Engine) -> None:
     # Was: --sort carbon compared GCP's location-based figures with AWS/Azure consumption-based ones.
-    from gpuhub.regions import region_facts
+    from gpuhub.facts.regions import region_facts
 
     aws, gcp = region_facts("aws", "us-east-1"), region_facts("gcp", "us-east4")
     assert aws is not None and gcp is not None

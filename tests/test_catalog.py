@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from gpuhub import Gpu, Instance, Offer, Price, Region, Registry, Source
-from gpuhub.catalog import Catalog
-from gpuhub.query import build_query
+from gpuhub.answer.catalog import Catalog
+from gpuhub.answer.query import build_query
 
 
 def _offers(n: int, seed: int) -> list[Offer]:

@@ -12,10 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuhub import Engine, PluginError
-from gpuhub.cli import app
-from gpuhub.plugins import reset_registry
-from gpuhub.searching import reset_default_engine
-from gpuhub.testing import make_engine
+from gpuhub.cli.commands import app
+from gpuhub.fetch.plugins import reset_registry
+from gpuhub.kit.testing import make_engine
+from gpuhub.service.searching import reset_default_engine
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fakecloud"
 runner = CliRunner()
@@ -90,15 +90,15 @@ def test_version() -> None:
 
 
 def test_strict_mode_error_is_clean(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import gpuhub.cli
+    import gpuhub.cli.commands
 
     def strict() -> None:
         raise PluginError("plugin broken (gpuhub-broken 1.0): import failed: ModuleNotFoundError; fix: reinstall")
 
-    monkeypatch.setattr(gpuhub.cli, "get_registry", strict)
+    monkeypatch.setattr(gpuhub.cli.commands, "get_registry", strict)
     monkeypatch.setattr(sys, "argv", ["gpuhub", "search"])
     with pytest.raises(SystemExit) as info:
-        gpuhub.cli.main()
+        gpuhub.cli.commands.main()
     assert info.value.code == 1
     err = capsys.readouterr().err
     assert "error: plugin broken" in err and "gpuhub plugins" in err and "Traceback" not in err

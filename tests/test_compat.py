@@ -13,8 +13,8 @@ import pytest
 
 import gpuhub
 from gpuhub import Engine, QueryError, Registry
-from gpuhub.compat import compat, cuda_supports
-from gpuhub.testing import make_engine
+from gpuhub.facts.compat import compat, cuda_supports
+from gpuhub.kit.testing import make_engine
 
 HOPPER_AND_NEWER = {"H100", "H100-NVL", "H200", "H200-NVL", "GH200", "B200", "B300", "GB200", "GB300", "RTXPRO6000",
                     "RTXPRO6000-WS", "RTXPRO4500", "RTX5090"}

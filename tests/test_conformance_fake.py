@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fakecloud
 
-from gpuhub.testing import ProviderConformance
+from gpuhub.kit.testing import ProviderConformance
 
 
 class TestFakeCloudConformance(ProviderConformance):

@@ -19,7 +19,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 from typer.testing import CliRunner
 
-from gpuhub.cli import app
+from gpuhub.cli.commands import app
 
 try:
     import tomllib

@@ -83,7 +83,7 @@ def test_readme_commands_print_what_the_readme_shows(tmp_path: Path) -> None:
     # plugins (so that each landing does not rewrite the same README lines); lifted when they are all in.
     env |= {"GPUHUB_PLUGINS": README_PLUGINS}
     for command, shown in commands:
-        run = subprocess.run([sys.executable, "-c", "from gpuhub.cli import main; main()", *command.split()],
+        run = subprocess.run([sys.executable, "-c", "from gpuhub.cli.commands import main; main()", *command.split()],
                              capture_output=True, text=True, env=env, timeout=120)
         printed = {_norm(line) for line in (run.stdout + run.stderr).splitlines()}
         missing = [line for line in shown if _norm(line) not in printed]

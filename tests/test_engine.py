@@ -11,7 +11,7 @@ import pytest
 
 import gpuhub
 from gpuhub import Engine, Instance, Offer, Price, Provider, ProviderContext, ProviderError
-from gpuhub.testing import CountingTransport, make_engine, registry_of, run_provider
+from gpuhub.kit.testing import CountingTransport, make_engine, registry_of, run_provider
 
 
 class Scripted(Provider):
@@ -121,7 +121,7 @@ def test_empty_answer_where_data_existed_is_stale_not_empty() -> None:
 
 def test_provider_bug_becomes_a_failed_status() -> None:
     def buggy(ctx: ProviderContext) -> list[Offer]:
-        from gpuhub.recording import remember_secret
+        from gpuhub.fetch.recording import remember_secret
 
         remember_secret("sk-live-0123456789")
         raise RuntimeError("unexpected None near token sk-live-0123456789")

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuhub.gpus import UnknownGpuError
-from gpuhub.hookspecs import hookimpl
-from gpuhub.plugins import Registry
+from gpuhub.facts.gpus import UnknownGpuError
+from gpuhub.fetch.hookspecs import hookimpl
+from gpuhub.fetch.plugins import Registry
 
 
 def _installed(*names: str) -> Registry:
@@ -200,6 +200,8 @@ def test_new_gpus_resolve_beside_the_memory_providers_report(raw: str, memory_gi
     ("mi355x", "MI355X"), ("RTX PRO 4500", "RTXPRO4500"), ("rtx 5090", "RTX5090"), ("RTX4000Ada", "RTX4000-Ada"),
     ("A30", "A30"), ("A800", "A800"), ("rtx 3060", "RTX3060"), ("RTX 3070", "RTX3070"), ("A16", "A16"),
     ("L40", "L40"), ("A40", "A40"), ("H100_PCIE_BAREMETAL", "H100"),
+    ("RTX PRO 6000 Blackwell Workstation Edition", "RTXPRO6000-WS"),  # Lium's spellings of the two editions
+    ("RTX PRO 6000 Blackwell Server Edition", "RTXPRO6000"),
 ])
 def test_users_may_type_the_new_spellings(typed: str, expected: str) -> None:
     assert _installed().gpus.lookup(typed) == expected

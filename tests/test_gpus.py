@@ -102,7 +102,7 @@ def test_builtin_table_keeps_sources_and_specs(registry: Registry) -> None:
 
 
 def test_the_fingerprint_follows_every_change_of_the_table() -> None:
-    from gpuhub.gpus import GpuTable, load_builtin_specs
+    from gpuhub.facts.gpus import GpuTable, load_builtin_specs
 
     table = GpuTable()
     for spec in load_builtin_specs():

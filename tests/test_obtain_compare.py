@@ -3,6 +3,7 @@ bundled recordings (AWS: on-demand, spot with the Spot Instance Advisor bucket, 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Iterator
 from decimal import Decimal
@@ -12,14 +13,14 @@ from typer.testing import CliRunner
 
 import gpuhub
 from gpuhub import Engine, Registry
-from gpuhub.cli import app
+from gpuhub.answer.compare import compare
+from gpuhub.answer.cost import expected_interruptions
+from gpuhub.cli.commands import app
+from gpuhub.fetch.plugins import reset_registry
+from gpuhub.kit.testing import make_engine
 from gpuhub.model import Gpu, Instance, Offer, Price, Region, Source
 from gpuhub.obtain import Obtainability, SpotRisk
-from gpuhub.obtain.compare import compare
-from gpuhub.obtain.cost import expected_interruptions
-from gpuhub.plugins import reset_registry
-from gpuhub.searching import reset_default_engine
-from gpuhub.testing import make_engine
+from gpuhub.service.searching import reset_default_engine
 
 runner = CliRunner()
 
@@ -55,18 +56,22 @@ def test_p5_48_hours_compare_lists_every_purchase_model_cheapest_first(installed
     # the published capacity block price in us-east-1 (41.528 USD per instance-hour) × 48 h: two 24-hour blocks
     assert block["cost"] == float((Decimal("41.528") * 48).quantize(Decimal("0.01"))) == 1993.34
     assert block["break_even_hours"] == round(1993.344 / 55.04, 2)  # against on-demand at 55.04 USD/h
-    assert block["reservation_start"] == "2026-12-01T11:30:00+00:00" and block["reservation_hours"] == 24
+    start = dt.datetime.fromisoformat(block["reservation_start"])  # the next 11:30 UTC start: never in the past
+    assert start > dt.datetime.now(dt.timezone.utc) and (start.hour, start.minute) == (11, 30)
+    assert block["reservation_hours"] == 24
     spot = options[0]
     assert spot["interruption"] == ">20%" and spot["price_per_hour"] == 14.246
     assert any("100 %/month" in n and "interruptions" in n for n in spot["notes"])  # the arithmetic is shown
     assert options[2]["cost"] == 2641.92  # 55.04 × 48
 
 
-def test_p4d_24_hour_block_is_the_283_usd_of_the_real_answer(installed: Engine) -> None:
+def test_p4d_24_hour_block_is_never_the_283_usd_of_the_real_answer_that_has_passed(installed: Engine) -> None:
+    # The real answer's 24-hour block (283 USD, us-east-2a, 2025-02-15) started long ago: the published rate's
+    # window (11.80 × 24) for the next start is picked instead.
     options = _compare("--instance-type", "p4d.24xlarge", "--hours", "24", "--region", "us-east-2")
     block = options["capacity_block"]
-    assert block["cost"] == 283.0 and block["zone"] == "us-east-2a"
-    assert block["reservation_start"] == "2025-02-15T11:30:00+00:00"
+    assert block["cost"] == 283.2 and block["zone"] is None
+    assert dt.datetime.fromisoformat(block["reservation_start"]) > dt.datetime.now(dt.timezone.utc)
 
 
 def test_compare_table_names_the_cheapest(installed: Engine) -> None:

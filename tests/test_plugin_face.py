@@ -42,8 +42,9 @@ def test_plugins_import_only_the_face() -> None:
 
 def test_the_check_sees_a_wrong_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
-    bad.write_text("from gpuhub.model import Offer\nimport gpuhub.engine\nfrom gpuhub.plugin import Offer as O\n")
-    assert [m for _, m in _core_imports(bad)] == ["gpuhub.model", "gpuhub.engine", "gpuhub.plugin"]
+    bad.write_text("from gpuhub.model import Offer\nimport gpuhub.service.engine\n"
+                   "from gpuhub.plugin import Offer as O\n")
+    assert [m for _, m in _core_imports(bad)] == ["gpuhub.model", "gpuhub.service.engine", "gpuhub.plugin"]
 
 
 @pytest.mark.parametrize("name", face.__all__)

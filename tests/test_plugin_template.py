@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gpuhub.cli import app
+from gpuhub.cli.commands import app
 
 runner = CliRunner()
 
@@ -46,7 +46,7 @@ def test_generated_plugin_installs_lists_replays_and_passes_the_kit(tmp_path: Pa
     assert install.returncode == 0, install.stderr
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUHUB_", "MYCLOUD_"))}
     env["GPUHUB_CACHE_DIR"] = str(tmp_path / "cache")
-    cli = [str(python), "-c", "from gpuhub.cli import main; main()"]
+    cli = [str(python), "-c", "from gpuhub.cli.commands import main; main()"]
 
     plugins = json.loads(subprocess.run([*cli, "plugins", "--format", "json"], capture_output=True, text=True,
                                         env=env, timeout=120, check=True).stdout)
@@ -69,7 +69,7 @@ def test_generated_plugin_installs_lists_replays_and_passes_the_kit(tmp_path: Pa
 
     kit = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(root / "tests")],
                          capture_output=True, text=True, env=env, timeout=300, cwd=root)
-    assert kit.returncode == 0 and "7 passed" in kit.stdout, kit.stdout[-2000:]
+    assert kit.returncode == 0 and "9 passed" in kit.stdout, kit.stdout[-2000:]
 
 
 def test_plugin_new_refuses_bad_names(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import fakecloud
 import pytest
 
 from gpuhub import PluginError, Provider, Registry, hookimpl
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.kit.testing import make_engine, run_provider
 
 
 class OldCloud:

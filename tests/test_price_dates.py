@@ -14,9 +14,9 @@ import pytest
 
 import gpuhub
 from gpuhub import Instance, Offer, Price, Provider, ProviderContext, Registry, hookimpl
-from gpuhub.provider import STALE_PERIODS, ProviderStatus, outdated_text
+from gpuhub.fetch.provider import STALE_PERIODS, ProviderStatus, outdated_text
+from gpuhub.kit.testing import make_engine, run_cli, run_provider
 from gpuhub.store import open_store
-from gpuhub.testing import make_engine, run_cli, run_provider
 
 TODAY = dt.datetime.now(dt.timezone.utc).date()
 RECENT, OLD = TODAY - dt.timedelta(days=10), TODAY - dt.timedelta(days=40)
@@ -146,11 +146,16 @@ def test_gcp_offers_are_dated_by_their_own_skus(bundled: dict[str, tuple[tuple[O
     # A SkyPilot-derived SKU (no effectiveTime) in the sum: undated, never the recording's date.
     undated = _one(offers, "a2-ultragpu-1g", "us-east5", "spot")
     assert (undated.data_date, undated.to_record()["source"]) == (None, "replay:gcp@undated")
-    dates = [o.data_date for o in offers]
-    assert (dates.count(dt.date(2023, 3, 24)), dates.count(dt.date(2024, 9, 16)), dates.count(None)) == (13, 215, 122)
+    # The accelerator-optimized families (A2, A3, A4): 13 of 2023, 215 of 2024-09-16, 2 of 2025-08-15, 122 undated.
+    dates = [o.data_date for o in offers if o.instance_type.startswith(("a2-", "a3-", "a4-"))]
+    assert (dates.count(dt.date(2023, 3, 24)), dates.count(dt.date(2024, 9, 16)), dates.count(dt.date(2025, 8, 15)),
+            dates.count(None)) == (13, 215, 2, 122)
+    # G2 and N1 are priced from the undated SkyPilot rows only.
+    assert {o.data_date for o in offers if o.instance_type.startswith(("g2-", "n1-"))} == {None}
+    undated = sum(o.data_date is None for o in offers)
     assert (status.oldest_data_date, status.data_date, status.undated_offers) == (
-        dt.date(2023, 3, 24), dt.date(2025, 8, 15), 122)
-    assert "prices of 2023-03-24 … 2025-08-15 (newest " in status.line() and "122 undated" in status.line()
+        dt.date(2023, 3, 24), dt.date(2025, 8, 15), undated)
+    assert "prices of 2023-03-24 … 2025-08-15 (newest " in status.line() and f"{undated} undated" in status.line()
 
 
 def test_azure_eu_offers_carry_2026_08_20_and_us_ones_no_date(
@@ -165,4 +170,7 @@ def test_aws_offers_are_undated(bundled: dict[str, tuple[tuple[Offer, ...], Prov
     offers, status = bundled["aws"]
     p5 = _one(offers, "p5.48xlarge", "us-east-1", "on_demand")
     assert (p5.price.amount, p5.data_date, p5.to_record()["source"]) == (Decimal("55.04"), None, "replay:aws@undated")
-    assert status.data_date is None and "data date unknown" in status.line() and "OUTDATED" not in status.line()
+    # Only the capacity blocks at the published rates are dated (the pricing page of 2026-07-22).
+    dated = {o.data_date for o in offers if o.data_date is not None}
+    assert dated == {dt.date(2026, 7, 22)} and all(o.price.purchase == "capacity_block" for o in offers if o.data_date)
+    assert (status.data_date, status.undated_offers) == (dt.date(2026, 7, 22), sum(o.data_date is None for o in offers))

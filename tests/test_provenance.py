@@ -6,9 +6,9 @@ import datetime as dt
 import json
 from pathlib import Path
 
+from gpuhub.fetch.provider import ProviderStatus
+from gpuhub.fetch.recording import Manifest, load_manifest
 from gpuhub.model import Source
-from gpuhub.provider import ProviderStatus
-from gpuhub.recording import Manifest, load_manifest
 
 
 def _manifest(tmp_path: Path, **fields: object) -> Manifest:

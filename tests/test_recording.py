@@ -8,8 +8,9 @@ import httpx
 import pytest
 
 from gpuhub import Engine, ReplayMissError
-from gpuhub.recording import RecordingTransport, ReplayTransport, load_manifest
-from gpuhub.testing import CountingTransport, make_engine, run_provider
+from gpuhub.fetch.recording import load_manifest
+from gpuhub.fetch.transports import RecordingTransport, ReplayTransport
+from gpuhub.kit.testing import CountingTransport, make_engine, run_provider
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "fakecloud"
 

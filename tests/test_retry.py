@@ -8,14 +8,14 @@ import httpx
 import pytest
 
 from gpuhub import ProviderContext, ProviderError, RetryPolicy, Source
-from gpuhub.retry import RateLimitedError, parse_retry_after
-from gpuhub.testing import CountingTransport
+from gpuhub.fetch.retry import RateLimitedError, parse_retry_after
+from gpuhub.kit.testing import CountingTransport
 
 NO_WAIT = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=10, jitter_s=0)
 
 
 def _ctx(transport: httpx.BaseTransport, policy: RetryPolicy = NO_WAIT) -> ProviderContext:
-    from gpuhub.gpus import GpuTable
+    from gpuhub.facts.gpus import GpuTable
 
     return ProviderContext(fakecloud.FakeCloud(), httpx.Client(transport=transport), mode="live",
                            source=Source(mode="live"), gpus=GpuTable(), environ={}, retry=policy)

@@ -1,4 +1,4 @@
-"""gpuhub.safeio: containment, file kinds, size and nesting limits, atomic writes and debris cleanup."""
+"""gpuhub.fetch.safeio: containment, file kinds, size and nesting limits, atomic writes and debris cleanup."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuhub import safeio
+from gpuhub.fetch import safeio
 
 
 def test_reads_a_regular_file_inside_its_root(tmp_path: Path) -> None:

@@ -11,13 +11,13 @@ from typer.testing import CliRunner
 
 import gpuhub
 from gpuhub import Engine, Instance, Offer, Price, Provider, ProviderContext
-from gpuhub.catalog import Catalog
-from gpuhub.cli import app
-from gpuhub.plugins import reset_registry
-from gpuhub.searching import reset_default_engine
+from gpuhub.answer.catalog import Catalog
+from gpuhub.cli.commands import app
+from gpuhub.fetch.plugins import reset_registry
+from gpuhub.kit.testing import make_engine, registry_of
 from gpuhub.sellers import known_sellers, seller_name
+from gpuhub.service.searching import reset_default_engine
 from gpuhub.store.columns import ColumnBuilder, OfferColumns
-from gpuhub.testing import make_engine, registry_of
 
 runner = CliRunner()
 

@@ -4,6 +4,7 @@ content stored once, damaged stores never trusted, and freshness, pruning and cl
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import shutil
 import sqlite3
@@ -16,10 +17,10 @@ import pytest
 
 import gpuhub
 from gpuhub import GpuSpec, Registry
+from gpuhub.kit.testing import make_engine, run_cli, run_provider
 from gpuhub.store import SnapshotMeta, open_store
 from gpuhub.store.columns import ColumnBuilder
 from gpuhub.store.sqlite import SqliteStore
-from gpuhub.testing import make_engine, run_provider
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -170,7 +171,7 @@ def test_damaged_snapshot_is_discarded_and_parsed_again(damage: str, registry: R
                            [(_hash_parts(parts), n, d) for n, d in parts.items()])
             db.execute("UPDATE content SET hash = ?", (_hash_parts(parts),))
             db.execute("UPDATE snapshot SET content_hash = ?", (_hash_parts(parts),))
-    with caplog.at_level(logging.WARNING, logger="gpuhub.engine"):
+    with caplog.at_level(logging.WARNING, logger="gpuhub.service.engine"):
         engine = make_engine(registry, store=_store(tmp_path))
         again, status = run_provider(engine, "fakecloud")
     assert status.state == "ok" and engine.fetch_count == {"fakecloud": 1}
@@ -206,3 +207,53 @@ def test_a_relative_store_directory_is_made_absolute(tmp_path: Path, monkeypatch
     monkeypatch.chdir(tmp_path)
     assert default_location({"GPUHUB_STORE": "rel"}) == str(tmp_path / "rel")
     assert default_location({"GPUHUB_STORE": "postgresql://u@127.0.0.1/db"}) == "postgresql://u@127.0.0.1/db"
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    ("source", "{not json"), ("status", "[1, 2]"), ("fetched_at", "yesterday"), ("data_date", "31/12/2026"),
+    ("purchases", "7"), ("offers", "many")])
+def test_an_undecodable_snapshot_row_is_quarantined_and_never_fatal(column: str, value: str, registry: Registry,
+                                                                    tmp_path: Path) -> None:
+    """Issue 24, defect 2: one row that does not decode is set aside (counted, shown by ``store show``); the
+    search parses again and every later read goes on."""
+    first, _ = run_provider(make_engine(registry, store=_store(tmp_path)), "fakecloud")
+    with sqlite3.connect(tmp_path / "store.sqlite") as db:
+        db.execute(f"UPDATE snapshot SET {column} = ?", (value,))
+    engine = make_engine(registry, store=_store(tmp_path))
+    offers, status = run_provider(engine, "fakecloud")
+    assert status.state == "ok" and engine.fetch_count == {"fakecloud": 1}, status.line()
+    assert sorted(o.price_per_hour for o in offers) == sorted(o.price_per_hour for o in first)
+    env = {"GPUHUB_STORE": str(tmp_path)}
+    shown = run_cli(["store", "show", "--format", "json"], env=env)
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.stdout)
+    [bad] = data["quarantined"]
+    assert bad["provider"] == "fakecloud" and bad["snapshot_id"] == 1 and f"column {column}" in bad["reason"]
+    assert [s["id"] for s in data["snapshots"]] == [2]  # the new, good one; the bad row is no longer read
+    table = run_cli(["store", "show"], env=env)
+    assert table.exit_code == 0 and "1 snapshot row could not be decoded and is set aside" in table.output
+    assert "quarantine" in table.output and f"column {column}" in table.output
+
+
+SECRET = "s3cret-Pa55word"
+
+
+@pytest.mark.parametrize("url", [f"postgresql://gpuhub:{SECRET}@127.0.0.1:1/team",
+                                 f"postgresql://gpuhub@127.0.0.1:1/team?password={SECRET}&connect_timeout=1",
+                                 f"postgres://gpuhub@127.0.0.1:1/team?sslpassword={SECRET}&PASSWORD={SECRET}"])
+def test_the_store_password_is_never_printed_or_logged(url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 24, defect 7: ``store path``, ``store show`` (a server that refuses: port 1 on loopback) and a
+    search's log say where the team store is, never its password."""
+    pytest.importorskip("psycopg")
+    env = {"GPUHUB_STORE": url}
+    where = run_cli(["store", "path"], env=env)
+    assert where.exit_code == 0 and "127.0.0.1:1/team" in where.output and "***" in where.output, where.output
+    shown = run_cli(["store", "show"], env=env)
+    assert shown.exit_code == 1 and "cannot connect to the team store" in shown.output, shown.output
+    with caplog.at_level(logging.DEBUG):
+        engine = gpuhub.Engine(gpuhub.Registry(entry_points=[]), environ=env)
+        assert engine.store is None
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "127.0.0.1:1/team" in logged
+    for text in (where.output, shown.output, logged):
+        assert SECRET not in text and SECRET.lower() not in text.lower(), text

@@ -35,9 +35,9 @@ import sys
 sys.path.insert(0, {tests!r})
 import fakecloud
 from gpuhub import Engine, Registry
-from gpuhub.plugins import reset_registry
-from gpuhub.searching import reset_default_engine
-from gpuhub.testing import FAST_RETRY
+from gpuhub.fetch.plugins import reset_registry
+from gpuhub.service.searching import reset_default_engine
+from gpuhub.kit.testing import FAST_RETRY
 registry = Registry(entry_points=[], extra_plugins=[fakecloud.PLUGIN])
 reset_registry(registry)
 def new_engine():
@@ -46,7 +46,7 @@ def new_engine():
     reset_default_engine(engine)
     return engine
 new_engine()
-from gpuhub.cli import main
+from gpuhub.cli.commands import main
 """
 PRUNE_LOOP = SETUP + """
 import os, time

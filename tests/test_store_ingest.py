@@ -1,5 +1,5 @@
 """Ingest: the engine's one-pass checked column builder (ColumnBuilder.add_checked) stores exactly what the
-per-offer check (gpuhub.validate.offer_problem) lets through, and skips what it refuses, also when a bad offer is
+per-offer check (gpuhub.store.validate.offer_problem) lets through, and skips what it refuses, also when a bad offer is
 made of parts that good offers already brought (so the per-part check cache cannot let it in)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from decimal import Decimal
 import pytest
 
 import gpuhub
+from gpuhub.kit.testing import make_engine, run_provider
 from gpuhub.model import Instance, Offer, Price, Region, known_purchase_models
 from gpuhub.store.columns import ColumnBuilder
-from gpuhub.testing import make_engine, run_provider
-from gpuhub.validate import offer_problem
+from gpuhub.store.validate import offer_problem
 
 PURCHASES = frozenset(known_purchase_models())
 
@@ -92,7 +92,7 @@ def test_bulk_ingest_pauses_automatic_gc_and_restores_it(registry: gpuhub.Regist
                                                         enabled_before: bool) -> None:
     import gc
 
-    from gpuhub import engine as engine_module
+    from gpuhub.service import engine as engine_module
 
     monkeypatch.setattr(engine_module, "BULK_OFFERS", 0)  # every ingest is a bulk one here
     provider = registry.providers["fakecloud"]

@@ -34,13 +34,13 @@ import sys
 sys.path.insert(0, {tests!r})
 import fakecloud
 from gpuhub import Engine, Registry
-from gpuhub.plugins import reset_registry
-from gpuhub.searching import reset_default_engine
-from gpuhub.testing import FAST_RETRY
+from gpuhub.fetch.plugins import reset_registry
+from gpuhub.service.searching import reset_default_engine
+from gpuhub.kit.testing import FAST_RETRY
 registry = Registry(entry_points=[], extra_plugins=[fakecloud.PLUGIN])
 reset_registry(registry)
 reset_default_engine(Engine(registry, retry=FAST_RETRY, request_timeout_s=1.0, timeout_s=20.0))
-from gpuhub.cli import main
+from gpuhub.cli.commands import main
 sys.argv = ["gpuhub", *sys.argv[1:]]
 main()
 """
@@ -185,7 +185,7 @@ sys.path.insert(0, {tests!r})
 import fakecloud
 from gpuhub import Registry
 from gpuhub.store.sqlite import SqliteStore
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.kit.testing import make_engine, run_provider
 
 real_prune = SqliteStore._prune
 

@@ -13,11 +13,12 @@ import pytest
 
 import gpuhub
 from gpuhub import Registry
-from gpuhub.catalog import Catalog
-from gpuhub.query import build_query
-from gpuhub.store import keys, open_store
+from gpuhub.answer.catalog import Catalog
+from gpuhub.answer.query import build_query
+from gpuhub.fetch import keys
+from gpuhub.kit.testing import make_engine, run_provider
+from gpuhub.store import open_store
 from gpuhub.store.columns import ColumnBuilder
-from gpuhub.testing import make_engine, run_provider
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -34,17 +35,17 @@ def test_recording_digest_is_remembered_until_a_file_changes(registry: Registry,
     real = keys.recording_digest
 
     def counting(manifest, store=None):  # type: ignore[no-untyped-def]
-        original = gpuhub.safeio.read_bytes
+        original = gpuhub.fetch.safeio.read_bytes
 
         def read_bytes(path, **kw):  # type: ignore[no-untyped-def]
             read.append(str(path))
             return original(path, **kw)
 
-        monkeypatch.setattr(gpuhub.safeio, "read_bytes", read_bytes)
+        monkeypatch.setattr(gpuhub.fetch.safeio, "read_bytes", read_bytes)
         try:
             return real(manifest, store)
         finally:
-            monkeypatch.setattr(gpuhub.safeio, "read_bytes", original)
+            monkeypatch.setattr(gpuhub.fetch.safeio, "read_bytes", original)
 
     monkeypatch.setattr(keys, "recording_digest", counting)
     engine2 = make_engine(registry, store=open_store(str(tmp_path / "s")))

@@ -15,11 +15,11 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from gpuhub import Registry
-from gpuhub.cli import app as cli_app
-from gpuhub.plugins import reset_registry
-from gpuhub.query import build_query
-from gpuhub.searching import reset_default_engine
-from gpuhub.testing import make_engine
+from gpuhub.answer.query import build_query
+from gpuhub.cli.commands import app as cli_app
+from gpuhub.fetch.plugins import reset_registry
+from gpuhub.kit.testing import make_engine
+from gpuhub.service.searching import reset_default_engine
 from gpuhub.web.app import create_app
 from gpuhub.web.params import PAGE_EXCLUDED, search_params
 
@@ -141,8 +141,8 @@ def test_request_limits(client: TestClient) -> None:
 
 
 def test_every_query_argument_is_a_web_parameter_and_in_openapi(client: TestClient) -> None:
-    """A filter added to the CLI and build_query reaches the form, the API and OpenAPI with no web code; this
-    fails when one is added under a name the CLI and build_query spell differently (add it to TO_BUILD_QUERY)."""
+    """A filter added to the parameter spec (gpuhub.answer.spec) reaches the form, the API and OpenAPI with no web
+    code; this fails when build_query takes an argument the spec does not list."""
     arguments = set(inspect.signature(build_query).parameters) - {"gpus", "providers", "sellers", "rankers"}
     assert {p.argument for p in search_params()} == arguments
     spec = client.get("/api/openapi.json").json()

@@ -15,14 +15,14 @@ from typer.testing import CliRunner
 
 import gpuhub
 from gpuhub import Engine, Instance, Offer, Price, Provider, ProviderContext, QueryError, Registry, hookimpl
-from gpuhub.cli import app
-from gpuhub.estimate import estimate, price_spread
-from gpuhub.location import distance_km, resolve_place, rtt_ms
-from gpuhub.modelfit import model_fit
-from gpuhub.perf import price_performance
-from gpuhub.plugins import reset_registry
-from gpuhub.searching import reset_default_engine
-from gpuhub.testing import make_engine
+from gpuhub.answer.estimate import estimate, price_spread
+from gpuhub.cli.commands import app
+from gpuhub.facts.location import distance_km, resolve_place, rtt_ms
+from gpuhub.facts.modelfit import model_fit
+from gpuhub.facts.perf import price_performance
+from gpuhub.fetch.plugins import reset_registry
+from gpuhub.kit.testing import make_engine
+from gpuhub.service.searching import reset_default_engine
 
 # (instance type, GPU spelling, count, vCPUs, RAM GiB, region, purchase, USD/h, billing increment s)
 ROWS = [

@@ -7,6 +7,9 @@
 
 The data comes from the store's snapshots and its price-change log (:mod:`gpuhub.history.log`); nothing is
 fetched from a provider here.
+
+May import: :mod:`gpuhub.fetch` (the plugins' GPU table), :mod:`gpuhub.store`, :mod:`gpuhub.answer`,
+:mod:`gpuhub.facts` and the bottom; never :mod:`gpuhub.publish`, :mod:`gpuhub.service` or a surface.
 """
 
 from __future__ import annotations
@@ -54,8 +57,8 @@ def make_filter(*, instance_type: str | Sequence[str] | None = None, gpu: str | 
 
     gpus = _texts("gpu", gpu)
     if gpus:
-        from gpuhub.gpus import UnknownGpuError
-        from gpuhub.plugins import get_registry
+        from gpuhub.facts.gpus import UnknownGpuError
+        from gpuhub.fetch.plugins import get_registry
 
         table = get_registry().gpus
         try:

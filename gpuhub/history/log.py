@@ -444,9 +444,9 @@ def open_history(store: Store) -> HistoryLog:
         if found is not None:
             return found
         try:
-            opener = getattr(store, "open_history", None)
-            if opener is not None:
-                history: HistoryLog = opener()
+            connect = getattr(store, "history_connection", None)
+            if connect is not None:  # PostgreSQL: the log's tables beside the snapshots, on a connection of its own
+                history = HistoryLog(connect(), "postgres", store.location)
             else:
                 # The local store's own database file (tables hist_*), through a connection of the log's own.
                 path = Path(getattr(store, "path", None) or Path(store.location) / "store.sqlite")

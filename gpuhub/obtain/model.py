@@ -12,18 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CAPACITY_PURCHASES", "Obtainability", "Reservation", "SpotRisk", "register_obtain_purchase_models"]
+__all__ = ["CAPACITY_PURCHASES", "Obtainability", "Reservation", "SpotRisk"]
 
 CAPACITY_PURCHASES = ("capacity_block", "flex_start", "calendar")
-"""Purchase models of reservable capacity: AWS Capacity Blocks for ML, GCP DWS flex-start and calendar mode."""
-
-
-def register_obtain_purchase_models() -> None:
-    """Register :data:`CAPACITY_PURCHASES` through the purchase-model registry (idempotent)."""
-    from gpuhub.model import register_purchase_model
-
-    for name in CAPACITY_PURCHASES:
-        register_purchase_model(name)
+"""Purchase models of reservable capacity: AWS Capacity Blocks for ML, GCP DWS flex-start and calendar mode
+(:mod:`gpuhub.model` registers them when it loads; this module imports nothing of gpuhub)."""
 
 
 class _Frozen(BaseModel):

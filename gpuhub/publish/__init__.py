@@ -17,6 +17,10 @@ the last published version (or vanished). A failed check publishes nothing.
 A reader (:func:`fetch_catalog`) asks for the manifest with its ETag (If-None-Match), downloads only files it does
 not have, verifies each file's SHA-256 and each provider's content hash, and only then replaces its local copy; when
 the download or a check fails, it keeps using the last good copy and says why.
+
+May import: :mod:`gpuhub.fetch`, :mod:`gpuhub.store`, :mod:`gpuhub.answer`, :mod:`gpuhub.facts` and the bottom;
+never :mod:`gpuhub.history`, :mod:`gpuhub.service` or a surface (the engine reads published catalogs through
+:mod:`gpuhub.publish.serve`).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from gpuhub.publish.remote import NotModified, TargetError, open_target
 
 if TYPE_CHECKING:
-    from gpuhub.gpus import GpuTable
+    from gpuhub.facts.gpus import GpuTable
     from gpuhub.store import Snapshot, Store
     from gpuhub.store.columns import OfferColumns
 
@@ -113,7 +117,7 @@ def check_catalog(contents: Mapping[str, OfferColumns], previous: Mapping[str, A
 
 
 def _known(gpus: GpuTable, name: str) -> bool:
-    from gpuhub.gpus import UnknownGpuError
+    from gpuhub.facts.gpus import UnknownGpuError
 
     try:
         gpus.lookup(name)
@@ -311,7 +315,7 @@ def fetch_catalog(url: str, *, environ: Mapping[str, str] | None = None) -> Fetc
 
 def _save_local(directory: Path, manifest: dict[str, Any], parts: Mapping[str, Mapping[str, bytes]],
                 etag: str | None) -> None:
-    from gpuhub.recording import atomic_write
+    from gpuhub.fetch.recording import atomic_write
 
     try:
         objects = directory / "objects"

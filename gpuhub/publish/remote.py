@@ -127,7 +127,7 @@ class HttpTarget:
     def read(self, key: str, etag: str | None = None) -> tuple[bytes, str | None]:
         import httpx
 
-        from gpuhub import __version__
+        from gpuhub._version import __version__
 
         headers = {"User-Agent": f"gpuhub/{__version__}"}
         if etag:

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gpuhub.fetch.provider import ProviderStatus
     from gpuhub.model import Offer
-    from gpuhub.provider import ProviderStatus
     from gpuhub.publish import FetchedCatalog
 
 __all__ = ["published_offers"]
@@ -48,7 +48,7 @@ def published_offers(environ: Mapping[str, str], provider: str) -> tuple[Sequenc
     has no entry for the provider (the engine then replays the bundled recording as usual).
 
     A catalog that cannot be fetched and has no good local copy gives a ``failed`` status naming the cause."""
-    from gpuhub.provider import ProviderStatus
+    from gpuhub.fetch.provider import ProviderStatus
 
     url = environ.get("GPUHUB_CATALOG_URL", "").strip()
     if not url:

@@ -15,13 +15,18 @@ Backends implement :class:`Store`; :func:`open_store` picks one from ``GPUHUB_ST
 - a ``postgresql://`` URL: :mod:`gpuhub.store.postgres` (a team's shared store).
 
 This module imports nothing heavy: the columns (numpy) are imported by the backends when data is read or written.
+
+May import: :mod:`gpuhub.facts` and the bottom (:mod:`gpuhub.model`, :mod:`gpuhub.obtain`, :mod:`gpuhub.errors`);
+the backends are looked up by name and import this module, never the reverse.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import importlib
+import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,10 +35,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:
     from gpuhub.store.columns import OfferColumns
 
-__all__ = ["SOURCE_KINDS", "PruneReport", "Snapshot", "SnapshotMeta", "SourceKind", "Store", "StoreError",
-           "default_location", "open_store"]
+__all__ = ["SOURCE_KINDS", "PruneReport", "Quarantined", "Snapshot", "SnapshotMeta", "SourceKind", "Store",
+           "StoreError", "UndecodableRow", "default_location", "open_store"]
 
 SourceKind = Literal["live", "captured", "reconstructed", "static"]
+log = logging.getLogger("gpuhub.store")
 SOURCE_KINDS: tuple[str, ...] = ("live", "captured", "reconstructed", "static")
 
 
@@ -55,7 +61,7 @@ class SnapshotMeta:
             the enabled plugins and the GPU table); a snapshot is reused only under the same key.
         complete: True for a complete answer; False for a failed, timed-out, empty or partial one (kept for the
             record, never served).
-        status: :meth:`ProviderStatus.to_dict() <gpuhub.provider.ProviderStatus.to_dict>` of the fetch.
+        status: :meth:`ProviderStatus.to_dict() <gpuhub.fetch.provider.ProviderStatus.to_dict>` of the fetch.
         purchases: purchase models present in the offers (freshness depends on them: spot data ages faster).
     """
 
@@ -142,6 +148,10 @@ class Store(Protocol):
         than ``older_than_s``), never the newest complete one of a provider; then content no snapshot uses."""
         ...
 
+    def quarantined(self) -> list[Quarantined]:
+        """The snapshot rows set aside because they did not decode, newest first."""
+        ...
+
     def get_meta(self, name: str) -> str | None:
         """A small stored fact (e.g. the plugin discovery cache), or None."""
         ...
@@ -175,18 +185,146 @@ def default_location(environ: Mapping[str, str] | None = None) -> str | None:
     return str(Path(platformdirs.user_cache_dir("gpuhub")) / "store")
 
 
+class UndecodableRow(StoreError):
+    """A stored snapshot row that does not make a :class:`Snapshot` (a damaged or foreign row): it is set aside
+    (:meth:`Store.quarantined`), never served. ``ident`` and ``provider`` are the row's, as far as they read."""
+
+    def __init__(self, ident: Any, provider: Any, reason: str) -> None:
+        super().__init__(f"snapshot row {ident!r} of {provider!r} cannot be decoded: {reason}")
+        self.ident = ident
+        self.provider = provider
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Quarantined:
+    """A snapshot row set aside because it did not decode: its id and provider (as stored), why, and when
+    (timezone-aware UTC)."""
+
+    snapshot_id: int
+    provider: str
+    reason: str
+    set_aside_at: dt.datetime
+
+
+LATEST_CANDIDATES = 8
+"""Rows :meth:`Store.latest_good` reads at once: the newest that decodes is served, the others set aside."""
+_ROW_FIELDS = ("id", "provider", "fetched_at", "data_date", "source_kind", "source", "key", "complete", "status",
+               "purchases", "content_hash", "offers", "size")
+
+
+_SECRET_OPTIONS = ("password", "sslpassword")
+"""libpq connection options that hold a secret (in a URL's query string, any case)."""
+
+
+def location_secrets(location: str) -> list[str]:
+    """The secrets written into a store location (a URL's password, ``?password=``/``?sslpassword=`` values)."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    if "://" not in location:
+        return []
+    parts = urlsplit(location)
+    found = [parts.password, unquote(parts.password)] if parts.password else []
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if name.lower() in _SECRET_OPTIONS:
+            found += [value, unquote(value)]
+    return sorted({s for s in found if s}, key=len, reverse=True)
+
+
+def redact_location(location: str) -> str:
+    """A store location fit to print or log: a URL's password and secret query options replaced by ``***``
+    (``gpuhub store path``, ``store show``, errors, logs, the web)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    if "://" not in location:
+        return location
+    parts = urlsplit(location)
+    netloc = parts.netloc
+    if parts.password is not None:
+        host = netloc.rsplit("@", 1)[-1]
+        netloc = f"{parts.username}:***@{host}"
+    query = parts.query
+    pairs = parse_qsl(query, keep_blank_values=True)
+    if any(name.lower() in _SECRET_OPTIONS for name, _ in pairs):
+        query = urlencode([(n, "***" if n.lower() in _SECRET_OPTIONS else v) for n, v in pairs], safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
 def snapshot_from_row(row: tuple[Any, ...]) -> Snapshot:
     """A :class:`Snapshot` from a backend's row (id, provider, fetched_at as a POSIX timestamp, data_date ISO text,
-    source_kind, source JSON, key, complete, status JSON, purchases JSON, content_hash, offers, size in bytes)."""
+    source_kind, source JSON, key, complete, status JSON, purchases JSON, content_hash, offers, size in bytes).
+
+    Raises:
+        UndecodableRow: a column does not hold what it should (the reason names the column).
+    """
     import json
 
-    (ident, provider, fetched_at, data_date, source_kind, source, key, complete, status, purchases, content_hash,
-     offers, size) = row
-    return Snapshot(provider=provider, fetched_at=dt.datetime.fromtimestamp(fetched_at, dt.timezone.utc),
-                    data_date=dt.date.fromisoformat(data_date) if data_date else None, source_kind=source_kind,
-                    source=json.loads(source), key=key, complete=bool(complete), status=json.loads(status),
-                    purchases=tuple(json.loads(purchases)), id=int(ident), content_hash=content_hash,
-                    offers=int(offers), size_bytes=int(size))
+    if len(row) != len(_ROW_FIELDS):
+        raise UndecodableRow(row[0] if row else None, None, f"{len(row)} columns, expected {len(_ROW_FIELDS)}")
+    values = dict(zip(_ROW_FIELDS, row, strict=True))
+    column = ""
+
+    def typed(name: str, value: Any, kind: type | tuple[type, ...]) -> Any:
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise TypeError(f"{type(value).__name__}, expected {getattr(kind, '__name__', kind)}")
+        return value
+
+    try:
+        column = "id"
+        ident = typed(column, values["id"], int)
+        column = "provider"
+        provider = typed(column, values["provider"], str)
+        column = "fetched_at"
+        fetched_at = dt.datetime.fromtimestamp(typed(column, values["fetched_at"], (int, float)), dt.timezone.utc)
+        column = "data_date"
+        raw_date = values["data_date"]
+        data_date = dt.date.fromisoformat(typed(column, raw_date, str)) if raw_date else None
+        column = "source_kind"
+        source_kind = typed(column, values["source_kind"], str)
+        column = "source"
+        source = typed(column, json.loads(values["source"]), dict)
+        column = "key"
+        key = typed(column, values["key"], str)
+        column = "complete"
+        complete = typed(column, values["complete"], (bool, int))
+        column = "status"
+        status = typed(column, json.loads(values["status"]), dict)
+        column = "purchases"
+        purchases = typed(column, json.loads(values["purchases"]), list)
+        if not all(isinstance(p, str) for p in purchases):
+            raise TypeError("not a list of purchase model names")
+        column = "content_hash"
+        content_hash = values["content_hash"]
+        if content_hash is not None:
+            typed(column, content_hash, str)
+        column = "offers"
+        offers = typed(column, values["offers"], int)
+        column = "size"
+        size = typed(column, values["size"], int)
+        if offers < 0 or size < 0:
+            raise ValueError("a negative count")
+    except (TypeError, ValueError, OverflowError, OSError) as exc:  # json's errors are ValueErrors
+        raise UndecodableRow(values["id"], values["provider"], f"column {column}: {exc}"[:300]) from None
+    return Snapshot(provider=provider, fetched_at=fetched_at, data_date=data_date, source_kind=source_kind,
+                    source=source, key=key, complete=bool(complete), status=status, purchases=tuple(purchases),
+                    id=ident, content_hash=content_hash, offers=offers, size_bytes=size)
+
+
+def decode_rows(rows: Iterable[tuple[Any, ...]], set_aside: Callable[[UndecodableRow, str], None]) -> list[Snapshot]:
+    """The snapshots of ``rows``; a row that does not decode is logged and given to ``set_aside`` (with the row as
+    text) instead, so one bad row never fails a read. ``set_aside`` errors (a read-only store) are logged."""
+    out = []
+    for row in rows:
+        try:
+            out.append(snapshot_from_row(row))
+        except UndecodableRow as exc:
+            log.warning("%s; set aside (quarantined), never served", exc)
+            try:
+                set_aside(exc, repr(row)[:4000])
+            except StoreError as again:
+                log.warning("could not set the row aside: %s", again)
+    return out
 
 
 def latest_good_filter(provider: str, key: str | None, max_age_s: float | None, now: dt.datetime | None, *,
@@ -230,11 +368,13 @@ def open_store(location: str | None = None, environ: Mapping[str, str] | None = 
     where = location if location is not None else default_location(environ)
     if where is None:
         return None
-    if where.startswith(("postgresql://", "postgres://")):
-        from gpuhub.store.postgres import PostgresStore  # type: ignore[import-not-found,unused-ignore]
+    postgres = where.startswith(("postgresql://", "postgres://"))
+    module, name = _BACKENDS["postgres" if postgres else "sqlite"]
+    # A backend depends on this module's protocol, never the reverse: it is looked up by name, like a plugin.
+    backend = getattr(importlib.import_module(module), name)
+    store: Store = backend(where if postgres else Path(where))
+    return store
 
-        store: Store = PostgresStore(where)
-        return store
-    from gpuhub.store.sqlite import SqliteStore
 
-    return SqliteStore(Path(where))
+_BACKENDS = {"sqlite": ("gpuhub.store.sqlite", "SqliteStore"), "postgres": ("gpuhub.store.postgres", "PostgresStore")}
+"""Store backend -> (module, class): SQLite for a path, PostgreSQL for a ``postgresql://`` URL."""

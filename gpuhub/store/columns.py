@@ -347,7 +347,7 @@ class ColumnBuilder:
     part, price-terms tuple and amount is encoded (dumped to its table) once; the price column is filled from the
     distinct amounts at :meth:`build`.
 
-    :meth:`add_checked` is the engine's path: the checks of :func:`gpuhub.validate.offer_problem` run in full for
+    :meth:`add_checked` is the engine's path: the checks of :func:`gpuhub.store.validate.offer_problem` run in full for
     an offer with a part not seen before, and are not repeated for an offer made only of parts that already passed
     them (an object seen before by identity, terms and amounts by value and type). What is stored is always the
     part as it was when it was checked.
@@ -434,7 +434,7 @@ class ColumnBuilder:
 
     def add_checked(self, offer: object, provider: str, purchases: Collection[str]) -> str | None:
         """Append ``offer`` if it is sound as ``provider``'s; else append nothing and return why not (the reason
-        :func:`gpuhub.validate.offer_problem` gives).
+        :func:`gpuhub.store.validate.offer_problem` gives).
 
         Args:
             offer: what a provider's ``fetch`` yielded.
@@ -462,7 +462,7 @@ class ColumnBuilder:
                     self._rows.extend((instance, region, source, terms, code, extra))
                     self._available.append(flag)
                     return None
-        from gpuhub.validate import offer_problem
+        from gpuhub.store.validate import offer_problem
 
         problem = offer_problem(offer, provider, purchases)
         if problem is None:

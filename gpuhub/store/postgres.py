@@ -28,20 +28,23 @@ import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from gpuhub.store import (
+    LATEST_CANDIDATES,
     PruneReport,
+    Quarantined,
     Snapshot,
     SnapshotMeta,
     StoreError,
+    UndecodableRow,
     columns_from_parts,
+    decode_rows,
     latest_good_filter,
-    snapshot_from_row,
+    redact_location,
 )
+from gpuhub.store import location_secrets as _secrets
 
 if TYPE_CHECKING:
-    from gpuhub.history.log import HistoryLog
     from gpuhub.store.columns import OfferColumns
 
 __all__ = ["PostgresStore", "redact_url"]
@@ -59,6 +62,9 @@ _MIGRATIONS = [
     CREATE TABLE IF NOT EXISTS gpuhub_content_part (hash TEXT NOT NULL REFERENCES gpuhub_content (hash)
         ON DELETE CASCADE, name TEXT NOT NULL, data BYTEA NOT NULL, PRIMARY KEY (hash, name));
     CREATE TABLE IF NOT EXISTS gpuhub_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)""",
+    # 2: snapshot rows that did not decode, moved out of gpuhub_snapshot (kept for a look, never served)
+    """CREATE TABLE IF NOT EXISTS gpuhub_quarantine (snapshot_id BIGINT PRIMARY KEY, provider TEXT,
+        reason TEXT NOT NULL, set_aside_at DOUBLE PRECISION NOT NULL, row_text TEXT NOT NULL)""",
 ]
 _SELECT = ("SELECT s.id, s.provider, s.fetched_at, s.data_date, s.source_kind, s.source, s.key, s.complete, "
            "s.status, s.purchases, s.content_hash, s.offers, coalesce(c.size, 0) FROM gpuhub_snapshot s "
@@ -66,12 +72,15 @@ _SELECT = ("SELECT s.id, s.provider, s.fetched_at, s.data_date, s.source_kind, s
 
 
 def redact_url(url: str) -> str:
-    """The URL without its password (for messages and ``gpuhub store path``)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    """The URL without its password (for messages and ``gpuhub store path``): :func:`gpuhub.store.redact_location`."""
+    return redact_location(url)
+
+
+def _scrubbed(url: str, text: str) -> str:
+    """A server or driver message with every secret of ``url`` blanked (libpq may echo connection options)."""
+    for secret in _secrets(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 def _keep() -> int:
@@ -106,6 +115,10 @@ class PostgresStore:
         self._db = self._connect()
         self._migrate()
 
+    def _why(self, exc: Exception) -> str:
+        """The driver's message, short, without any secret of the URL."""
+        return _scrubbed(self.url, str(exc)).strip()[:300]
+
     def _connect(self) -> Any:
         import psycopg
 
@@ -113,7 +126,7 @@ class PostgresStore:
             return psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)),
                                    application_name="gpuhub")
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot connect to the team store {self.location}: {self._why(exc)}") from None
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[Any]:
@@ -138,7 +151,7 @@ class PostgresStore:
                 cursor = db.execute(sql, args)
                 return list(cursor.fetchall()) if cursor.description else []
         except psycopg.Error as exc:
-            raise StoreError(f"cannot {what} the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot {what} the team store {self.location}: {self._why(exc)}") from None
 
     def _migrate(self) -> None:
         import psycopg
@@ -156,7 +169,7 @@ class PostgresStore:
                     db.execute("INSERT INTO gpuhub_schema_version VALUES (%s)", (number,))
         except psycopg.Error as exc:
             raise StoreError(f"cannot prepare the schema of the team store {self.location}: "
-                             f"{str(exc).strip()[:300]}") from None
+                             f"{self._why(exc)}") from None
 
     @property
     def schema_version(self) -> int:
@@ -198,7 +211,7 @@ class PostgresStore:
                      offers)).fetchone()
                 self._prune(db, _keep(), None, meta.provider, wait=False)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot write to the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot write to the team store {self.location}: {self._why(exc)}") from None
         return Snapshot(meta.provider, meta.fetched_at, meta.data_date, meta.source_kind, meta.source, meta.key,
                         complete, meta.status, meta.purchases, int(row[0]), content_hash, offers, size)
 
@@ -206,13 +219,33 @@ class PostgresStore:
     def latest_good(self, provider: str, *, key: str | None = None, max_age_s: float | None = None,
                     now: dt.datetime | None = None) -> Snapshot | None:
         where, args = latest_good_filter(provider, key, max_age_s, now, mark="%s", prefix="s.")
-        rows = self._run("read", _SELECT + where + " ORDER BY s.id DESC LIMIT 1", tuple(args))
-        return snapshot_from_row(rows[0]) if rows else None
+        # A few candidates: an undecodable newest row is set aside and the next one served.
+        rows = self._run("read", _SELECT + where + f" ORDER BY s.id DESC LIMIT {LATEST_CANDIDATES}", tuple(args))
+        found = decode_rows(rows, self._set_row_aside)
+        return found[0] if found else None
 
     def snapshots(self, provider: str | None = None, *, limit: int | None = None) -> list[Snapshot]:
         where, args = ("WHERE s.provider = %s", (provider,)) if provider is not None else ("", ())
         tail = f" LIMIT {int(limit)}" if limit is not None else ""
-        return [snapshot_from_row(r) for r in self._run("read", _SELECT + where + " ORDER BY s.id DESC" + tail, args)]
+        return decode_rows(self._run("read", _SELECT + where + " ORDER BY s.id DESC" + tail, args),
+                           self._set_row_aside)
+
+    def _set_row_aside(self, bad: UndecodableRow, row: str) -> None:
+        import psycopg
+
+        try:
+            with self._transaction() as db:
+                db.execute("INSERT INTO gpuhub_quarantine VALUES (%s, %s, %s, %s, %s) ON CONFLICT (snapshot_id) "
+                           "DO NOTHING", (bad.ident, str(bad.provider), bad.reason, time.time(), row))
+                db.execute("DELETE FROM gpuhub_snapshot WHERE id = %s", (bad.ident,))
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot write to the team store {self.location}: {self._why(exc)}") from None
+
+    def quarantined(self) -> list[Quarantined]:
+        rows = self._run("read", "SELECT snapshot_id, provider, reason, set_aside_at FROM gpuhub_quarantine "
+                                 "ORDER BY set_aside_at DESC")
+        return [Quarantined(int(i), str(p), str(r), dt.datetime.fromtimestamp(float(t), dt.timezone.utc))
+                for i, p, r, t in rows]
 
     def read_columns(self, snapshot: Snapshot) -> OfferColumns:
         if snapshot.content_hash is None:
@@ -238,7 +271,7 @@ class PostgresStore:
         try:
             conn = psycopg.connect(self.url, autocommit=True, connect_timeout=max(1, int(self._timeout)))
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot connect to the team store {self.location}: {self._why(exc)}") from None
         try:
             deadline = time.monotonic() + max(0.0, timeout_s)
             while True:
@@ -285,7 +318,7 @@ class PostgresStore:
             with self._transaction() as db:
                 gone, contents, freed = self._prune(db, keep_per_provider, older_than_s, None)
         except psycopg.Error as exc:
-            raise StoreError(f"cannot prune the team store {self.location}: {str(exc).strip()[:300]}") from None
+            raise StoreError(f"cannot prune the team store {self.location}: {self._why(exc)}") from None
         return PruneReport(gone, contents, freed)
 
     def get_meta(self, name: str) -> str | None:
@@ -307,15 +340,15 @@ class PostgresStore:
                                  "c.relkind = 'r' AND (c.relname LIKE 'gpuhub\\_%%' OR c.relname LIKE 'hist\\_%%')")
         return int(rows[0][0])
 
-    def open_history(self) -> HistoryLog:
-        """The price-change log in this database (its own connection)."""
-        from gpuhub.history.log import HistoryLog
-
-        return HistoryLog(self._connect(), "postgres", self.location)
+    def history_connection(self) -> Any:
+        """A new connection to this database for the price-change log (:func:`gpuhub.history.log.open_history`
+        builds the log on it; its tables ``hist_*`` live beside the snapshots)."""
+        return self._connect()
 
     def close(self) -> None:
-        from gpuhub.history.log import close_history
-
-        close_history(self)
+        """Close the connection, and the price-change log's if one was opened on this store."""
+        history = self.__dict__.pop("_gpuhub_history", None)  # set by gpuhub.history.log.open_history
+        if history is not None:
+            history.close()
         with self._lock:
             self._db.close()

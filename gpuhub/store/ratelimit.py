@@ -1,8 +1,8 @@
 """When a provider's server said it may be asked again: its ``Retry-After``, kept in the offer store across processes.
 
 A server that answers 429 (or 503) with a ``Retry-After`` longer than the retry budget stops the fetch at once
-(:class:`gpuhub.retry.RateLimitedError`). The time it gave is stored here, per provider and endpoint (its base URL),
-as one row of the store's small ``meta`` table (name ``rate_limited:<provider>:<base URL>``, value JSON
+(:class:`gpuhub.fetch.retry.RateLimitedError`). The time it gave is stored here, per provider and endpoint (its base
+URL), as one row of the store's small ``meta`` table (name ``rate_limited:<provider>:<base URL>``, value JSON
 ``{"until": ISO time UTC, "reason": text}``), so the next process (a cron job a minute later) does not ask before
 that time either: it serves the last good snapshot, stale, saying ``rate limited until <time>``.
 Reading or writing it never fails a search: a store that cannot be read is a miss, one that cannot be written

@@ -36,13 +36,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpuhub.store import (
+    LATEST_CANDIDATES,
     PruneReport,
+    Quarantined,
     Snapshot,
     SnapshotMeta,
     StoreError,
+    UndecodableRow,
     columns_from_parts,
+    decode_rows,
     latest_good_filter,
-    snapshot_from_row,
 )
 
 if TYPE_CHECKING:
@@ -65,6 +68,9 @@ CREATE TABLE IF NOT EXISTS content_part (hash TEXT NOT NULL, name TEXT NOT NULL,
     PRIMARY KEY (hash, name));
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+_QUARANTINE = """CREATE TABLE IF NOT EXISTS quarantine (snapshot_id INTEGER PRIMARY KEY, provider TEXT, reason TEXT
+    NOT NULL, set_aside_at REAL NOT NULL, row TEXT NOT NULL)"""
+"""Snapshot rows that did not decode, moved out of ``snapshot`` (kept for a look, never read as snapshots)."""
 _COLUMNS = ("id, provider, fetched_at, data_date, source_kind, source, key, complete, status, purchases, "
             "snapshot.content_hash, snapshot.offers, coalesce(content.size, 0)")
 _SAFE_NAME = re.compile(r"[^a-z0-9_-]")
@@ -179,8 +185,11 @@ class SqliteStore:
                     db.execute("PRAGMA auto_vacuum = INCREMENTAL")
                 db.execute("PRAGMA journal_mode = WAL")
                 db.execute("PRAGMA synchronous = NORMAL")
-                if "snapshot" not in {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}:
+                tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                if "snapshot" not in tables:
                     db.executescript(_SCHEMA)
+                if "quarantine" not in tables:
+                    db.execute(_QUARANTINE)
             except sqlite3.DatabaseError as exc:
                 db.close()
                 if attempt or not _is_damage(exc):
@@ -278,12 +287,32 @@ class SqliteStore:
                     f"{sql}", args).fetchall()
         except sqlite3.Error as exc:
             raise self._failed(exc, "read") from None
-        return [snapshot_from_row(r) for r in rows]
+        return decode_rows(rows, self._set_row_aside)
+
+    def _set_row_aside(self, bad: UndecodableRow, row: str) -> None:
+        try:
+            with self._lock, self._transaction() as db:
+                db.execute("INSERT OR REPLACE INTO quarantine VALUES (?, ?, ?, ?, ?)",
+                           (bad.ident, str(bad.provider), bad.reason, time.time(), row))
+                db.execute("DELETE FROM snapshot WHERE id = ?", (bad.ident,))
+        except sqlite3.Error as exc:
+            raise self._failed(exc, "write to") from None
+
+    def quarantined(self) -> list[Quarantined]:
+        try:
+            with self._lock:
+                rows = self._db.execute("SELECT snapshot_id, provider, reason, set_aside_at FROM quarantine "
+                                        "ORDER BY set_aside_at DESC").fetchall()
+        except sqlite3.Error as exc:
+            raise self._failed(exc, "read") from None
+        return [Quarantined(int(i), str(p), str(r), dt.datetime.fromtimestamp(float(t), dt.timezone.utc))
+                for i, p, r, t in rows]
 
     def latest_good(self, provider: str, *, key: str | None = None, max_age_s: float | None = None,
                     now: dt.datetime | None = None) -> Snapshot | None:
         where, args = latest_good_filter(provider, key, max_age_s, now, mark="?", complete="complete = 1")
-        found = self._query(where + " ORDER BY id DESC LIMIT 1", tuple(args))
+        # A few candidates: an undecodable newest row is set aside and the next one served.
+        found = self._query(where + f" ORDER BY id DESC LIMIT {LATEST_CANDIDATES}", tuple(args))
         return found[0] if found else None
 
     def snapshots(self, provider: str | None = None, *, limit: int | None = None) -> list[Snapshot]:

@@ -2,6 +2,8 @@
 
 Importing this package is cheap; the web stack (Starlette, Jinja2, uvicorn) loads in :func:`serve` and
 :func:`gpuhub.web.app.create_app`.
+
+May import: :mod:`gpuhub.service` and every library layer below it; never :mod:`gpuhub.cli`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, fixtures_dir: Path | Non
     except ModuleNotFoundError as exc:
         raise ModuleNotFoundError(f"gpuhub serve needs the web extra ({exc.name} is missing): "
                                   "pip install 'gpuhub-core[web]'") from exc
-    app = create_app(fixtures_dir=fixtures_dir, fetch=fetch)  # type: ignore[arg-type]
-    uvicorn.run(app, host=host, port=port, log_level="warning", limit_concurrency=64,
-                h11_max_incomplete_event_size=16 * 1024)
+    from gpuhub.web.server import guarded_app, uvicorn_settings
+
+    app = guarded_app(create_app(fixtures_dir=fixtures_dir, fetch=fetch), host, port)  # type: ignore[arg-type]
+    uvicorn.run(app, host=host, port=port, **uvicorn_settings())

@@ -1,5 +1,5 @@
 """The web application: a results page (filters, sortable paged table, chart, compare) and a JSON API under
-``/api/``, both over the same engine as the CLI (:func:`gpuhub.query.build_query` → :func:`run_query`).
+``/api/``, both over the same engine as the CLI (:func:`gpuhub.answer.query.build_query` → :func:`run_query`).
 
 Routes (all GET): ``/`` the page; ``/api/search`` (the list ``gpuhub search --format json`` prints, same
 parameters, same default limit of 20), ``/api/result`` (offers plus provider statuses and the filter report),
@@ -28,11 +28,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gpuhub.engine import Engine, RequestedMode
+from gpuhub.answer.query import build_query
 from gpuhub.errors import QueryError
 from gpuhub.model import Offer
-from gpuhub.query import build_query
-from gpuhub.searching import SearchResult, default_engine, run_query
+from gpuhub.service.engine import Engine, RequestedMode
+from gpuhub.service.searching import SearchResult, default_engine, run_query
 from gpuhub.web.params import MAX_QUERY_BYTES, PAGE_EXCLUDED, Param, parameter_name, query_kwargs, search_params
 
 __all__ = ["MAX_OFFERS", "create_app"]
@@ -196,7 +196,7 @@ class Page:
     @property
     def compare(self) -> list[tuple[str, list[str]]]:
         """(figure, one value per picked offer) rows of the compare view."""
-        from gpuhub.estimate import estimate
+        from gpuhub.answer.estimate import estimate
 
         offers = [self.result.offers[i] for i in self.picks]
         records = [o.to_record() for o in offers]
@@ -287,7 +287,7 @@ class Web:
         return JSONResponse({"points": points(result), "matched": result.matched, "shown": len(result)})
 
     def api_estimate(self, request: Request) -> Response:
-        from gpuhub.reports import estimate_report
+        from gpuhub.service.reports import estimate_report
 
         try:
             _check_known(request, list(ESTIMATE))
@@ -307,15 +307,18 @@ class Web:
                                         fetch=self.fetch)
         except QueryError as exc:
             return _error(exc.argument, exc.detail)
+        except ArithmeticError as exc:  # a cost too large to compute from numbers that passed their bounds
+            return _error("hours", f"the job cost cannot be computed ({type(exc).__name__}); at most "
+                                   f"{MAX_NUMBER:,.0f} hours")
         return JSONResponse(report)
 
     def api_gpus(self, request: Request) -> Response:
-        from gpuhub.reports import gpu_rows
+        from gpuhub.service.reports import gpu_rows
 
         return JSONResponse(gpu_rows(self.engine.registry.gpus))
 
     def api_providers(self, request: Request) -> Response:
-        from gpuhub.reports import provider_rows
+        from gpuhub.service.reports import provider_rows
 
         return JSONResponse(provider_rows(self.engine))
 
@@ -341,8 +344,16 @@ class Web:
             context["view"] = _view(result, {**kwargs, "_params": request.query_params.multi_items()})
         except QueryError as exc:
             context["error"] = {"parameter": parameter_name(exc.argument), "message": exc.detail}
+        except ArithmeticError as exc:  # the compare view's job cost of numbers that passed their bounds
+            context["error"] = {"parameter": "hours", "message": f"the job cost cannot be computed "
+                                f"({type(exc).__name__}); at most {MAX_NUMBER:,.0f} hours"}
         return self.templates.TemplateResponse(request, "index.html", context,
                                                status_code=400 if context["error"] else 200)
+
+
+MAX_NUMBER = 1e6
+"""The largest number a request's hours, overhead or checkpoint interval may be (a million hours is 114 years;
+beyond, job costs stop being representable)."""
 
 
 def _number(name: str, value: Any) -> float:
@@ -352,6 +363,8 @@ def _number(name: str, value: Any) -> float:
         raise QueryError(name, f"expected a number, got {value!r}") from None
     if not math.isfinite(number):
         raise QueryError(name, f"must be a finite number, got {value!r}")
+    if abs(number) > MAX_NUMBER:
+        raise QueryError(name, f"must be at most {MAX_NUMBER:,.0f}, got {value!r}")
     return number
 
 

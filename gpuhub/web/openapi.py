@@ -63,6 +63,6 @@ def openapi(estimate: Mapping[str, Param]) -> dict[str, Any]:
 
 
 def _version() -> str:
-    from gpuhub import __version__
+    from gpuhub._version import __version__
 
     return __version__

@@ -10,7 +10,7 @@ import pytest
 from synth import T0, offer, put
 from typer.testing import CliRunner
 
-from gpuhub.cli import app
+from gpuhub.cli.commands import app
 from gpuhub.history.log import close_history
 
 runner = CliRunner()

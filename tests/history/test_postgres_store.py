@@ -25,11 +25,11 @@ def pg(pg_url: str):  # type: ignore[no-untyped-def]
 
 
 def test_schema_is_migrated_once_and_reopening_keeps_the_data(pg: PostgresStore, pg_url: str) -> None:
-    assert pg.schema_version == 1
+    assert pg.schema_version == 2
     put(pg, "lambda", [offer("lambda", "gpu_8x_h100", "us-east-1", "23.92")], T0)
     again = PostgresStore(pg_url)
     try:
-        assert again.schema_version == 1
+        assert again.schema_version == 2
         [snap] = again.snapshots()
         assert (snap.provider, snap.offers, snap.complete) == ("lambda", 1, True)
         [o] = again.read_columns(snap).offers()
@@ -39,7 +39,7 @@ def test_schema_is_migrated_once_and_reopening_keeps_the_data(pg: PostgresStore,
     import psycopg
 
     with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT count(*) FROM gpuhub_schema_version").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM gpuhub_schema_version").fetchone() == (2,)
 
 
 def test_same_content_is_stored_once_and_retention_prunes(pg: PostgresStore, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -98,3 +98,29 @@ def test_a_damaged_blob_is_detected_and_the_password_never_shown(pg: PostgresSto
     with pytest.raises(StoreError) as caught:
         PostgresStore("postgresql://team:s3cret@127.0.0.1:1/gpuhub", connect_timeout_s=2)
     assert "s3cret" not in str(caught.value) and "team:***@127.0.0.1:1" in str(caught.value)
+
+
+def test_an_undecodable_row_is_quarantined_for_the_whole_team(pg: PostgresStore, pg_url: str) -> None:
+    """Issue 24, defect 2 on PostgreSQL: one bad row neither fails reads nor hides the good snapshot before it."""
+    import json
+
+    import psycopg
+
+    from gpuhub.kit.testing import run_cli
+
+    put(pg, "lambda", [offer("lambda", "gpu_8x_h100", "us-east-1", "23.92")], T0)
+    newest = put(pg, "lambda", [offer("lambda", "gpu_8x_h100", "us-east-1", "24.00")], T0 + H)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE gpuhub_snapshot SET status = '[\"not\", \"a\", \"status\"]' WHERE id = %s",
+                     (newest.id,))
+    shown = run_cli(["store", "show", "--format", "json"], env={"GPUHUB_STORE": pg_url})
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.stdout)
+    [bad] = data["quarantined"]
+    assert (bad["snapshot_id"], bad["provider"]) == (newest.id, "lambda") and "column status" in bad["reason"]
+    [good] = data["snapshots"]
+    assert good["id"] == newest.id - 1 and good["complete"]
+    served = pg.latest_good("lambda")
+    assert served is not None and served.fetched_at == T0
+    [o] = pg.read_columns(served).offers()
+    assert str(o.price.amount) == "23.92"

@@ -33,7 +33,7 @@ def _store(tmp_path: Path, lambda_offers: int = 5) -> SqliteStore:
 
 
 def _gpus():  # type: ignore[no-untyped-def]
-    from gpuhub.plugins import Registry
+    from gpuhub.fetch.plugins import Registry
 
     return Registry(entry_points=[]).gpus
 

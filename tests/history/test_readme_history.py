@@ -15,7 +15,7 @@ EDITS = {"rec1": {2392: 2150, 249: 229}, "rec2": {2392: 2199, 249: 229, 1236: 10
 
 
 def _gpuhub(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from gpuhub.cli import main; main()", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "gpuhub.cli", *args], capture_output=True,
                           text=True, env=env, timeout=180, check=False)
 
 

@@ -78,8 +78,8 @@ def every_offer(gpuhub_cli: Run) -> tuple[list[dict[str, Any]], str]:
 def python_search(home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Any]]:
     """``gpuhub.search`` with the real registry (every installed plugin), isolated cache, no credentials."""
     import gpuhub
-    from gpuhub.plugins import reset_registry
-    from gpuhub.searching import reset_default_engine
+    from gpuhub.fetch.plugins import reset_registry
+    from gpuhub.service.searching import reset_default_engine
 
     for name in _CREDENTIALS:
         monkeypatch.delenv(name, raising=False)

@@ -1,5 +1,5 @@
-"""The plugin index (gpuhub/plugin_index.py) with every plugin installed: a CLI run served from the store imports no
-plugin, answers exactly what a run that loaded them answers, and the index follows the installed plugins at once
+"""The plugin index (gpuhub/fetch/plugin_index.py) with every plugin installed: a CLI run served from the store imports
+no plugin, answers exactly what a run that loaded them answers, and the index follows the installed plugins at once
 (switching one off or on, editing its files), never serving a stale GPU table or provider list."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from gpuhub.plugin_index import IndexedProvider, capture, restore
-from gpuhub.plugins import Registry
+from gpuhub.fetch.keys import INDEX_META, index_key, registry_fingerprint
+from gpuhub.fetch.plugin_index import IndexedProvider, capture, restore
+from gpuhub.fetch.plugins import Registry
 from gpuhub.store import open_store
-from gpuhub.store.keys import INDEX_META, index_key, registry_fingerprint
 
 from .conftest import _environ
 
@@ -28,7 +28,7 @@ import atexit, sys
 atexit.register(lambda: sys.stderr.write("IMPORTED " + ",".join(sorted(
     m for m in sys.modules if m.split(".")[0] in {modules!r})) + "\\n"))
 sys.argv = ["gpuhub", *sys.argv[1:]]
-from gpuhub.cli import main
+from gpuhub.cli.commands import main
 main()
 """
 
@@ -106,8 +106,8 @@ def test_the_index_restores_an_equal_registry(tmp_path: Path) -> None:
 
 
 def test_a_plugin_that_registers_code_is_never_indexed() -> None:
-    from gpuhub.hookspecs import hookimpl
-    from gpuhub.ranking import Ranker
+    from gpuhub.answer.ranking import Ranker
+    from gpuhub.fetch.hookspecs import hookimpl
 
     class Rankers:
         @hookimpl
@@ -120,7 +120,7 @@ def test_a_plugin_that_registers_code_is_never_indexed() -> None:
 
 
 def test_editing_a_plugin_file_changes_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpuhub.store.keys import code_fingerprint
+    from gpuhub.fetch.keys import code_fingerprint
 
     package = tmp_path / "gpuhub_tmpcloud"
     package.mkdir()

@@ -14,9 +14,9 @@ import harness
 from harness import Baseline, LoopbackOnly, build_registry
 
 from gpuhub import Offer, Registry
-from gpuhub.diskcache import DiskCache
-from gpuhub.provider import ProviderStatus
-from gpuhub.testing import make_engine
+from gpuhub.fetch.diskcache import DiskCache
+from gpuhub.fetch.provider import ProviderStatus
+from gpuhub.kit.testing import make_engine
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -2,7 +2,7 @@
 
 The server binds ``127.0.0.1`` on an ephemeral port (never any other address), runs in a daemon thread, and
 answers each request from a recording (``manifest.json`` + body files, loaded with
-:func:`gpuhub.recording.load_manifest`) by matching method, path and query (parameters in any order, credential
+:func:`gpuhub.fetch.recording.load_manifest`) by matching method, path and query (parameters in any order, credential
 parameters ignored, host ignored). Tests point a provider at it with ``GPUHUB_<NAME>_BASE_URL``.
 
 Per request, a test can inject a fault (:class:`Fault`) through :meth:`FaultServer.inject`: an HTTP status with
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit
 
-from gpuhub.recording import SECRET_NAMES, load_manifest
+from gpuhub.fetch.recording import SECRET_NAMES, load_manifest
 
 __all__ = ["Fault", "FaultServer", "Match", "Seen", "http_date", "matches"]
 
@@ -64,10 +64,13 @@ def matches(match: Match, target: str) -> bool:
 
 def decoded_target(path: str, query: str, body: bytes = b"") -> str:
     """``path?query`` with the query percent-decoded (``$filter=... eq 'westeurope'``), for matching; a form
-    body follows after ``#`` (``/#Action=DescribeSpotPriceHistory&...``)."""
+    body follows after ``#`` (``/#Action=DescribeSpotPriceHistory&...``), and so does a JSON body (a GraphQL query,
+    a search's filters: ``/graphql#{"query": ...}``)."""
     text = f"{path}?{unquote_plus(query)}" if query else path
     if body and b"=" in body and not body.lstrip().startswith((b"{", b"[", b"<")):
         text += "#" + unquote_plus(body.decode("utf-8", "replace"))
+    elif body and body.lstrip().startswith((b"{", b"[")):
+        text += "#" + body.decode("utf-8", "replace")
     return text
 
 

@@ -14,10 +14,10 @@ from faultserver import FaultServer, Match, matches
 from provider_cases import BY_NAME, ProviderCase
 
 from gpuhub import Engine, Offer, Registry
-from gpuhub.diskcache import DiskCache
-from gpuhub.provider import ProviderStatus
-from gpuhub.retry import RetryPolicy
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.fetch.diskcache import DiskCache
+from gpuhub.fetch.provider import ProviderStatus
+from gpuhub.fetch.retry import RetryPolicy
+from gpuhub.kit.testing import make_engine, run_provider
 
 __all__ = ["ATTEMPTS", "MATRIX_RETRY", "REQUEST_TIMEOUT_S", "Baseline", "LoopbackOnly", "base_url_env",
            "live_engine", "offer_keys", "serving"]

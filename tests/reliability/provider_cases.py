@@ -451,7 +451,299 @@ KUBERNETES = ProviderCase(
     drop_one_lost=lambda o: o.instance_type.startswith("l40s-4"), items=_k8s_items, set_items=_k8s_set,
 )
 
-CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES)
+# --- lium (public node feed, one request) ------------------------------------------------------------------------
+def _lium_items(page: Json) -> list[Any]:
+    return list(page.get("nodes", []))
+
+
+def _lium_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["nodes"] = items
+    return out
+
+
+def _lium_rename(page: Json, url: str) -> Json:
+    for node in page.get("nodes", []):
+        if isinstance(node, dict) and "price_per_node_hour" in node:
+            node["price_per_hour"] = node.pop("price_per_node_hour")
+    return page
+
+
+def _lium_drop(page: Json, url: str) -> Json:
+    for node in page["nodes"]:
+        if node.get("gpu_model") == "H100 80GB HBM3":
+            del node["price_per_node_hour"]
+    return page
+
+
+LIUM = ProviderCase(
+    name="lium", env={"LIUM_API_KEY": "fake-lium-api-key-6b2d90e1f4"}, fault_match="/api/public/v1/nodes",
+    first_match="/api/public/v1/nodes",
+    empty_page=b'{"nodes": []}', rename_all=_lium_rename, renamed_field="price_per_node_hour", drop_one=_lium_drop,
+    drop_one_lost=lambda o: o.instance_type.startswith("H100-80GB-HBM3_"), items=_lium_items, set_items=_lium_set,
+)
+
+
+# --- spheron (paginated by page number and totalPages) --------------------------------------------------------
+def _spheron_offers(page: Json) -> Iterator[dict[str, Any]]:
+    for group in page.get("data", []):
+        if isinstance(group, dict):
+            yield from (o for o in group.get("offers", []) if isinstance(o, dict))
+
+
+def _spheron_items(page: Json) -> list[Any]:
+    return list(page.get("data", []))
+
+
+def _spheron_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["data"] = items
+    return out
+
+
+def _spheron_rename(page: Json, url: str) -> Json:
+    for item in _spheron_offers(page):
+        if "gpuCount" in item:
+            item["gpu_count"] = item.pop("gpuCount")
+    return page
+
+
+def _spheron_drop(page: Json, url: str) -> Json:
+    for item in _spheron_offers(page):
+        if item.get("offerId") == "L4x8_677dc00033f3247083221e73_paris-france-1":
+            del item["gpuCount"]
+    return page
+
+
+def _spheron_forever(page: Json, target: str) -> Json:
+    number = int(re.search(r"page=(\d+)", target).group(1))  # type: ignore[union-attr]
+    page["totalPages"] = number + 1
+    return page
+
+
+SPHERON = ProviderCase(
+    name="spheron", env={"SPHERON_API_KEY": "fake-spheron-bearer-3e8a41d09c"},
+    fault_match="page=2", first_match="page=1", empty_page=b'{"data": [], "totalPages": 1}',
+    rename_all=_spheron_rename, renamed_field="gpuCount", drop_one=_spheron_drop,
+    drop_one_lost=of_type("L4x8_677dc00033f3247083221e73_paris-france-1"), items=_spheron_items,
+    set_items=_spheron_set, forever=Fault.next_page_forever(_spheron_forever, like="page=2"), forever_match="page=",
+    page_cap=50,
+)
+
+
+# --- jarvislabs, hyperbolic, seeweb (one request each) and mithril (three endpoints) -----------------------------
+def _list_of(key: str) -> Callable[[Json], list[Any]]:
+    return lambda page: list(page.get(key, [])) if isinstance(page, dict) else []
+
+
+def _set_list(key: str) -> Callable[[Json, list[Any]], Json]:
+    def rebuilt(page: Json, items: list[Any]) -> Json:
+        out = copy.deepcopy(page)
+        out[key] = items
+        return out
+    return rebuilt
+
+
+def _rename_in(key: str, old: str, new: str) -> Edit:
+    """Rename ``old`` to ``new`` in every record of ``page[key]`` (``key`` None: the page is the list)."""
+    def edit(page: Json, url: str) -> Json:
+        records = page if key is None else (page.get(key, []) if isinstance(page, dict) else [])
+        for record in records if isinstance(records, list) else []:
+            if isinstance(record, dict) and old in record:
+                record[new] = record.pop(old)
+        return page
+    return edit
+
+
+def _drop_from(key: str | None, match: Callable[[dict[str, Any]], bool], field_name: str) -> Edit:
+    """Remove ``field_name`` from the one record of ``page[key]`` that ``match`` selects."""
+    def edit(page: Json, url: str) -> Json:
+        records = page if key is None else page[key]
+        [record] = [r for r in records if isinstance(r, dict) and match(r)]
+        del record[field_name]
+        return page
+    return edit
+
+
+JARVISLABS = ProviderCase(
+    name="jarvislabs", env={"JL_API_KEY": "fake-jarvislabs-key_5e1c9a7b22"},
+    fault_match="/misc/server_meta", first_match="/misc/server_meta",
+    empty_page=b'{"currency": "USD", "server_meta": []}',
+    rename_all=_rename_in("server_meta", "price_per_hour", "price_usd"), renamed_field="price_per_hour",
+    drop_one=_drop_from("server_meta", lambda r: r.get("gpu_type") == "H200", "price_per_hour"),
+    drop_one_lost=lambda o: o.instance_type.endswith("x_H200"),
+    items=_list_of("server_meta"), set_items=_set_list("server_meta"),
+)
+
+HYPERBOLIC = ProviderCase(
+    name="hyperbolic", env={"HYPERBOLIC_API_KEY": "fake-hyperbolic-key_8b3d0f6a91"},
+    fault_match="/v2/skypilot/catalog", first_match="/v2/skypilot/catalog", empty_page=b'{"vms": []}',
+    rename_all=_rename_in("vms", "Price", "PriceUSD"), renamed_field="Price",
+    drop_one=_drop_from("vms", lambda r: r.get("InstanceType") == "3x-H100-224-2165", "Price"),
+    drop_one_lost=of_type("3x-H100-224-2165"), items=_list_of("vms"), set_items=_set_list("vms"),
+)
+
+SEEWEB = ProviderCase(
+    name="seeweb", env={"SEEWEB_API_TOKEN": "fake-seeweb-token_2a7f4c9e13"},
+    fault_match="/ecs/v2/plans", first_match="/ecs/v2/plans", empty_page=b'{"status": "ok", "plans": []}',
+    rename_all=_rename_in("plans", "hourly_price", "price_hour"), renamed_field="hourly_price",
+    drop_one=_drop_from("plans", lambda r: r.get("name") == "ECS8GPU10", "hourly_price"),
+    drop_one_lost=of_type("ECS8GPU10"), items=_list_of("plans"), set_items=_set_list("plans"),
+)
+
+
+def _whole_list(page: Json) -> list[Any]:
+    return list(page) if isinstance(page, list) else []
+
+
+def _replace_list(page: Json, items: list[Any]) -> Json:
+    return list(items)
+
+
+MITHRIL = ProviderCase(
+    # The faults hit the spot availability list (every offer needs it); the empty page is the type list.
+    name="mithril", env={"MITHRIL_API_KEY": "fake-mithril-key_7c2e5b8d40"},
+    fault_match="/v2/spot/availability", first_match="/v2/instance-types", empty_page=b"[]",
+    rename_all=_rename_in(None, "region", "zone"), renamed_field="region",
+    drop_one=_drop_from(None, lambda r: r.get("region") == "us-central2-b", "region"),
+    drop_one_lost=of_type("h200.8x"), items=_whole_list, set_items=_replace_list,
+)
+
+
+# --- runpod (GraphQL: the catalog, then one price query per GPU count) -------------------------------------------
+def _runpod_items(page: Json) -> list[Any]:
+    return list((page.get("data") or {}).get("gpuTypes") or [])
+
+
+def _runpod_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out.setdefault("data", {})["gpuTypes"] = items
+    return out
+
+
+def _runpod_rename(page: Json, url: str) -> Json:
+    for item in _runpod_items(page):
+        if "securePrice" in item:
+            item["secure_price"] = item.pop("securePrice")
+    return page
+
+
+def _runpod_drop(page: Json, url: str) -> Json:
+    for item in _runpod_items(page):
+        if item.get("id") == "A100 PCIe":
+            item["lowestPrice"].pop("stockStatus")
+    return page
+
+
+RUNPOD = ProviderCase(
+    name="runpod", env={"RUNPOD_API_KEY": "fake-runpod-key_5b8e1d27a4"},
+    fault_match='"gpuCount":2,', first_match="countryCodes",
+    empty_page=b'{"data": {"countryCodes": [], "dataCenters": [], "gpuTypes": []}}',
+    rename_all=_runpod_rename, renamed_field="securePrice", drop_one=_runpod_drop,
+    drop_one_lost=of_type("2x_A100-PCIe_SECURE"), items=_runpod_items, set_items=_runpod_set,
+)
+
+
+# --- vast (one offer search with an explicit limit; no pagination) ----------------------------------------------
+def _vast_items(page: Json) -> list[Any]:
+    return list(page.get("offers", []))
+
+
+def _vast_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["offers"] = items
+    return out
+
+
+def _vast_rename(page: Json, url: str) -> Json:
+    for item in page.get("offers", []):
+        if "dph_base" in item:
+            item["dph"] = item.pop("dph_base")
+    return page
+
+
+def _vast_drop(page: Json, url: str) -> Json:
+    for item in page.get("offers", []):
+        if item.get("id") == 1:
+            del item["dph_base"]
+    return page
+
+
+VAST = ProviderCase(
+    name="vast", env={"VAST_API_KEY": "fake-vast-key_3c9a0e6f12"},
+    fault_match="/api/v0/bundles/", first_match="/api/v0/bundles/", empty_page=b'{"offers": []}',
+    rename_all=_vast_rename, renamed_field="dph_base", drop_one=_vast_drop, drop_one_lost=of_type("2x-H200-1"),
+    items=_vast_items, set_items=_vast_set,
+)
+
+
+# --- shadeform (one instances/types answer; an aggregator) ------------------------------------------------------
+def _shadeform_items(page: Json) -> list[Any]:
+    return list(page.get("instance_types", []))
+
+
+def _shadeform_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["instance_types"] = items
+    return out
+
+
+def _shadeform_rename(page: Json, url: str) -> Json:
+    for item in page.get("instance_types", []):
+        if "hourly_price" in item:
+            item["price_cents"] = item.pop("hourly_price")
+    return page
+
+
+def _shadeform_drop(page: Json, url: str) -> Json:
+    for item in page.get("instance_types", []):
+        if (item.get("cloud"), item.get("shade_instance_type")) == ("imwt", "A6000x8"):
+            del item["configuration"]
+    return page
+
+
+SHADEFORM = ProviderCase(
+    name="shadeform", env={"SHADEFORM_API_KEY": "fake-shadeform-key_8d4f2a61b7"},
+    fault_match="/v1/instances/types", first_match="/v1/instances/types", empty_page=b'{"instance_types": []}',
+    rename_all=_shadeform_rename, renamed_field="hourly_price", drop_one=_shadeform_drop,
+    drop_one_lost=of_type("imwt_A6000x8"), items=_shadeform_items, set_items=_shadeform_set,
+)
+
+
+# --- primeintellect (one availability answer: GPU type -> offers; an aggregator) --------------------------------
+def _prime_items(page: Json) -> list[Any]:
+    return [entry for entries in page.values() if isinstance(entries, list) for entry in entries]
+
+
+def _prime_set(page: Json, items: list[Any]) -> Json:
+    return {"H100_80GB": items}
+
+
+def _prime_rename(page: Json, url: str) -> Json:
+    for entry in _prime_items(page):
+        if "prices" in entry:
+            entry["price"] = entry.pop("prices")
+    return page
+
+
+def _prime_drop(page: Json, url: str) -> Json:
+    for entry in _prime_items(page):
+        if entry.get("cloudId") == "gpu_8x_a100_80gb_sxm4" and entry.get("dataCenter") == "us-midwest-1":
+            del entry["gpuCount"]
+    return page
+
+
+PRIMEINTELLECT = ProviderCase(
+    name="primeintellect", env={"PRIME_API_KEY": "fake-prime-key_1e7c5b93d0"},
+    fault_match="/api/v1/availability/", first_match="/api/v1/availability/", empty_page=b"{}",
+    rename_all=_prime_rename, renamed_field="prices.onDemand", drop_one=_prime_drop,
+    drop_one_lost=lambda offer: offer.instance_type == "lambdalabs__8xA100_80GB__240__1800"
+    and offer.region.zone == "us-midwest-1", items=_prime_items, set_items=_prime_set,
+)
+
+
+CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES, LIUM, SPHERON, JARVISLABS,
+                                   HYPERBOLIC, SEEWEB, MITHRIL, RUNPOD, VAST, SHADEFORM, PRIMEINTELLECT)
 """Every provider row; the matrix, fuzzers and secret scan parametrize over these."""
 
 BY_NAME = {case.name: case for case in CASES}

@@ -120,7 +120,7 @@ def test_refresh_storm_still_single_flight(rel_registry: Registry, transport: Lo
 
 def test_search_where_every_provider_failed_returns_statuses(rel_registry: Registry, transport: LoopbackOnly) -> None:
     """A search whose only provider fails must come back with its status, not raise (it raised ValueError from
-    gpuhub/catalog.py's empty-catalog columns, 22 built for 21 unpacked, until commit 935734b)."""
+    gpuhub/answer/catalog.py's empty-catalog columns, 22 built for 21 unpacked, until commit 935734b)."""
     case = BY_NAME["fakecloud"]
     with serving(rel_registry, case) as server:
         server.inject(Fault.http_status(503))

@@ -1,4 +1,4 @@
-"""Disk safety: the offer store (gpuhub/store/, SQLite) and recordings (gpuhub/recording.py) are written
+"""Disk safety: the offer store (gpuhub/store/, SQLite) and recordings (gpuhub/fetch/recording.py) are written
 atomically (a failed write leaves the old snapshot or file), readable by the user only, and a corrupt store is set
 aside with a warning and never trusted (NPY and JSON only, validated; the recording is parsed again)."""
 
@@ -16,13 +16,13 @@ import pytest
 from harness import LoopbackOnly, live_engine, live_env, offer_keys, serving
 from provider_cases import BY_NAME
 
-import gpuhub.recording
-import gpuhub.safeio
+import gpuhub.fetch.recording
+import gpuhub.fetch.safeio
 from gpuhub import Registry
-from gpuhub.diskcache import DiskCache
+from gpuhub.fetch.diskcache import DiskCache
+from gpuhub.kit.testing import make_engine, run_provider
 from gpuhub.store import SnapshotMeta, StoreError, open_store
 from gpuhub.store.columns import ColumnBuilder
-from gpuhub.testing import make_engine, run_provider
 
 PROVIDER = "fakecloud"  # the core's own provider: its recording and parser do not change under us
 
@@ -93,9 +93,9 @@ def test_failed_write_leaves_the_old_snapshot(rel_registry: Registry, tmp_path: 
     def interrupted(fd: int) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(gpuhub.safeio.os, "fsync", interrupted)
+    monkeypatch.setattr(gpuhub.fetch.safeio.os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        gpuhub.recording.atomic_write(path, b"half a file")
+        gpuhub.fetch.recording.atomic_write(path, b"half a file")
     assert path.read_bytes() == b"old"
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]
 
@@ -143,7 +143,7 @@ def test_recording_files_are_user_only_and_complete(rel_registry: Registry, tmp_
     files = sorted(p for p in (tmp_path / PROVIDER).iterdir())
     assert [p.name for p in files] == ["0001.json", "0002.json", "manifest.json"]
     assert all(_mode(p) == 0o600 for p in files), {p.name: oct(_mode(p)) for p in files}
-    manifest = gpuhub.recording.load_manifest(tmp_path / PROVIDER)
+    manifest = gpuhub.fetch.recording.load_manifest(tmp_path / PROVIDER)
     assert [e["request"]["url"].split("?")[1] for e in manifest.exchanges] == ["page=1", "page=2"]
     # replayed with the same base URL setting it was recorded with (replay matches the host too)
     replayed = make_engine(rel_registry, environ={k: v for k, v in env.items() if k.startswith("GPUHUB_")})

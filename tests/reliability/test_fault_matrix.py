@@ -42,7 +42,7 @@ from harness import (
 from provider_cases import CASES, ProviderCase
 
 from gpuhub import Engine, Offer, Registry
-from gpuhub.provider import ProviderStatus
+from gpuhub.fetch.provider import ProviderStatus
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ import pytest
 from harness import offer_keys
 
 from gpuhub import Registry
-from gpuhub.diskcache import DiskCache
-from gpuhub.testing import make_engine, run_provider
+from gpuhub.fetch.diskcache import DiskCache
+from gpuhub.kit.testing import make_engine, run_provider
 
 PROVIDER = "fakecloud"
 REPO = Path(__file__).resolve().parents[2]

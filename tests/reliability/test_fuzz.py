@@ -28,8 +28,8 @@ from provider_cases import CASES, ProviderCase
 
 from gpuhub import Registry
 from gpuhub.errors import ProviderError
+from gpuhub.kit.testing import run_provider
 from gpuhub.model import _check_currency
-from gpuhub.testing import run_provider
 
 FUZZ_SETTINGS = settings(max_examples=50, deadline=None, derandomize=True, database=None,
                          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -145,7 +145,7 @@ def test_fuzzed_records_never_crash_or_price_badly(provider: str, rel_registry: 
     case = case_or_skip(rel_registry, provider)
     match = case.fuzz_match or case.fault_match
     crashes = _Crashes()
-    logging.getLogger("gpuhub.engine").addHandler(crashes)
+    logging.getLogger("gpuhub.service.engine").addHandler(crashes)
     with serving(rel_registry, case) as server:
         env = _env(rel_registry, case, server)
         # the clean page, as the provider sees it, and a clean run of the narrowed walk
@@ -189,7 +189,7 @@ def test_fuzzed_records_never_crash_or_price_badly(provider: str, rel_registry: 
         try:
             run()
         finally:
-            logging.getLogger("gpuhub.engine").removeHandler(crashes)
+            logging.getLogger("gpuhub.service.engine").removeHandler(crashes)
         assert "ok" in seen_states, "every fuzzed page failed the whole fetch: the fuzzer tests nothing"
 
 

@@ -25,7 +25,7 @@ from harness import (
 from provider_cases import CASES
 
 from gpuhub import Offer, Registry
-from gpuhub.provider import ProviderStatus
+from gpuhub.fetch.provider import ProviderStatus
 
 SEARCH_TIMEOUT_S = 4.0
 """Long enough for every neighbour to replay on a loaded 2-core machine (1.5 s was not: AWS timed out)."""

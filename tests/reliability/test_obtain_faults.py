@@ -24,7 +24,7 @@ from harness import (
 )
 
 from gpuhub import Registry
-from gpuhub.testing import run_provider
+from gpuhub.kit.testing import run_provider
 
 ADVISOR = "/spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
 

@@ -1,5 +1,5 @@
-"""The core's credential redaction (gpuhub/recording.py ``redact``/``remember_secret``, gpuhub/provider.py log
-record factory and error messages): unit checks with exact outputs."""
+"""The core's credential redaction (gpuhub/fetch/recording.py ``redact``/``remember_secret``, gpuhub/fetch/provider.py
+log record factory and error messages): unit checks with exact outputs."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import httpx
 import pytest
 
 from gpuhub.errors import ProviderError
+from gpuhub.fetch.plugins import Registry
+from gpuhub.fetch.provider import Provider, ProviderContext
+from gpuhub.fetch.recording import REDACTED, known_secrets, redact, remember_secret
+from gpuhub.kit.testing import make_engine
 from gpuhub.model import Source
-from gpuhub.plugins import Registry
-from gpuhub.provider import Provider, ProviderContext
-from gpuhub.recording import REDACTED, known_secrets, redact, remember_secret
-from gpuhub.testing import make_engine
 
 
 def test_redact_query_parameters_bearer_and_header_lines() -> None:

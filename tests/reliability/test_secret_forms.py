@@ -16,8 +16,9 @@ import httpx
 import pytest
 
 from gpuhub import Credential, Provider, Registry, hookimpl
-from gpuhub.recording import RecordingTransport, remember_secret
-from gpuhub.testing import make_engine
+from gpuhub.fetch.recording import remember_secret
+from gpuhub.fetch.transports import RecordingTransport
+from gpuhub.kit.testing import make_engine
 
 KEY = "secret_lambda+key/42==QxZ"
 """A credential with characters that URL-encoding and base64 change."""

@@ -26,9 +26,9 @@ from harness import LoopbackOnly, case_or_skip, live_engine, live_env, serving
 from provider_cases import CASES, ProviderCase
 
 from gpuhub import Registry
+from gpuhub.fetch.provider import ProviderContext, ProviderStatus
+from gpuhub.fetch.recording import known_secrets, redact
 from gpuhub.model import Source
-from gpuhub.provider import ProviderContext, ProviderStatus
-from gpuhub.recording import known_secrets, redact
 
 ARM_BEARER = "fake-azure-arm-bearer-eyJ0eXAiOiJKV1QiLCJhbGciOi.gpuhub"
 """The ARM access token the stand-in azure.identity hands out."""

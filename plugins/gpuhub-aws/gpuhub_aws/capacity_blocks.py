@@ -6,16 +6,27 @@ capacity-block instance type the region's offer file lists (:data:`FAMILIES`). E
 the price per instance-hour is ``UpfrontFee / InstanceCount / duration``, ``upfront`` the fee, ``term_hours`` the
 whole hours of the block, and ``Offer.obtain.reservation`` the start, duration, instance count, total and id.
 
-A failed or refused call (no permission for the action, an API error, a recording without it) never fails the
-provider: the status says ``ok (partial)`` naming the type and region, and there are no capacity block offers
-there.
+A failed or refused call (no permission for the action, an API error) never fails the provider: the status says
+``ok (partial)`` naming the type and region, and there are no capacity block offers there. An offering whose start
+has passed at the fetch (a recorded answer replayed later) is left out and counted.
+
+Where no offering still to come was read (the call failed or was refused, was not recorded, or its offerings
+have all started), a region and type the offer files cover get windows for the fetch's own time at the published
+per-hour rate (``data/capacity_block_rates.csv``, the capacity blocks pricing page of 2026-07-22): the next
+:data:`STARTS` daily start times (blocks start and end at 11:30 UTC) for one day, and the first one also for 7 and
+14 days (AWS sells 1-day steps up to 14 days and 7-day steps up to 182); they are prices, not capacity held. The
+search leaves out any whose start has passed by its own time (``past_start``).
 """
 
 from __future__ import annotations
 
+import csv
+import datetime as dt
 import math
 from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
+from functools import lru_cache
+from pathlib import Path
 
 from gpuhub.plugin import (
     CredentialsError,
@@ -29,13 +40,86 @@ from gpuhub.plugin import (
 )
 from gpuhub_aws.parse import _local, _money, _timestamp, _xml_root, ec2_error
 
-__all__ = ["DEFAULT_HOURS", "FAMILIES", "capacity_block_offers", "capacity_block_params", "is_capacity_block_type",
-           "parse_capacity_block_offerings"]
+__all__ = ["DEFAULT_HOURS", "FAMILIES", "LADDER_DAYS", "RATES_DATE", "STARTS", "capacity_block_offers",
+           "capacity_block_params", "is_capacity_block_type", "next_starts", "parse_capacity_block_offerings",
+           "published_blocks", "published_rates"]
 
 EC2_API_VERSION = "2016-11-15"
 DEFAULT_HOURS = 24
 FAMILIES = ("p4d.", "p4de.", "p5.", "p5e.", "p5en.", "p6-b200.", "p6-b300.", "p6e-", "u-p6e-", "trn1.", "trn2.")
 """Instance type prefixes sold as Capacity Blocks for ML (AWS's capacity blocks pricing page, 2026-07)."""
+
+
+RATES_DATE = dt.date(2026, 7, 22)
+"""The date of the published rates (the pricing page as scraped)."""
+_RATES = Path(__file__).resolve().parent / "data" / "capacity_block_rates.csv"
+BLOCK_START = dt.time(11, 30)
+"""Capacity Blocks start and end at 11:30 UTC (the real offerings start then; a shorter block ends then)."""
+STARTS = 7
+"""How many daily start times are offered (from the next one after the fetch)."""
+LADDER_DAYS = (1, 7, 14)
+"""Durations offered at the first start, days (AWS: 1-day steps up to 14 days, 7-day steps up to 182)."""
+
+
+@lru_cache(maxsize=1)
+def published_rates() -> dict[tuple[str, str], Decimal]:
+    """(instance type, region) -> the published price per instance-hour in USD (``data/capacity_block_rates.csv``)."""
+    with _RATES.open(encoding="utf-8") as handle:
+        rows = csv.DictReader(line for line in handle if not line.startswith("#"))
+        return {(r["instance_type"], r["region"]): Decimal(r["usd_per_instance_hour"]) for r in rows}
+
+
+def next_starts(now: dt.datetime, count: int = STARTS) -> list[dt.datetime]:
+    """The next ``count`` block start times (daily at :data:`BLOCK_START` UTC) strictly after ``now``."""
+    now = now.astimezone(dt.timezone.utc)
+    first = dt.datetime.combine(now.date(), BLOCK_START, tzinfo=dt.timezone.utc)
+    if first <= now:
+        first += dt.timedelta(days=1)
+    return [first + dt.timedelta(days=n) for n in range(count)]
+
+
+def published_blocks(ctx: ProviderContext, region: str, types: list[str], instances: Mapping[str, Instance | None],
+                     now: dt.datetime, served: set[tuple[str, str]] | None = None) -> Iterator[Offer]:
+    """Capacity block windows for the time ``now`` at the published rates of ``region`` (module docstring), of
+    ``types`` (empty: every type with a published rate there) but those in ``served``."""
+    rates = published_rates()
+    starts = next_starts(now)
+    unknown = []
+    for itype in types or sorted(t for t, r in rates if r == region):
+        rate, instance = rates.get((itype, region)), instances.get(itype)
+        if rate is None or (region, itype) in (served or ()):
+            continue
+        if instance is None:
+            unknown.append(itype)
+            continue
+        windows = [(start, 1) for start in starts] + [(starts[0], days) for days in LADDER_DAYS if days > 1]
+        for start, days in windows:
+            hours = 24 * days
+            total = rate * hours
+            price = Price(amount=rate, currency="USD", purchase="capacity_block", upfront=total, term_hours=hours,
+                          data_date=RATES_DATE, data_origin="AWS capacity blocks pricing page (published rate)")
+            reservation = Reservation(start=start, duration_hours=hours, total=total,
+                                      note="the published rate for this start time, not an offering: the fee and "
+                                           "whether capacity is free come from DescribeCapacityBlockOfferings")
+            yield Offer(instance=instance, region=ctx.region(region), price=price, source=ctx.source,
+                        obtain=Obtainability(reservation=reservation))
+    if unknown:
+        ctx.warn(f"{region}: published capacity block rates of {', '.join(unknown)} not offered (no instance facts "
+                 "for them in the offer files or the bundled specs)")
+
+
+def _recorded(ctx: ProviderContext) -> set[tuple[str, str]]:
+    """(region, instance type) pairs whose DescribeCapacityBlockOfferings answer the replayed recording holds."""
+    from urllib.parse import parse_qs
+
+    found: set[tuple[str, str]] = set()
+    for exchange in (ctx.recording.exchanges if ctx.recording is not None else None) or []:
+        request = exchange.get("request") or {}
+        body = parse_qs(str(request.get("body") or ""))
+        url = str(request.get("url") or "")
+        if body.get("Action") == ["DescribeCapacityBlockOfferings"] and url.startswith("https://ec2."):
+            found.add((url.removeprefix("https://ec2.").split(".", 1)[0], (body.get("InstanceType") or [""])[0]))
+    return found
 
 
 def is_capacity_block_type(instance_type: str) -> bool:
@@ -100,12 +184,19 @@ def _offer(fields: Mapping[str, str], instance: Instance, region: str, ctx: Prov
 
 def capacity_block_offers(ctx: ProviderContext, region: str, types: list[str],
                           instances: Mapping[str, Instance | None],
-                          call: Callable[[list[tuple[str, str]]], bytes]) -> Iterator[Offer]:
-    """The capacity block offers of ``types`` in ``region`` (``call`` sends one signed EC2 request)."""
+                          call: Callable[[list[tuple[str, str]]], bytes],
+                          served: set[tuple[str, str]] | None = None) -> Iterator[Offer]:
+    """The capacity block offers of ``types`` in ``region`` (``call`` sends one signed EC2 request; replayed, only
+    the recorded answers are asked); ``served`` collects the (region, type) pairs that got an offering still to
+    come (the provider adds published-rate windows, :func:`published_blocks`, for the others)."""
     hours = _hours(ctx)
+    now = dt.datetime.now(dt.timezone.utc)
+    recorded = _recorded(ctx) if ctx.mode == "replay" else None
     for itype in types:
         instance = instances.get(itype)
         if instance is None or not is_capacity_block_type(itype):
+            continue
+        if recorded is not None and (region, itype) not in recorded:
             continue
         token: str | None = None
         seen: set[str] = set()
@@ -115,7 +206,14 @@ def capacity_block_offers(ctx: ProviderContext, region: str, types: list[str],
                                                               ctx.skip)
                 for fields in items:
                     with ctx.guard("capacity block offering"):
-                        yield _offer(fields, instance, region, ctx)
+                        offer = _offer(fields, instance, region, ctx)
+                        reservation = offer.obtain.reservation if offer.obtain is not None else None
+                        if reservation is not None and reservation.start is not None and reservation.start < now:
+                            ctx.skip("capacity block offering whose start has passed (left out)")
+                            continue
+                        if served is not None:
+                            served.add((region, itype))
+                        yield offer
                 if token is None:
                     break
                 if token in seen or len(seen) > 20:

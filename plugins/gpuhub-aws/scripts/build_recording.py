@@ -36,7 +36,6 @@ import hashlib
 import json
 import sys
 from collections import defaultdict
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -276,7 +275,6 @@ def advisor_feed(types: set[str]) -> dict[str, Any]:
             "ranges": feed["ranges"], "spot_advisor": advisor}
 
 
-CAPACITY_BLOCK_START = "2026-12-01T11:30:00.000Z"
 CAPACITY_BLOCK_SAMPLE = "capacity-block-offerings-p4d-cli-output.aws-samples-HOWTO-excerpt.md"
 
 
@@ -308,29 +306,22 @@ def capacity_block_xml(region: str, itype: str, offerings: list[dict[str, Any]])
 
 def capacity_block_exchanges(out: Path, exchanges: list[dict[str, Any]],
                              offer_types: dict[str, list[str]]) -> int:
-    """One DescribeCapacityBlockOfferings answer per region and capacity-block type of its offer file: the real
-    p4d.24xlarge us-east-2 sample as answered; elsewhere one 24-hour block at the published per-hour price x 24
-    (the capacity blocks pricing page, scraped 2026-07-22), starting the day after the recording."""
+    """The one real DescribeCapacityBlockOfferings answer: the p4d.24xlarge us-east-2 sample as answered (the
+    published rates of every other region and type are the plugin's ``data/capacity_block_rates.csv``)."""
     from gpuhub_aws.capacity_blocks import DEFAULT_HOURS, capacity_block_params, is_capacity_block_type
 
-    path = SHARED / "obtainability" / "aws" / "capacity-blocks-pricing.koyakimu-scrape.json"
-    pricing = json.loads(path.read_text(encoding="utf-8"))["instance_types"]
-    hourly = {(p["region_code"], itype): p["hourly_rate_usd"] for itype, v in pricing.items() for p in v["pricing"]}
     count = 0
     for region, types in offer_types.items():
         for itype in types:
             if not is_capacity_block_type(itype):
                 continue
-            if (region, itype) == ("us-east-2", "p4d.24xlarge"):
-                offerings = capacity_block_sample()
-            elif (region, itype) in hourly:
-                fee = Decimal(str(hourly[(region, itype)])) * DEFAULT_HOURS
-                offerings = [{"CapacityBlockOfferingId": "cb-" + sku("cb", region, itype)[:17].lower(),
-                              "AvailabilityZone": f"{region}a", "StartDate": CAPACITY_BLOCK_START.replace(
-                                  ".000Z", "+00:00"), "CapacityBlockDurationHours": DEFAULT_HOURS,
-                              "UpfrontFee": f"{fee.normalize():f}"}]
-            else:
-                offerings = []
+            # Only the real answer is recorded: a block offering is for one start time, so a made-up answer
+            # would go stale; replayed, the plugin makes windows for the fetch's own time from the published
+            # rates (gpuhub_aws/data/capacity_block_rates.csv), and the real Feb 2025 offerings are left out
+            # (their start has passed) and counted.
+            if (region, itype) != ("us-east-2", "p4d.24xlarge"):
+                continue
+            offerings = capacity_block_sample()
             name = f"capacity-blocks-{region}-{itype}.xml"
             (out / name).write_text(capacity_block_xml(region, itype, offerings), encoding="utf-8")
             body = urlencode(capacity_block_params(itype, DEFAULT_HOURS))
@@ -380,10 +371,10 @@ def add_obtain_exchanges(out: Path, exchanges: list[dict[str, Any]], types: set[
              "Last-Modified header) cut to the recording's accelerator types, values unchanged. ")
     quota_regions = quota_exchanges(out, exchanges)
     blocks = capacity_block_exchanges(out, exchanges, offer_types)
-    notes += (f"Capacity Blocks for ML ({blocks} offerings): the real p4d.24xlarge us-east-2a answer of Feb 2025 "
-              "(aws-samples HOW-TO: 24 h 283 USD, 19 h 228 USD, 43 h 511 USD) as it was answered; elsewhere one "
-              "24-hour block per region and type at the published per-hour price x 24 (capacity blocks pricing "
-              "page, scraped 2026-07-22), starting 2026-12-01 in the region's zone a (reconstructed). "
+    notes += (f"Capacity Blocks for ML ({blocks} offerings): only the real p4d.24xlarge us-east-2a answer of Feb "
+              "2025 (aws-samples HOW-TO: 24 h 283 USD, 19 h 228 USD, 43 h 511 USD) as it was answered; its starts "
+              "have passed, so replayed they are left out and counted; the plugin makes windows for the fetch's "
+              "own time from the published rates (data/capacity_block_rates.csv, pricing page of 2026-07-22). "
               f"Service Quotas: ListServiceQuotas (ec2) answers for {', '.join(quota_regions)} from the cloudsploit "
               "test fixtures (2021; real-looking accounts, account ids in ARNs replaced by 000011112222); no "
               "other region has one, so quotas there are unknown in replay.")

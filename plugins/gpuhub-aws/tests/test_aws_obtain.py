@@ -16,7 +16,7 @@ import pytest
 from gpuhub_aws.advisor import parse_advisor
 
 import gpuhub
-from gpuhub.plugin import Engine, Registry, make_engine
+from gpuhub.plugin import Engine, Registry, make_engine, run_cli
 
 SHARED = Path(__file__).resolve().parents[3] / ".." / "shared" / "reference" / "obtainability" / "aws"
 
@@ -74,7 +74,7 @@ def test_every_aws_spot_offer_has_a_risk_and_unknown_is_never_zero(engine: Engin
     assert labels[("g6f.2xlarge", "us-east-1")] == "unknown"  # no g6f row in the June 2025 feed
     # on-demand offers and capacity blocks carry no risk and pass an interruption bound
     kept = gpuhub.search(instance_type="p5.48xlarge", region="us-east-1", max_interruption=5, engine=engine)
-    assert sorted(o.price.purchase for o in kept) == ["capacity_block", "on_demand"]
+    assert {o.price.purchase for o in kept} == {"capacity_block", "on_demand"}
 
 
 def test_the_bundled_buckets_are_the_real_feeds_buckets(engine: Engine) -> None:
@@ -172,10 +172,90 @@ def test_the_real_quota_fixtures_parse_by_their_own_names() -> None:
     assert south.instances("g5.xlarge", "spot", 4) == (4, "L-3819A6DF")
 
 
-def test_capacity_blocks_of_the_real_answer_keep_their_windows(engine: Engine) -> None:
+def test_the_real_answers_past_blocks_are_left_out_and_counted(engine: Engine) -> None:
+    # The real us-east-2 p4d answer of Feb 2025 (24 h 283 USD, 19 h 228, 43 h 511): every start has passed.
     found = gpuhub.search(instance_type="p4d.24xlarge", region="us-east-2", purchase="capacity_block",
                           engine=engine, limit=None)
-    windows = sorted((o.obtain.reservation.duration_hours, o.obtain.reservation.total) for o in found
-                     if o.obtain and o.obtain.reservation)
-    assert windows == [(19, Decimal("228")), (24, Decimal("283")), (43, Decimal("511"))]
-    assert all(o.obtain and o.obtain.capacity is True and o.region.zone == "us-east-2a" for o in found)
+    assert found.status("aws").skipped_reasons["capacity block offering whose start has passed (left out)"] == 3
+    assert not any(o.region.zone == "us-east-2a" for o in found)
+    # What is offered instead: windows at the published rate (11.80 per instance-hour), all in the future.
+    now = dt.datetime.now(dt.timezone.utc)
+    assert found and all(o.price.amount == Decimal("11.8") and o.obtain and o.obtain.reservation
+                         and o.obtain.reservation.start and o.obtain.reservation.start > now for o in found)
+
+
+# --- capacity blocks as future windows (issue 26), on a fixed clock ------------------------------------------------
+FIXED = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.timezone.utc)  # after that day's 11:30 UTC start
+
+
+def test_block_starts_are_the_next_11_30_utc_after_the_clock() -> None:
+    from gpuhub_aws.capacity_blocks import next_starts
+
+    assert next_starts(FIXED, 2) == [dt.datetime(2026, 12, 2, 11, 30, tzinfo=dt.timezone.utc),
+                                     dt.datetime(2026, 12, 3, 11, 30, tzinfo=dt.timezone.utc)]
+    morning = FIXED.replace(hour=9)
+    assert next_starts(morning, 1) == [dt.datetime(2026, 12, 1, 11, 30, tzinfo=dt.timezone.utc)]
+
+
+def test_published_windows_never_start_before_the_clock_and_p5e_is_at_47_76() -> None:
+    from gpuhub_aws.capacity_blocks import LADDER_DAYS, STARTS, published_blocks
+
+    from gpuhub.plugin import Instance, Region, Source
+
+    class Ctx:  # what published_blocks uses of a ProviderContext
+        source = Source(mode="replay", recording="aws")
+        def __init__(self) -> None:
+            self.warnings: list[str] = []
+
+        def region(self, code: str) -> Region:
+            return Region(provider="aws", code=code)
+
+        def warn(self, message: str) -> None:
+            self.warnings.append(message)
+
+    ctx = Ctx()
+    p5e = Instance(provider="aws", instance_type="p5e.48xlarge", gpu_count=8)
+    blocks = list(published_blocks(ctx, "us-west-2", [], {"p5e.48xlarge": p5e}, FIXED))  # type: ignore[arg-type]
+    assert len(blocks) == STARTS + len(LADDER_DAYS) - 1
+    assert all(b.obtain and b.obtain.reservation and b.obtain.reservation.start > FIXED for b in blocks)
+    assert {b.price.amount for b in blocks} == {Decimal("47.76")} and {b.data_date for b in blocks} == {
+        dt.date(2026, 7, 22)}
+    week = next(b for b in blocks if b.obtain and b.obtain.reservation and b.obtain.reservation.duration_hours == 168)
+    assert (week.price.upfront, week.price.term_hours) == (Decimal("47.76") * 168, 168)
+    # Types with a published rate here but no instance facts are said, not dropped silently.
+    assert any("p5.48xlarge" in w for w in ctx.warnings)
+
+
+def test_p5e_blocks_cover_the_published_regions(engine: Engine) -> None:
+    found = gpuhub.search(instance_type="p5e.48xlarge", purchase="capacity_block", engine=engine, limit=None)
+    assert {o.region.code for o in found} == {"ap-northeast-1", "ap-south-1", "ap-southeast-2", "ap-southeast-3",
+                                              "eu-north-1", "eu-west-2", "us-east-2", "us-west-1", "us-west-2"}
+    assert {o.price.amount for o in found} == {Decimal("47.76")}
+
+
+def test_a_search_on_a_later_clock_leaves_out_every_block_that_has_started(engine: Engine) -> None:
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=3)
+    found = gpuhub.search(instance_type="p5.48xlarge", purchase="capacity_block", engine=engine, limit=None,
+                          start=later)
+    assert found and all(o.obtain and o.obtain.reservation and o.obtain.reservation.start >= later for o in found)
+    assert found.removed_by["past_start"] > 0  # the windows of the first days, counted
+
+
+def test_estimate_compare_never_picks_a_past_block(tmp_path: Path) -> None:
+    later = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=2)).replace(microsecond=0)
+    done = run_cli(["estimate", "--instance-type", "p5.48xlarge", "--hours", "48", "--compare", "--start",
+                    later.isoformat(), "--format", "json", "--fetch", "replay"],
+                   env={"GPUHUB_CACHE_DIR": str(tmp_path), "GPUHUB_PLUGINS": "aws"})
+    assert done.exit_code == 0, done.output
+    rows = json.loads(done.stdout)
+    block = next(r for r in rows["options"] if r["purchase"] == "capacity_block")
+    assert dt.datetime.fromisoformat(block["reservation_start"]) >= later
+
+
+def test_the_ai100_is_a_known_accelerator_left_out_unless_asked_for(engine: Engine) -> None:
+    default = gpuhub.search(instance_type="dl2q.24xlarge", engine=engine, limit=None)
+    assert len(default) == 0 and default.removed_by["include_accelerators"] == 4
+    assert any("AI100 (4)" in w for w in default.status("aws").warnings)
+    asked = gpuhub.search(instance_type="dl2q.24xlarge", include_accelerators=True, engine=engine, limit=None)
+    assert len(asked) == 4 and {o.instance.gpu.name for o in asked if o.instance.gpu} == {"AI100"}
+    assert "Qualcomm AI100" not in default.status("aws").unknown_gpus

@@ -7,8 +7,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import httpx
-import pytest
-from gpuhub_cudo.provider import RECORDING
 
 import gpuhub
 from gpuhub.plugin import (
@@ -16,8 +14,6 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     Registry,
-    ReplayTransport,
-    load_manifest,
     make_engine,
     run_provider,
 )
@@ -63,43 +59,10 @@ def test_every_reference_row_to_the_cent(replayed: Replayed, catalog_csv: Path) 
 
 def test_search_with_every_plugin_installed() -> None:
     result = gpuhub.search(gpu="A800", provider="cudo", min_gpus=8, engine=make_engine(Registry()))
-    assert [(o.instance_type, round(o.price.amount, 2), o.instance.gpu_count, o.region.code) for o in result] == [
+    direct = [o for o in result if o.provider == "cudo"]  # not Cudo resold by an aggregator
+    assert [(o.instance_type, round(o.price.amount, 2), o.instance.gpu_count, o.region.code) for o in direct] == [
         ("intel-ice-lake-a800-pci_8x64v128gb", Decimal("7.15"), 8, "us-carlsbad-1"),
         ("intel-ice-lake-a800-pci_8x96v192gb", Decimal("7.52"), 8, "us-carlsbad-1")]
-
-
-def _replay() -> ReplayTransport:
-    return ReplayTransport(load_manifest(RECORDING))
-
-
-def test_live_against_mock_transport_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    replay = _replay()
-    offers, status = run_provider(make_engine(registry, transport=CountingTransport(
-        lambda request, n: replay.handle_request(request))), "cudo", mode="live")
-    assert status.state == "ok" and status.mode == "live"
-    assert [(o.instance_type, o.region.code, o.price.amount) for o in offers] == [
-        (o.instance_type, o.region.code, o.price.amount) for o in replayed[0]]
-
-
-@pytest.mark.parametrize("failure", [
-    httpx.Response(429, headers={"Retry-After": "0"}, text="slow down"),
-    httpx.Response(502, text="bad gateway"),
-    httpx.Response(200, json={"machineTypes": []}),
-])
-def test_failed_refresh_keeps_last_good_data(registry: Registry, failure: httpx.Response) -> None:
-    state = {"fail": False}
-    replay = _replay()
-
-    def handler(request: httpx.Request, n: int) -> httpx.Response:
-        if state["fail"]:
-            return httpx.Response(failure.status_code, headers=failure.headers, content=failure.content)
-        return replay.handle_request(request)
-
-    engine = make_engine(registry, transport=CountingTransport(handler))
-    assert len(run_provider(engine, "cudo", mode="live")[0]) == 143
-    state["fail"] = True
-    offers, status = run_provider(engine, "cudo", mode="live", refresh=True)
-    assert status.state == "stale" and len(offers) == 143, status.line()
 
 
 def test_bad_machine_types_are_skipped_and_counted(registry: Registry) -> None:

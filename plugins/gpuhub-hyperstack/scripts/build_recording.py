@@ -15,10 +15,11 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
-import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from gpuhub.plugin import write_json_files
 
 PLUGIN = Path(__file__).resolve().parents[1]
 SOURCE = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "hyperstack" / "vms.csv"
@@ -44,29 +45,26 @@ def build() -> dict[str, Any]:
         "format": 1, "provider": "hyperstack", "recorded_at": None, "data_date": None,
         "data_date_note": "the SkyPilot catalog file carries no date and the index gives no commit date",
         "kind": "static price table", "source": f"{ORIGIN}; table in price_table.json",
-        "notes": ("Static table: Hyperstack's API (GET /core/flavors, GET /pricebook, api_key header) exists, but "
-                  "the field layout of its answers was not established from the reference material, so no answer "
-                  "is reconstructed in an invented shape. No HTTP exchanges."),
+        "notes": ("Static table: Hyperstack's API documents GET /core/flavors and the GET /pricebook item, but not "
+                  "which price-book name prices a flavor, so no answer is reconstructed on a guess. No HTTP "
+                  "exchanges."),
         "exchanges": []}
     return {"price_table.json": table, "manifest.json": manifest}
+
+
+BUILD = build
+SOURCES = (SOURCE,)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
     args = parser.parse_args()
-    if not SOURCE.is_file():
-        print(f"{SOURCE} is absent", file=sys.stderr)
+    missing = [str(path) for path in SOURCES if not path.is_file()]
+    if missing:
+        print(f"absent: {', '.join(missing)}", file=sys.stderr)
         return 2
-    stale = []
-    for name, data in build().items():
-        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-        path = OUT / name
-        if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(name)
-        else:
-            path.write_text(text, encoding="utf-8")
+    stale = write_json_files(OUT, BUILD(), check=args.check)
     if stale:
         print(f"out of date: {', '.join(stale)}", file=sys.stderr)
         return 1

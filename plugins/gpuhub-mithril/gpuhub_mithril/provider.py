@@ -89,13 +89,14 @@ class Mithril(Provider):
         if not capacity_known:
             ctx.warn("availability unknown: the recording is reconstructed from published prices, not a capacity "
                      "snapshot")
+        no_capacity: list[str] = []
         for item in types:
             regions = availability.get(item.fid, [])
             if item.num_gpus == 0 or not item.gpu_type:
                 ctx.skip("CPU-only instance type (no GPU)")
                 continue
             if not regions:
-                ctx.skip("instance type with no spot capacity in any region")
+                no_capacity.append(item.name)  # a fact about capacity, not a bad record
                 continue
             try:
                 minimum = minimum_price_usd(ctx.get_json(f"{root}/v2/pricing/current", headers=headers,
@@ -109,6 +110,9 @@ class Mithril(Provider):
             with ctx.guard("instance type"):
                 offers = self._offers(ctx, item, minimum, regions, answered, capacity_known)
             yield from offers
+        if no_capacity:
+            ctx.warn(f"{len(no_capacity)} instance type(s) with no spot capacity in any region, so not offered: "
+                     f"{', '.join(sorted(no_capacity))}")
 
     def error_from_response(self, response: httpx.Response) -> ProviderError | None:
         """A rejected key (401/403) names ``MITHRIL_API_KEY``; other errors keep gpuhub's generic message."""

@@ -17,10 +17,11 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
-import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from gpuhub.plugin import write_json_files
 
 PLUGIN = Path(__file__).resolve().parents[1]
 SOURCE = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "nebius" / "vms.csv"
@@ -62,24 +63,24 @@ def build() -> tuple[dict[str, Any], dict[str, Any]]:
     return table, manifest
 
 
+def _files() -> dict[str, Any]:
+    table, manifest = build()
+    return {"price_table.json": table, "manifest.json": manifest}
+
+
+BUILD = _files
+SOURCES = (SOURCE,)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
     args = parser.parse_args()
-    if not SOURCE.is_file():
-        print(f"{SOURCE} is absent", file=sys.stderr)
+    missing = [str(path) for path in SOURCES if not path.is_file()]
+    if missing:
+        print(f"absent: {', '.join(missing)}", file=sys.stderr)
         return 2
-    table, manifest = build()
-    files = {"price_table.json": table, "manifest.json": manifest}
-    stale = []
-    for name, data in files.items():
-        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-        path = OUT / name
-        if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(name)
-        else:
-            path.write_text(text, encoding="utf-8")
+    stale = write_json_files(OUT, BUILD(), check=args.check)
     if stale:
         print(f"out of date: {', '.join(stale)}", file=sys.stderr)
         return 1

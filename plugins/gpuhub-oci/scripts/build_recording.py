@@ -23,11 +23,12 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
-import json
 import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+
+from gpuhub.plugin import write_json_files
 
 PLUGIN = Path(__file__).resolve().parents[1]
 REPO = PLUGIN.parents[1]
@@ -137,22 +138,19 @@ def build() -> dict[str, Any]:
             "data/regions.json": _regions(digest_regions)}
 
 
+BUILD = build
+SOURCES = (DIGEST, SAMPLE, PLACES)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
     args = parser.parse_args()
-    if not DIGEST.is_file() or not SAMPLE.is_file():
-        print(f"{DIGEST} or {SAMPLE} is absent", file=sys.stderr)
+    missing = [str(path) for path in SOURCES if not path.is_file()]
+    if missing:
+        print(f"absent: {', '.join(missing)}", file=sys.stderr)
         return 2
-    stale = []
-    for name, data in build().items():
-        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-        path = OUT / name
-        if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(name)
-        else:
-            path.write_text(text, encoding="utf-8")
+    stale = write_json_files(OUT, BUILD(), check=args.check)
     if stale:
         print(f"out of date: {', '.join(stale)}", file=sys.stderr)
         return 1

@@ -27,6 +27,8 @@ from typing import Any
 
 import httpx
 
+from gpuhub.plugin import write_json_files
+
 PLUGIN = Path(__file__).resolve().parents[1]
 SOURCE = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "verda" / "vms.csv"
 OUT = PLUGIN / "gpuhub_verda" / "recording"
@@ -104,22 +106,19 @@ def build() -> dict[str, Any]:
                            "token_type": "Bearer", "expires_in": 3600}}
 
 
+BUILD = build
+SOURCES = (SOURCE,)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
     args = parser.parse_args()
-    if not SOURCE.is_file():
-        print(f"{SOURCE} is absent", file=sys.stderr)
+    missing = [str(path) for path in SOURCES if not path.is_file()]
+    if missing:
+        print(f"absent: {', '.join(missing)}", file=sys.stderr)
         return 2
-    stale = []
-    for name, data in build().items():
-        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-        path = OUT / name
-        if args.check:
-            if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                stale.append(name)
-        else:
-            path.write_text(text, encoding="utf-8")
+    stale = write_json_files(OUT, BUILD(), check=args.check)
     if stale:
         print(f"out of date: {', '.join(stale)}", file=sys.stderr)
         return 1

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from gpuhub_verda.provider import RECORDING
 
 import gpuhub
@@ -75,12 +74,13 @@ def test_every_reference_row_to_the_cent(replayed: Replayed, catalog_csv: Path) 
 
 def test_search_with_every_plugin_installed() -> None:
     result = gpuhub.search(gpu="H100", provider="verda", purchase="on_demand", engine=make_engine(Registry()))
+    direct = [o for o in result if o.provider == "verda"]  # --provider verda also finds Verda resold by others
     assert [(o.instance_type, o.price.amount, o.instance.gpu_count, o.instance.vcpus, o.region.code)
-            for o in result] == [("1H100.80S.30V", Decimal("1.99"), 1, 30, "FIN-03"),
+            for o in direct] == [("1H100.80S.30V", Decimal("1.99"), 1, 30, "FIN-03"),
                                  ("2H100.80S.80V", Decimal("3.98"), 2, 80, "FIN-03"),
                                  ("4H100.80S.176V", Decimal("7.96"), 4, 176, "FIN-03"),
                                  ("8H100.80S.176V", Decimal("15.92"), 8, 176, "FIN-03")]
-    assert result.offers[0].region.country == "FI"
+    assert direct[0].region.country == "FI" and direct[0].seller == "verda"
 
 
 def _replay_handler() -> Any:
@@ -88,39 +88,16 @@ def _replay_handler() -> Any:
     return lambda request, n: replay.handle_request(request)
 
 
-def test_live_against_mock_transport_equals_replay(registry: Registry, replayed: Replayed) -> None:
+def test_live_sends_the_client_credentials_then_the_token(registry: Registry) -> None:
+    """(Live equal to replay, 429/5xx/empty keeping the last good data: the conformance kit.)"""
     transport = CountingTransport(_replay_handler())
     offers, status = run_provider(make_engine(registry, transport=transport, environ=LIVE_ENV), "verda",
                                   mode="live")
-    assert status.state == "ok" and status.mode == "live"
-    key = [(o.instance_type, o.region.code, o.price.purchase, o.price.amount) for o in offers]
-    assert key == [(o.instance_type, o.region.code, o.price.purchase, o.price.amount) for o in replayed[0]]
+    assert status.state == "ok" and status.mode == "live" and len(offers) == 83
     assert all(o.available is True for o in offers)  # live availability lists are capacity
     token, *rest = transport.requests
     assert token.method == "POST" and json.loads(token.content)["client_secret"] == "test-secret"
     assert {r.headers["authorization"] for r in rest} == {"Bearer REDACTED"}
-
-
-@pytest.mark.parametrize("failure", [
-    httpx.Response(429, headers={"Retry-After": "0"}, text="slow down"),
-    httpx.Response(503, text="unavailable"),
-    httpx.Response(200, json=[]),
-])
-def test_failed_refresh_keeps_last_good_data(registry: Registry, failure: httpx.Response) -> None:
-    state = {"fail": False}
-    replay = _replay_handler()
-
-    def handler(request: httpx.Request, n: int) -> httpx.Response:
-        if state["fail"] and request.method == "GET":
-            return httpx.Response(failure.status_code, headers=failure.headers, content=failure.content)
-        return replay(request, n)
-
-    engine = make_engine(registry, transport=CountingTransport(handler), environ=LIVE_ENV)
-    good, status = run_provider(engine, "verda", mode="live")
-    assert status.state == "ok" and len(good) == 83
-    state["fail"] = True
-    offers, status = run_provider(engine, "verda", mode="live", refresh=True)
-    assert status.state == "stale" and len(offers) == 83, status.line()
 
 
 def test_cpu_only_placeholder_and_unknown_location_are_skipped(registry: Registry) -> None:

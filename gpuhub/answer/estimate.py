@@ -1,0 +1,148 @@
+"""Job cost: what a job of N hours costs on an offer, with billing increments, minimum charges, spot
+interruptions and reserved-term break-even; and the price spread of one instance type across regions.
+
+Rules:
+- Billed time = max(minimum charge, run time rounded up to the billing increment). Providers that do not publish
+  an increment are billed per second here, and the estimate says so.
+- Spot and low priority: with a published interruption risk on the offer (AWS Spot Instance Advisor bucket), run
+  time grows by the expected re-run of lost work (:mod:`gpuhub.answer.cost`: bucket upper bound per month ×
+  hours × (half the checkpoint interval + restart)); otherwise by ``interruption_overhead`` (a fraction, default
+  0.10), and the notes say which.
+- Reserved and savings-plan terms are paid for the whole term (``price per hour × term hours``) whatever the
+  use; the job's share is ``price × hours``. Break-even against on-demand = term cost / on-demand price per hour:
+  below that many hours of use in the term, on-demand is cheaper.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+
+from gpuhub.errors import QueryError
+from gpuhub.model import Offer
+
+__all__ = ["JobCost", "PriceSpread", "estimate", "price_spread"]
+
+INTERRUPTIBLE = ("spot", "low_priority")
+
+
+@dataclass(frozen=True)
+class JobCost:
+    """The estimated cost of one job on one offer (money in ``currency``, exact)."""
+
+    offer: Offer
+    hours: float
+    billed_seconds: Decimal
+    billed_hours: Decimal
+    cost: Decimal
+    currency: str
+    term_cost: Decimal | None = None
+    break_even_hours: Decimal | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def cost_rounded(self) -> Decimal:
+        """The cost to the cent (half up)."""
+        return self.cost.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
+             on_demand: Offer | None = None, checkpoint_every_h: float | None = None) -> JobCost:
+    """Estimate a job of ``hours`` hours of run time on ``offer``.
+
+    Args:
+        offer: the offer to run on.
+        hours: run time the job needs, hours (> 0).
+        interruption_overhead: for spot/low priority whose interruption risk is unknown, extra run time as a
+            fraction (0.10 = 10 % redone). With a known risk (``offer.obtain.risk``) the expected re-run of
+            :func:`gpuhub.answer.cost.expected_interruptions` is used instead, and the notes show the arithmetic.
+        checkpoint_every_h: hours between checkpoints for that expected re-run (default 1).
+        on_demand: the on-demand offer for the same instance type and region, for a reserved term's break-even.
+
+    Raises:
+        QueryError: ``hours`` not positive and finite, or ``interruption_overhead`` not in [0, 10].
+    """
+    if not (isinstance(hours, (int, float)) and math.isfinite(hours) and hours > 0):
+        raise QueryError("hours", f"must be a positive number of hours, got {hours!r}")
+    if not (0 <= interruption_overhead <= 10):
+        raise QueryError("interruption_overhead", f"must be a fraction from 0 to 10, got {interruption_overhead!r}")
+    price = offer.price
+    notes: list[str] = []
+    run_s = Decimal(str(hours)) * 3600
+    risk = offer.obtain.risk if offer.obtain is not None else None
+    if price.purchase in INTERRUPTIBLE and risk is not None and risk.max_pct is not None:
+        from gpuhub.answer.cost import expected_interruptions
+
+        lost = expected_interruptions(risk, float(hours), checkpoint_every_h or 1.0)
+        run_s += Decimal(str(lost.extra_hours)) * 3600
+        notes.append(f"{price.purchase} expected cost: {lost.explanation}")
+    elif price.purchase in INTERRUPTIBLE:
+        run_s *= 1 + Decimal(str(interruption_overhead))
+        notes.append(f"{price.purchase}: +{interruption_overhead:.0%} run time for work redone after reclaims")
+    increment = price.billing_increment_s
+    if increment is None:
+        increment = 1
+        notes.append("billing increment not published: assumed per second")
+    billed_s = Decimal(math.ceil(run_s / increment)) * increment
+    if price.minimum_charge_s and billed_s < price.minimum_charge_s:
+        billed_s = Decimal(price.minimum_charge_s)
+        notes.append(f"minimum charge of {price.minimum_charge_s} s applies")
+    billed_hours = billed_s / 3600
+    cost = price.amount * billed_hours
+    term_cost = break_even = None
+    if price.term_hours:
+        term_cost = price.amount * price.term_hours
+        notes.append(f"the term commits {term_cost:.2f} {price.currency} over {price.term_hours} h whatever the use")
+        if on_demand is not None and on_demand.price.currency == price.currency:
+            break_even = term_cost / on_demand.price.amount
+            notes.append(f"on-demand is cheaper below {break_even:.0f} h of use in the term "
+                         f"({break_even / price.term_hours:.0%} utilization)")
+    return JobCost(offer, float(hours), billed_s, billed_hours, cost, price.currency, term_cost, break_even, notes)
+
+
+@dataclass(frozen=True)
+class PriceSpread:
+    """One instance type's price across regions for one purchase model: cheapest first."""
+
+    instance_type: str
+    purchase: str
+    currency: str
+    offers: list[Offer]
+
+    @property
+    def cheapest(self) -> Offer:
+        return self.offers[0]
+
+    @property
+    def dearest(self) -> Offer:
+        return self.offers[-1]
+
+    @property
+    def spread(self) -> Decimal:
+        """Dearest minus cheapest price per hour."""
+        return self.dearest.price.amount - self.cheapest.price.amount
+
+    @property
+    def spread_fraction(self) -> float:
+        """Spread relative to the cheapest price (0.25 = the dearest region costs 25 % more)."""
+        return float(self.spread / self.cheapest.price.amount)
+
+
+def price_spread(offers: Iterable[Offer], instance_type: str, purchase: str = "on_demand",
+                 provider: str | None = None) -> PriceSpread:
+    """Regional arbitrage: ``instance_type``'s price in every region of the given offers (USD unless the type is
+    only sold in another currency; currencies are never mixed).
+
+    Raises:
+        QueryError: no offer of that instance type and purchase model.
+    """
+    matching = [o for o in offers if o.instance_type == instance_type and o.price.purchase == purchase
+                and (provider is None or o.provider == provider)]
+    if not matching:
+        raise QueryError("instance_type", f"no {purchase} offer of {instance_type!r}"
+                         + (f" from {provider}" if provider else ""))
+    currency = "USD" if any(o.price.currency == "USD" for o in matching) else matching[0].price.currency
+    same = sorted((o for o in matching if o.price.currency == currency),
+                  key=lambda o: (o.price.amount, o.provider, o.region.code))
+    return PriceSpread(instance_type, purchase, currency, same)

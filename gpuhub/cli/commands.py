@@ -1,0 +1,771 @@
+"""The ``gpuhub`` command line: search, plugins, providers, gpus, record (plugins may add more).
+
+Exit codes: 0 success (even when some providers failed: their status is on stderr), 1 nothing could be fetched,
+2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import datetime as dt
+import functools
+import inspect
+import io
+import json
+import os
+import sys
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from gpuhub.answer.spec import SEARCH_PARAMS, cli_option
+from gpuhub.cli._lazy import lazy
+from gpuhub.errors import PluginError, QueryError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from gpuhub.answer.query import build_query
+    from gpuhub.fetch.plugins import Registry, get_registry, reset_registry
+    from gpuhub.model import Offer
+    from gpuhub.service.searching import SearchResult, default_engine, run_query
+else:  # imported on first use: `gpuhub --version`, `--help` and `store` never load numpy, pydantic or httpx
+    Console, Table = lazy("rich.console", "Console"), lazy("rich.table", "Table")
+    Registry, get_registry = lazy("gpuhub.fetch.plugins", "Registry"), lazy("gpuhub.fetch.plugins", "get_registry")
+    reset_registry = lazy("gpuhub.fetch.plugins", "reset_registry")
+    build_query = lazy("gpuhub.answer.query", "build_query")
+    default_engine = lazy("gpuhub.service.searching", "default_engine")
+    run_query = lazy("gpuhub.service.searching", "run_query")
+
+_APP_SETTINGS: dict[str, Any] = {"add_completion": False, "no_args_is_help": True, "pretty_exceptions_enable": False,
+                                 "rich_markup_mode": None,
+                                 "help": "Find and price cloud GPU instances across providers."}
+app = typer.Typer(**_APP_SETTINGS)
+err: Console = lazy("rich.console", "Console", stderr=True, soft_wrap=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from gpuhub._version import __version__
+
+        typer.echo(f"gpuhub {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="print the version and exit")] = False) -> None:
+    """Find and price cloud GPU instances across providers."""
+
+
+def _out() -> Console:
+    """stdout console; when piped, wide enough that tables are never cut to 80 columns."""
+    # Cells are data, never markup or emoji codes (an instance type like "a[1]" prints as it is).
+    plain: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
+    return Console(**plain) if sys.stdout.isatty() else Console(width=240, **plain)
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+def _start(text: str | None) -> dt.datetime | None:
+    """``--start``: an ISO date (midnight) or date and time; UTC unless it names an offset.
+
+    Raises:
+        QueryError: not an ISO date or time.
+    """
+    if text is None:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise QueryError("start", f"{text!r} is not an ISO date or time, e.g. 2026-12-10 or 2026-12-10T11:30Z") \
+            from None
+    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+
+
+def _fail_usage(message: str) -> None:
+    from rich.markup import escape
+
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False)  # "gpuhub-core[web]" is text, not markup
+    raise typer.Exit(2)
+
+
+_OPTION_TYPES: dict[str, Any] = {"list": list[str] | None, "number": float | None, "integer": int | None,
+                                 "text": str | None, "flag": bool}
+"""The typer type of each kind of search parameter (:data:`gpuhub.answer.spec.Kind`)."""
+
+
+def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` with one option per search parameter (:data:`gpuhub.answer.spec.SEARCH_PARAMS`, in its order)
+    before its own options; ``command`` gets their values in its first argument, ``filters`` (by parameter name, an
+    inverted flag such as ``--all-regions`` turned back into its argument, ``distinct``)."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "filters"]
+    options = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.flag_default, annotation=Annotated[
+        _OPTION_TYPES[p.kind], typer.Option(p.option, *([p.short] if p.short else []), help=p.help)])
+        for p in SEARCH_PARAMS]
+
+    @functools.wraps(command)
+    def run(**values: Any) -> None:
+        filters = {p.name: (not values.pop(p.name)) if p.inverted else values.pop(p.name) for p in SEARCH_PARAMS}
+        command(filters, **values)
+
+    signature = inspect.Signature([*options, *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own)])
+    run.__signature__ = signature  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+    return run
+
+
+@app.command()
+@_with_search_options
+def search(
+    filters: dict[str, Any],
+    explain: Annotated[bool, typer.Option("--explain", help="say why each offer ranks and what filters removed")]
+    = False,
+    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
+    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    refresh: Annotated[bool, typer.Option(help="fetch again, ignoring stored and cached data")] = False,
+    max_age: Annotated[str | None, typer.Option(help="how old stored live data may be: 600, 15min, 2h (default 1 h, "
+                                                     "spot 10 min); also each offer's price date (30d)")] = None,
+    timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
+    output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="print each provider's warnings")] = False,
+) -> None:
+    """Search GPU offers across every installed provider."""
+    engine = default_engine()
+    registry = engine.registry
+    if fetch not in ("auto", "live", "replay"):
+        _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
+    if fixtures is not None and not fixtures.is_dir():
+        _fail_usage(f"--fixtures: {fixtures} is not a directory")
+    if timeout is not None and not (0 < timeout < float("inf")):
+        _fail_usage(f"--timeout: must be a positive number of seconds, got {timeout:g}")
+    max_age_s = None
+    if max_age is not None:
+        from gpuhub.cli.store import parse_duration
+
+        try:
+            max_age_s = parse_duration(max_age)
+        except ValueError as exc:
+            _fail_usage(f"--max-age: {exc}")
+    try:
+        query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), sellers=registry.sellers(),
+                            rankers=list(registry.rankers), **filters)
+    except QueryError as exc:
+        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
+        return
+    try:
+        result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
+                           timeout=timeout, deadline=_DEADLINE[0] if timeout is not None and _DEADLINE else None,
+                           max_age=max_age_s)
+    except QueryError as exc:
+        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
+        return
+    if result.offers or output is not OutputFormat.table:
+        _print_result(result, output)
+    else:
+        err.print("no offers match", highlight=False)
+    for line in result.launch_notes:  # --launchable: which checks could not be made (gpuhub.answer.launch)
+        err.print(line, highlight=False)
+    if explain and output is OutputFormat.table:
+        for i, offer in enumerate(result.offers):
+            err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
+                      f"{result.details(i)['explanation']}", highlight=False)
+    _print_statuses(result, verbose)
+    if not result.offers or (explain and (query.limit is None or len(result.offers) < query.limit)):
+        said = tuple(f"{s.provider} {s.state}:" for s in result.statuses)  # the status lines above say these
+        for line in result.explain():
+            if not line.startswith(said):
+                err.print(f"  {line}", highlight=False)
+    if all(s.state in ("failed", "skipped") for s in result.statuses):
+        raise typer.Exit(1)
+
+
+def _print_statuses(result: SearchResult, verbose: bool) -> None:
+    """One line per provider (source kind, data date and age, warning count); with ``verbose`` its warnings."""
+    for status in result.statuses:
+        colour = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}[status.state]
+        if status.state == "ok" and status.partial:
+            colour = "yellow"
+        blind = ", no availability data" if (
+            status.state in ("ok", "stale") and status.provider in result.no_availability) else ""
+        err.print(f"[{colour}]{status.line()}{blind}[/{colour}]", highlight=False, markup=True)
+        if verbose:
+            for warning in status.warnings:
+                err.print(f"  warning: {warning}", highlight=False, markup=False)
+    if not verbose and any(s.warnings for s in result.statuses):
+        err.print("(gpuhub search -v prints the warnings)", highlight=False, markup=False)
+    if result.query.available_only:
+        unknown, sold_out = result.availability_dropped
+        err.print(f"--available dropped {unknown} offers whose availability is unknown and {sold_out} sold out",
+                  highlight=False)
+
+
+def _print_result(result: SearchResult, output: OutputFormat) -> None:
+    from gpuhub.service.searching import record_fields
+
+    records = result.to_dicts()
+    if output is OutputFormat.json:
+        sys.stdout.write(json.dumps(records, indent=2) + "\n")
+        return
+    if output is OutputFormat.csv:
+        if result.groups is None:  # prices as published (20.00, not 20.0)
+            for r, offer in zip(records, result.offers, strict=True):
+                r["price_per_hour"] = _money(offer.price.amount)
+        _write_csv(records, record_fields(result.query))
+        return
+    if result.groups is not None:
+        _print_groups(result)
+        return
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    scored = result.query.sort not in ("price", "price_per_gpu", "price_per_vram")
+    arm = any(r["cpu_arch"] != "x86_64" for r in records)
+    sliced = any(r["fractional"] for r in records)
+    for column, justify in (("provider", "left"), ("instance type", "left"), ("region", "left"), ("GPU", "left"),
+                            ("GPUs", "right"), ("VRAM/GPU GiB" + (" (slice: per slice)" if sliced else ""), "right"),
+                            ("vCPUs", "right"), ("RAM GiB", "right"), *((("CPU", "left"),) if arm else ()),
+                            ("purchase", "left"), ("per hour", "right"), ("per GPU-hour", "right"),
+                            ("avail", "left"), ("interruption", "left"), ("source", "left")):
+        table.add_column(column, justify=justify)
+    if scored:
+        table.add_column(f"score ({records[0]['score_unit'] if records else ''})", justify="right")
+    for r, offer in zip(records, result.offers, strict=True):
+        region = r["region"] + (f" ({r['zone']})" if r["zone"] else "")
+        if r.get("more_regions"):
+            region += f" +{r['more_regions']} region{'s' if r['more_regions'] > 1 else ''}"
+        gpu = r["gpu_name"] or "-"
+        if r["gpu_known"] is False:
+            gpu += " (unknown)"
+        vram = _num(r["gpu_memory_gib"]) + (" slice" if r["fractional"] else "")
+        per_gpu = offer.price_per_gpu_hour
+        terms = offer.price
+        stat = None if terms.listing_stat is None else terms.listing_stat + (
+            f" of {terms.listing_count}" if terms.listing_count is not None else "")
+        table.add_row(
+            offer.instance.channel, r["instance_type"], region, gpu, _gpus(r["gpu_count"]), vram,
+            _num(r["vcpus"]), _num(r["memory_gib"]), *((r["cpu_arch"],) if arm else ()),
+            r["purchase"] + (f" ({stat})" if stat else ""),
+            f"{_money(offer.price.amount)} {r['currency']}", _money(per_gpu, derived=True) if per_gpu else "-",
+            {"available": "yes", "sold_out": "sold out", "unknown": "?"}[r["availability"]],
+            _risk(r), r["source"],
+            *([f"{r['score']:.4g}" if r.get("score") is not None else "-"] if scored else []))
+    _out().print(table)
+    from gpuhub.answer.grouping import channel_notes
+
+    for line in channel_notes(result.offers):
+        err.print(line, highlight=False, markup=False)
+    if result.more_regions is not None:
+        err.print(f"showing {len(result.offers)} of {result.choices} choices (one row per instance type and purchase "
+                  f"model, best region first) from {result.matched} matching offers; --all-regions for every offer",
+                  highlight=False)
+    if result.matched > len(result.offers) and result.more_regions is None:
+        err.print(f"showing {len(result.offers)} of {result.matched} matching offers (--limit)", highlight=False)
+
+
+def _print_groups(result: SearchResult) -> None:
+    assert result.groups is not None
+    keys = list(result.groups[0].keys) if result.groups else [k for k in result.query.group_by]
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for column in (*keys, "offers", "price range per hour", "regions", "best offer"):
+        table.add_column(column, justify="right" if column == "offers" else "left")
+    for g in result.groups:
+        regions = [r.split(":", 1)[1] for r in g.regions]
+        shown = ", ".join(regions[:3]) + (f" +{len(regions) - 3}" if len(regions) > 3 else "")
+        span = _money(g.price_min) + ("" if g.price_min == g.price_max else f" - {_money(g.price_max)}")
+        table.add_row(*(g.keys[k] for k in keys), str(g.offers), f"{span} {g.currency}",
+                      f"{len(regions)}: {shown}", f"{g.best.instance_type} {g.best.region.code} "
+                      f"{g.best.price.purchase} {_money(g.best.price.amount)}")
+    _out().print(table)
+    err.print(f"{len(result.groups)} groups of {result.matched} matching offers", highlight=False)
+
+
+def _write_csv(records: list[dict[str, Any]], fields: list[str]) -> None:
+    """CSV with the same columns whether or not anything matched."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()} for r in records)
+    sys.stdout.write(buffer.getvalue())
+
+
+def _gpus(count: Any) -> str:
+    """GPU count; a fractional slice as a fraction (0.25 → 1/4)."""
+    if isinstance(count, float) and 0 < count < 1:
+        from fractions import Fraction
+
+        part = Fraction(count).limit_denominator(64)
+        return f"{part.numerator}/{part.denominator}"
+    return _num(count)
+
+
+def _money(value: Any, *, derived: bool = False) -> str:
+    """A price as published (at least 2 decimals: 20.00 beside 6.40; 0.9494 stays); a derived figure (per
+    GPU-hour) to at most 4 decimals."""
+    from decimal import Decimal
+
+    amount = value if isinstance(value, Decimal) else Decimal(str(value))
+    if derived:
+        amount = amount.quantize(Decimal("0.0001"))
+    amount = amount.normalize()
+    if amount.as_tuple().exponent > -2:  # type: ignore[operator]
+        amount = amount.quantize(Decimal("0.01"))
+    return format(amount, "f")
+
+
+def _risk(r: dict[str, Any]) -> str:
+    """The interruption column: bucket and its source@date for spot offers; '-' where nothing applies."""
+    if r.get("interruption") is None:
+        return "-"
+    return f"{r['interruption']} ({r['risk_source']})"
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _price(value: Any) -> str:
+    return "-" if value is None else _money(value)
+
+
+@app.command()
+def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
+    """List plugins with their status, version, providers and any error with its fix."""
+    try:
+        reports = get_registry().reports
+    except PluginError:
+        reports = Registry(strict=False).reports  # strict mode refuses to load; the report still shows why
+    if output is OutputFormat.json:
+        sys.stdout.write(json.dumps([r.to_dict() for r in reports], indent=2) + "\n")
+        return
+    table = Table(show_edge=False, header_style="bold")
+    for column in ("plugin", "distribution", "version", "status", "providers", "error / fix"):
+        table.add_column(column)
+    for r in reports:
+        problem = "\n".join([*([r.error] if r.error else []), *([f"fix: {r.fix}"] if r.fix else []),
+                             *(f"warning: {w}" for w in r.warnings)])
+        table.add_row(r.name, r.distribution or "-", r.version or "-", r.status, ", ".join(r.providers), problem)
+    _out().print(table)
+
+
+@app.command()
+def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
+    """List providers: kind, plugin, and whether a search would go live or replay a recording."""
+    from gpuhub.service.reports import provider_rows
+
+    rows = provider_rows(default_engine())
+    if output is OutputFormat.json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    table = Table(show_edge=False, header_style="bold")
+    for column in ("provider", "kind", "plugin", "credentials", "data"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(str(row[c]) for c in ("provider", "kind", "plugin", "credentials", "data")))
+    _out().print(table)
+
+
+@app.command()
+def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
+    """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, CUDA compute capability,
+    FP8, MIG, the CUDA releases that support each GPU and their minimum driver, aliases."""
+    from gpuhub.service.reports import gpu_rows
+
+    rows = gpu_rows(get_registry().gpus)
+    if output is OutputFormat.json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    if output is OutputFormat.csv:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["name"], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({**r, "aliases": "|".join(r["aliases"])} for r in rows)
+        sys.stdout.write(buffer.getvalue())
+        return
+    table = Table(show_edge=False, header_style="bold")
+    for column in ("name", "vendor", "form", "GiB", "BF16 TFLOPS", "FP64 TFLOPS", "CC", "FP8", "MIG", "CUDA",
+                   "aliases"):
+        table.add_column(column)
+    yes_no = {True: "yes", False: "no", None: "-"}
+    for r in rows:
+        table.add_row(str(r["name"]), str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
+                      _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), r["compute_capability"] or "-",
+                      yes_no[r["fp8"]], yes_no[r["mig"]], r["cuda"] or "-", ", ".join(r["aliases"]))
+    _out().print(table)
+
+
+@app.command()
+def rankers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
+    """List rankers (sort= and workload= values): name, unit and formula."""
+    rows = [{"name": r.name, "unit": r.unit, "formula": r.description} for r in get_registry().rankers.values()]
+    if output is OutputFormat.json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    table = Table(show_edge=False, header_style="bold")
+    for column in ("name", "unit", "formula"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["name"], row["unit"], row["formula"])
+    _out().print(table)
+
+
+@app.command()
+def estimate(
+    instance_type: Annotated[str, typer.Option(help="instance type, e.g. p5.48xlarge")],
+    hours: Annotated[float, typer.Option(help="run time the job needs, hours")],
+    provider: Annotated[str | None, typer.Option(help="provider name")] = None,
+    region: Annotated[list[str] | None, typer.Option(help="region or zone code(s); default: every region")] = None,
+    purchase: Annotated[str, typer.Option(help="on_demand, spot, reserved_1y, ...")] = "on_demand",
+    interruption_overhead: Annotated[float, typer.Option(
+        help="spot: extra run time fraction when the interruption risk is unknown")] = 0.10,
+    compare: Annotated[bool, typer.Option("--compare", help="every purchase model (on-demand, spot with expected "
+                                          "cost, capacity blocks, reserved), cheapest first, with break-even hours")]
+    = False,
+    checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
+    start: Annotated[str | None, typer.Option(help="when the job may start, ISO date or time (UTC unless it "
+                                                   "says): capacity blocks starting earlier are left out; "
+                                                   "default now")] = None,
+    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
+    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+) -> None:
+    """Job cost of an instance type in each region (cheapest first), with the regional price spread."""
+    from gpuhub.service.reports import estimate_report
+
+    engine = default_engine()
+    registry = engine.registry
+    try:
+        if fetch not in ("auto", "live", "replay"):
+            raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
+        if compare:  # gpuhub.cli.obtain: every purchase model side by side
+            from gpuhub.cli.obtain import compare_rows, print_compare
+
+            query = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
+                                rankers=list(registry.rankers), provider=provider, region=region,
+                                instance_type=instance_type, checkpoint_every=checkpoint_every)
+            every = list(run_query(query.model_copy(update={"limit": None}), engine, fixtures_dir=fixtures,
+                                   fetch=fetch, start=_start(start)))  # type: ignore[arg-type]
+            if not every:
+                raise QueryError("instance_type", f"no offer of {instance_type!r}")
+            compared = compare_rows(every, hours, checkpoint_every, interruption_overhead)
+            print_compare(compared, hours, output is OutputFormat.json, _out(), err)
+            return
+        report, spread = estimate_report(engine, instance_type, hours, provider=provider, region=region,
+                                         purchase=purchase, interruption_overhead=interruption_overhead,
+                                         checkpoint_every=checkpoint_every, fixtures_dir=fixtures,
+                                         fetch=fetch)  # type: ignore[arg-type]
+    except QueryError as exc:
+        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
+        return
+    rows = report["jobs"]
+    if output is OutputFormat.json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+        return
+    if output is OutputFormat.csv:
+        for r, o in zip(rows, spread.offers, strict=True):  # the report's rows follow spread.offers
+            r["price_per_hour"] = _money(o.price.amount)
+        _write_csv(rows, list(rows[0]))
+        return
+    table = Table(show_edge=False, header_style="bold")
+    for column in ("provider", "region", "purchase", "per hour", "billed h", "job cost", "notes"):
+        table.add_column(column)
+    for r in rows:
+        region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
+        table.add_row(str(r["provider"]), region_text, str(r["purchase"]), _price(r["price_per_hour"]),
+                      _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))
+    _out().print(table)
+    def place(o: Offer) -> str:
+        return o.region.code + (f"/{o.region.zone}" if o.region.zone else "")
+
+    err.print(f"{instance_type} {purchase}: {len(rows)} places, cheapest {place(spread.cheapest)} "
+              f"{_price(float(spread.cheapest.price.amount))}, dearest {place(spread.dearest)} "
+              f"{_price(float(spread.dearest.price.amount))} {spread.currency}/h "
+              f"(spread {spread.spread_fraction:.1%})", highlight=False)
+
+
+@app.command()
+def record(
+    provider: Annotated[str, typer.Argument(help="provider to record")],
+    out: Annotated[Path, typer.Option(help="directory; the recording goes to OUT/<provider>/")] = Path("fixtures"),
+) -> None:
+    """Fetch a provider live and save every exchange (secrets scrubbed) as a replayable recording."""
+    engine = default_engine()
+    if provider not in engine.registry.providers:
+        _fail_usage(f"PROVIDER: {provider!r} is not installed; allowed values: "
+                    f"{', '.join(sorted(engine.registry.providers))}")
+    if engine.registry.providers[provider].static:  # no API to record: write the table it uses, or refuse
+        from gpuhub.cli.record import record_static
+
+        raise typer.Exit(record_static(engine, provider, out, err))
+    [(offers, status)] = engine.collect([provider], mode="record", record_dir=out, refresh=True)
+    err.print(status.line(), highlight=False)
+    if status.state != "ok":
+        raise typer.Exit(1)
+    typer.echo(f"recorded {len(offers)} offers to {out / provider}/manifest.json")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on (no login: keep loopback unless told)")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port", min=1, max=65535)] = 8000,
+    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
+    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+) -> None:
+    """Serve the web page and the JSON API (/api/, same answers as the CLI's JSON); needs gpuhub-core[web]."""
+    if fetch not in ("auto", "live", "replay"):
+        _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
+    from gpuhub.web import LOOPBACK
+    from gpuhub.web import serve as run_server
+
+    try:  # say what is missing before claiming to serve
+        import uvicorn  # noqa: F401
+
+        import gpuhub.web.app  # noqa: F401
+    except ModuleNotFoundError as exc:
+        _fail_usage(f"gpuhub serve needs the web extra ({exc.name} is missing): pip install 'gpuhub-core[web]'")
+    if host not in LOOPBACK:
+        err.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who reaches it can use it (no login)",
+                  highlight=False)
+    import socket
+
+    try:  # a port in use (or a host that is not this machine's) is the user's argument, said before serving
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        _fail_usage(f"--host/--port: cannot listen on {host}:{port}: {exc.strerror or exc}")
+    err.print(f"gpuhub serving on http://{host}:{port}/ (API at /api/, Ctrl-C stops)", highlight=False)
+    try:
+        run_server(host, port, fixtures_dir=fixtures, fetch=fetch)
+    except ModuleNotFoundError as exc:
+        _fail_usage(str(exc))
+
+
+from gpuhub.cli.store import store_app  # noqa: E402  (light: typer only)
+
+app.add_typer(store_app, name="store")
+
+from gpuhub.cli import history as cli_history  # noqa: E402  (light: typer only; history, diff, watch, catalog)
+
+cli_history.register(app)
+
+
+def _builtin_commands() -> set[str]:
+    names = {c.name or typer.main.get_command_name(c.callback.__name__)  # type: ignore[union-attr]
+             for c in app.registered_commands}
+    return names | {g.name for g in app.registered_groups if g.name}
+
+
+def _no_plugin_commands() -> bool:
+    """True when the store's plugin index was written for the plugins installed now (an index exists only when no
+    plugin adds commands), so top-level help imports none. Checked by the cheap installation stamp (directory
+    times on ``sys.path``): help text is built from the code itself, only plugin commands could be missing."""
+    from gpuhub.fetch.keys import INDEX_META, installation_stamp
+    from gpuhub.store import StoreError, open_store
+
+    try:
+        store = open_store()
+        text = store.get_meta(INDEX_META) if store is not None else None
+        return bool(text) and json.loads(text or "{}").get("stamp") == installation_stamp()
+    except (StoreError, OSError, ValueError, AttributeError):
+        return False
+
+
+def _command_app(argv: list[str]) -> typer.Typer:
+    """The app to run for ``argv``: for a top-level command, an app holding just that command (typer builds a
+    click command from every registered function's signature on each run; one is enough), else the whole app."""
+    name = argv[0] if argv else ""
+    for info in app.registered_commands if name and not name.startswith("-") else ():
+        callback = info.callback
+        if callback is not None and (info.name or typer.main.get_command_name(callback.__name__)) == name:
+            solo = typer.Typer(**_APP_SETTINGS)
+            solo.registered_callback = app.registered_callback
+            solo.registered_commands = [info]
+            return solo
+    return app
+
+
+def _load_registry() -> None:
+    """The process-wide registry, from the plugin index when it describes the installed plugins (no plugin is
+    imported), unless one was set already (a host calling ``main`` in-process); ``gpuhub plugins`` always loads
+    them for real, since it diagnoses them."""
+    from gpuhub.fetch.plugins import has_registry
+
+    if has_registry():
+        return
+    if sys.argv[1:2] == ["plugins"]:
+        reset_registry(Registry())
+        return
+    from gpuhub.fetch.plugin_index import load_registry
+
+    reset_registry(load_registry())
+
+
+_DEADLINE: list[float] = []
+"""``search --timeout T``: T seconds from the start of the process (plugin loading included)."""
+
+
+def _argv_timeout(args: list[str]) -> float | None:
+    """The value of ``--timeout`` in the command line, read before the plugins load (None when absent or bad)."""
+    for i, arg in enumerate(args):
+        text = arg.split("=", 1)[1] if arg.startswith("--timeout=") else (
+            args[i + 1] if arg == "--timeout" and i + 1 < len(args) else None)
+        if text is not None:
+            try:
+                value = float(text)
+            except ValueError:
+                return None
+            return value if 0 < value < float("inf") else None
+    return None
+
+
+def _process_age_s() -> float:
+    """Seconds since this process started (interpreter start-up and imports before ``main``), from
+    ``/proc/self/stat``; 0 where that is not available."""
+    try:
+        with open("/proc/self/stat", "rb") as fh:
+            start_ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
+        with open("/proc/uptime", "rb") as fh:
+            uptime = float(fh.read().split()[0])
+        return max(0.0, min(60.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK")))
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _leave(code: object, inherited: frozenset[int] = frozenset()) -> None:
+    """Exit with ``code``. Fetch or plugin threads this command started and that still run (a provider past its
+    deadline, a plugin that hung at import) are abandoned: flush and end the process at once instead of letting
+    interpreter exit wait. Threads that were alive before ``main`` (``inherited`` idents: a host process calling
+    ``main`` in-process, such as a test runner) are not this command's and never end the host."""
+    import threading
+
+    if isinstance(code, str):
+        err.print(code, highlight=False, markup=False)
+        code = 1
+    status = code if isinstance(code, int) else (0 if code is None else 1)
+    if any(t.is_alive() and t.name.startswith("gpuhub-") and t.ident not in inherited
+           for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(status)
+    raise SystemExit(status)
+
+
+plugin_app = typer.Typer(help="Write and check provider plugins.", no_args_is_help=True)
+app.add_typer(plugin_app, name="plugin")
+
+
+@plugin_app.command("new")
+def plugin_new(
+    name: Annotated[str, typer.Argument(help="provider name: lower-case letters and digits, e.g. mycloud")],
+    directory: Annotated[Path, typer.Option("--dir", help="where to write gpuhub-NAME/")] = Path("."),
+) -> None:
+    """Write a plugin package that installs, bundles a recording and passes the conformance kit."""
+    from gpuhub.kit.scaffold import new_plugin
+
+    try:
+        root = new_plugin(name, directory)
+    except ValueError as exc:
+        _fail_usage(f"NAME: {exc}")
+        return
+    typer.echo(f"wrote {root}: pip install -e '{root}[test]' && gpuhub plugins && python -m pytest {root}/tests")
+
+
+def _exit_on_ctrl_c() -> None:
+    """Make a real Ctrl-C end this process at once with exit code 130, wherever its main thread waits (an import,
+    a plugin load, a fetch past its deadline): the handler runs in the main thread at its first chance and ends
+    the process there, instead of unwinding through code that could wait again (an import lock a plugin thread
+    holds). What was written stays consistent: store writes are SQLite transactions, files are renamed in whole."""
+    import signal
+
+    def interrupted(signum: int, frame: object) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # the main thread may be inside a write to it
+                stream.flush()
+        with contextlib.suppress(OSError):
+            os.write(2, b"interrupted\n")
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, interrupted)
+
+
+def main(own_process: bool = False) -> None:
+    """Console-script entry point: the command's exit code; a search with ``--timeout T`` exits within T s (plus
+    printing) whatever a provider or plugin does. ``own_process``: this process runs only this command (the
+    console script, ``python -m gpuhub.cli``), so Ctrl-C ends it at once (:func:`_exit_on_ctrl_c`); a host calling
+    ``main`` in-process keeps its own SIGINT handling."""
+    import threading
+    import time
+
+    if own_process and threading.current_thread() is threading.main_thread():
+        _exit_on_ctrl_c()
+    inherited = frozenset(t.ident for t in threading.enumerate() if t.ident is not None)
+    started = time.monotonic() - _process_age_s()
+    timeout = _argv_timeout(sys.argv[1:])
+    if timeout is not None:
+        from gpuhub.fetch.plugins import limit_load_time
+
+        _DEADLINE[:] = [started + timeout]
+        limit_load_time(max(0.2, timeout / 2))  # a hanging plugin leaves the other half to the providers
+    try:
+        _main_inner()
+    except SystemExit as exc:
+        _leave(exc.code, inherited)
+    except KeyboardInterrupt:  # a real Ctrl-C (a plugin's own KeyboardInterrupt is contained as its failure)
+        err.print("interrupted", highlight=False)
+        _leave(130, inherited)
+    _leave(0, inherited)
+
+
+def _main_inner() -> None:
+    """Plugins are loaded only when the command needs them: ``--version``, a built-in command's own ``--help`` and
+    ``gpuhub store`` never import a plugin; top-level help imports them only when the store does not already
+    know (from the installed entry points' versions and code) that none adds a command."""
+    argv = sys.argv[1:]
+    if argv == ["--version"]:
+        from gpuhub._version import __version__
+
+        sys.stdout.write(f"gpuhub {__version__}\n")
+        return
+    strict = os.environ.get("GPUHUB_STRICT_PLUGINS", "").strip().lower() in ("1", "true", "yes", "on")
+    # Commands that need no plugin: `store ...`, a built-in command's --help, top-level help when no plugin adds
+    # commands. Every other command loads the registry here (it needs it anyway), so a broken plugin in strict
+    # mode stops it cleanly below.
+    builtin_help = bool(argv) and argv[0] in _builtin_commands() and ("--help" in argv or "-h" in argv)
+    if not strict and (argv[:1] == ["store"] or builtin_help or (argv in ([], ["--help"])
+                                                                 and _no_plugin_commands())):
+        _command_app(argv)()
+        return
+    import logging
+
+    # A provider's failure is already on its status line; the engine's log line would repeat it.
+    logging.getLogger("gpuhub.service.engine").addHandler(logging.NullHandler())
+    logging.getLogger("gpuhub.service.engine").propagate = False
+    try:
+        _load_registry()
+        get_registry().register_commands(app)
+    except PluginError as exc:
+        # Strict mode: a broken plugin stops every command but the one that diagnoses plugins.
+        if sys.argv[1:2] != ["plugins"]:
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            err.print("run 'gpuhub plugins' to see every plugin's status, or unset GPUHUB_STRICT_PLUGINS",
+                      highlight=False)
+            raise SystemExit(1) from None
+        plugin_log = logging.getLogger("gpuhub.fetch.plugins")
+        plugin_log.disabled = True  # the failure was logged once already; the table below shows it
+        try:
+            reset_registry(Registry(strict=False))
+        finally:
+            plugin_log.disabled = False
+    _command_app(argv)()
+

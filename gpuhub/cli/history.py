@@ -1,0 +1,397 @@
+"""``gpuhub history``, ``gpuhub diff``, ``gpuhub watch`` and ``gpuhub catalog publish|show``: price history, change
+reports and published catalogs from the offer store. Importing this module costs typer only; the work is imported
+by each command."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import sys
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from gpuhub.history import DiffReport
+    from gpuhub.store import Store
+
+__all__ = ["catalog_app", "register"]
+
+catalog_app = typer.Typer(no_args_is_help=True, help="Publish the newest good snapshots as a catalog others read "
+                                                     "(GPUHUB_CATALOG_URL).")
+
+
+class HistoryFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class DiffFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+InstanceTypes = Annotated[list[str] | None, typer.Option(help="instance type name(s), exact")]
+Gpus = Annotated[list[str] | None, typer.Option("--gpu", "-g", help="GPU name or alias, repeatable")]
+Providers = Annotated[list[str] | None, typer.Option("--provider", "-p", help="provider name(s)")]
+Regions = Annotated[list[str] | None, typer.Option("--region", "-r", help="region or zone code(s)")]
+Purchases = Annotated[list[str] | None, typer.Option(help="purchase model(s): on_demand, spot, reserved_1y, ...")]
+"""The offer filters history, diff and watch share (each repeatable)."""
+
+
+def _err(message: str, code: int = 2) -> None:
+    from rich.console import Console
+
+    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _store() -> Store:
+    from gpuhub.store import StoreError, open_store
+
+    try:
+        store = open_store()
+    except StoreError as exc:
+        _err(str(exc))
+        raise
+    if store is None:
+        _err("the offer store is off (GPUHUB_STORE=off): history, diff and watch read the store")
+        raise typer.Exit(2)
+    return store
+
+
+@contextlib.contextmanager
+def _opened_store() -> Iterator[Store]:
+    """The store for one command, closed after it; a bad filter (``QueryError``) or an unreadable store is a clean
+    usage error naming the argument (``OLD``/``NEW`` for diff's positional snapshots)."""
+    from gpuhub.errors import QueryError
+    from gpuhub.store import StoreError
+
+    store = _store()
+    try:
+        yield store
+    except QueryError as exc:
+        name = exc.argument.upper() if exc.argument in ("old", "new") else "--" + exc.argument.replace("_", "-")
+        _err(f"{name}: {exc.detail}")
+    except StoreError as exc:
+        _err(str(exc))
+    finally:
+        _close(store)
+
+
+def _close(store: Store) -> None:
+    from gpuhub.history.log import close_history
+
+    close_history(store)
+    store.close()
+
+
+def _money(value: Any) -> str:
+    if value is None:
+        return "-"
+    text = f"{float(value):.6f}".rstrip("0")
+    return text + "00" if text.endswith(".") else (text if len(text.split(".")[1]) >= 2 else f"{float(value):.2f}")
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=240)
+
+
+FilterOption = Annotated[list[str] | None, typer.Option()]
+
+
+def history(
+    instance_type: InstanceTypes = None,
+    gpu: Gpus = None,
+    provider: Providers = None,
+    region: Regions = None,
+    purchase: Purchases = None,
+    since: Annotated[str, typer.Option(help="window: 30d, 12h, 2w, a date, or 'all'")] = "30d",
+    group: Annotated[str, typer.Option(help="offer, instance_type, gpu, provider or region (a group's price is "
+                                            "its cheapest offer's)")] = "offer",
+    points: Annotated[bool, typer.Option("--points", help="every change, not one line per series")] = False,
+    plot: Annotated[bool, typer.Option("--plot", help="draw a terminal chart")] = False,
+    chart: Annotated[Path | None, typer.Option(help="write a chart image: FILE.png or FILE.svg")] = None,
+    limit: Annotated[int, typer.Option(help="at most this many series (cheapest last price first)")] = 50,
+    output: Annotated[HistoryFormat, typer.Option("--format", "-f", help="table, json or csv")] = HistoryFormat.table,
+) -> None:
+    """Price history from the store: the price at each change, and min / median / max over --since."""
+    from rich.table import Table
+
+    from gpuhub.history import history as run_history
+
+    if limit < 1:
+        _err(f"--limit: must be a whole number of at least 1, got {limit}")
+    if chart is not None and chart.suffix.lower() not in (".png", ".svg"):
+        _err(f"--chart: {chart} must end in .png or .svg")
+    with _opened_store() as store:
+        result = run_history(instance_type=instance_type, gpu=gpu, provider=provider, region=region,
+                             purchase=purchase, since=None if since.strip().lower() == "all" else since,
+                             group=group, store=store)
+        if provider and not result.series:  # a provider never stored is a bad argument, not an empty history
+            stored = sorted({s.provider for s in store.snapshots()})
+            unknown = [p for p in provider if p not in stored]
+            if unknown:
+                _err(f"--provider: nothing is stored for {', '.join(unknown)}; stored providers: "
+                     f"{', '.join(stored) or 'none yet (run a search first)'}")
+    shown = sorted(result.series, key=lambda s: (float(s.stats(result.since)["last"] or float("inf")), s.label))
+    result.series = shown[:limit]
+    if output is HistoryFormat.json:
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+    elif output is HistoryFormat.csv:
+        rows = result.points() if points else result.summary()
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]) if rows else ["provider", "instance_type"],
+                                lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        sys.stdout.write(buffer.getvalue())
+    elif points:
+        table = Table(show_edge=False, pad_edge=False, header_style="bold")
+        for column in ("at (UTC)", "series", "price/h", "currency"):
+            table.add_column(column, justify="right" if column == "price/h" else "left")
+        for row in result.points():
+            label = " ".join(str(row.get(k)) for k in ("provider", "instance_type", "region", "purchase", "gpu_name")
+                             if row.get(k))
+            table.add_row(row["at"].replace("T", " ")[:16], label,
+                          "gone" if row["price_per_hour"] is None else _money(row["price_per_hour"]),
+                          str(row.get("currency") or ""))
+        _console().print(table)
+    else:
+        table = Table(show_edge=False, pad_edge=False, header_style="bold")
+        first = "group" if result.group != "offer" else "offer"
+        for column in (first, "changes", "first", "min", "median", "max", "last", "currency"):
+            table.add_column(column, justify="left" if column in (first, "currency") else "right")
+        for s, row in zip(result.series, result.summary(), strict=True):
+            table.add_row(s.label + (f" ({row['offers']} offers)" if "offers" in row else ""), str(row["changes"]),
+                          *(_money(row[f"{k}_price_per_hour"]) for k in ("first", "min", "median", "max", "last")),
+                          str(row.get("currency") or ""))
+        _console().print(table)
+    window = f"since {result.since.isoformat(timespec='minutes')}" if result.since else "everything kept"
+    print(f"{len(result.series)} of {len(shown)} series, {window}, from {result.snapshots} snapshots",
+          file=sys.stderr)
+    if not result.series:
+        print("no price history matches (history starts with the first stored snapshot of each provider)",
+              file=sys.stderr)
+    if plot and result.series:
+        from gpuhub.history.chart import render_terminal
+
+        sys.stdout.write(render_terminal(result.series, result.since) + "\n")
+    if chart is not None and result.series:
+        from gpuhub.history.chart import render_file
+
+        print(f"chart written to {render_file(result.series, result.since, chart)}", file=sys.stderr)
+
+
+def _print_diff(report: DiffReport, limit: int | None) -> None:
+    from rich.table import Table
+
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for column in ("change", "provider", "instance type", "region", "purchase", "GPU", "old/h", "new/h", "%"):
+        table.add_column(column, justify="right" if column in ("old/h", "new/h", "%") else "left")
+    changes = report.changes[:limit] if limit else report.changes
+    for c in changes:
+        o = c.offer
+        pct = c.change_pct
+        table.add_row(c.kind, str(o["provider"]), str(o["instance_type"]),
+                      str(o["region"]) + (f" ({o['zone']})" if o.get("zone") else ""), str(o["purchase"]),
+                      str(o.get("gpu_name") or "-"), _money(c.old_price), _money(c.new_price),
+                      f"{pct:+.2f}" if pct is not None else "")
+    if changes:
+        _console().print(table)
+    out = sys.stderr
+    if len(changes) < len(report.changes):
+        print(f"showing {len(changes)} of {len(report.changes)} changes (--limit)", file=out)
+    counts = report.counts()
+    print(f"{counts['down']} cheaper, {counts['up']} dearer, {counts['new']} new, {counts['gone']} gone, "
+          f"{counts['unchanged']} unchanged", file=out)
+    for label, found in (("regions appeared", report.regions_appeared), ("regions gone", report.regions_gone),
+                         ("GPU types appeared", report.gpus_appeared), ("GPU types gone", report.gpus_gone)):
+        for name, values in sorted(found.items()):
+            print(f"{name}: {label}: {', '.join(values)}", file=out)
+    for side in report.status_changes:
+        print(f"{side.provider}: status {side.old_state or 'none'} -> {side.new_state or 'none'}"
+              + (f" ({side.new_reason})" if side.new_reason else ""), file=out)
+    for side in report.sides:
+        if side.new is None:
+            print(f"{side.provider}: no good snapshot to compare", file=out)
+        elif side.old is None:
+            print(f"{side.provider}: only one good snapshot (#{side.new.id}); every offer counts as new", file=out)
+
+
+def diff(
+    old: Annotated[str | None, typer.Argument(help="snapshot id, or a time: 1d, 2026-11-30 (default: the "
+                                                   "snapshot before NEW)")] = None,
+    new: Annotated[str | None, typer.Argument(help="snapshot id or a time (default: the newest)")] = None,
+    instance_type: InstanceTypes = None,
+    gpu: Gpus = None,
+    provider: Providers = None,
+    region: Regions = None,
+    purchase: Purchases = None,
+    limit: Annotated[int | None, typer.Option(help="at most this many change rows in the table")] = 50,
+    output: Annotated[DiffFormat, typer.Option("--format", "-f", help="table or json")] = DiffFormat.table,
+) -> None:
+    """What changed between two snapshots of each provider: prices up/down with %, offers new/gone, regions and
+    GPU types that appeared, providers whose status changed."""
+    from gpuhub.history import diff as run_diff
+    from gpuhub.history import make_filter
+
+    with _opened_store() as store:
+        offer_filter = make_filter(instance_type=instance_type, gpu=gpu, provider=provider, region=region,
+                                   purchase=purchase)
+        report = run_diff(old, new, store=store, provider=offer_filter.providers or None).filtered(offer_filter)
+    if output is DiffFormat.json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+        return
+    _print_diff(report, limit)
+
+
+def watch(
+    drop: Annotated[str | None, typer.Option(help="match a price that fell by at least this much: 10%")] = None,
+    rise: Annotated[str | None, typer.Option(help="match a price that rose by at least this much: 10%")] = None,
+    below: Annotated[str | None, typer.Option(help="match an offer whose price went below this per hour: 2.00")]
+    = None,
+    new_gpu: Annotated[list[str] | None, typer.Option(help="match a GPU type that appeared (repeatable; '*' any)")]
+    = None,
+    new_offers: Annotated[bool, typer.Option("--new-offers", help="match any new offer")] = False,
+    gone_offers: Annotated[bool, typer.Option("--gone-offers", help="match any offer that went away")] = False,
+    provider_failed: Annotated[bool, typer.Option("--provider-failed", help="match a provider turning "
+                                                                            "failed/stale")] = False,
+    old: Annotated[str | None, typer.Option(help="compare from: snapshot id or time (default: the snapshot "
+                                                 "before the newest)")] = None,
+    new: Annotated[str | None, typer.Option(help="compare to: snapshot id or time (default: the newest)")] = None,
+    instance_type: InstanceTypes = None,
+    gpu: Gpus = None,
+    provider: Providers = None,
+    region: Regions = None,
+    purchase: Purchases = None,
+) -> None:
+    """For cron and CI: exit 1 when a threshold matched (JSON report on stdout), 0 when nothing did, 2 on bad
+    arguments or an unreadable store."""
+    from gpuhub.errors import QueryError
+    from gpuhub.history import WatchRules, parse_amount, parse_percent
+    from gpuhub.history import watch as run_watch
+
+    try:
+        rules = WatchRules(drop_pct=parse_percent("drop", drop), rise_pct=parse_percent("rise", rise),
+                           below=parse_amount("below", below), new_gpu=tuple(new_gpu or ()), new_offers=new_offers,
+                           gone_offers=gone_offers, provider_failed=provider_failed)
+    except QueryError as exc:
+        _err(f"--{exc.argument}: {exc.detail}")
+        return
+    if rules == WatchRules():
+        _err("give at least one threshold: --drop 10%, --rise 10%, --below 2.00, --new-gpu B300, --new-offers, "
+             "--gone-offers or --provider-failed")
+    with _opened_store() as store:
+        report = run_watch(rules, old=old, new=new, instance_type=instance_type, gpu=gpu, provider=provider,
+                           region=region, purchase=purchase, store=store)
+    sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+    print(f"watch: {len(report.matches)} matches" if report.matched else "watch: nothing matched", file=sys.stderr)
+    raise typer.Exit(1 if report.matched else 0)
+
+
+@catalog_app.command("publish")
+def catalog_publish(
+    destination: Annotated[str, typer.Argument(help="a directory or s3://bucket/prefix")],
+    provider: Annotated[list[str] | None, typer.Option("--provider", "-p", help="only these providers")] = None,
+    max_loss: Annotated[str, typer.Option(help="largest share of a provider's offers that may go since the last "
+                                               "catalog")] = "20%",
+    allow_unknown_gpu: Annotated[list[str] | None, typer.Option(help="a GPU name the GPU table does not know, "
+                                                                     "checked and allowed (repeatable)")] = None,
+    refresh: Annotated[bool, typer.Option(help="refresh every provider into the store first (--no-refresh: "
+                                               "publish what is stored)")] = True,
+    fetch: Annotated[str, typer.Option(help="how the refresh fetches: auto, live or replay")] = "auto",
+) -> None:
+    """Publish the newest good snapshot of every provider (manifest with checksums + data files); integrity checks
+    run first and a failed check publishes nothing (exit 1)."""
+    from gpuhub.fetch.plugins import get_registry
+    from gpuhub.history import parse_percent
+    from gpuhub.publish import CatalogCheckError, publish
+    from gpuhub.publish.remote import TargetError
+    from gpuhub.store import StoreError
+
+    try:
+        loss = (parse_percent("max_loss", max_loss) or 0) / 100
+    except Exception as exc:
+        _err(f"--max-loss: {exc}")
+        return
+    if fetch not in ("auto", "live", "replay"):
+        _err(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
+    from gpuhub.service.searching import default_engine
+
+    engine = default_engine()
+    chosen = provider
+    if not provider:  # an example recording (demo clusters) is published only when named or live
+        examples = [n for n, p in sorted(engine.registry.providers.items())
+                    if p.example_recording and not p.credentials_configured(engine.environ)]
+        for name in examples:
+            print(f"{name}: left out: its bundled data is an example, not offers to rent (--provider {name} "
+                  "publishes it)", file=sys.stderr)
+        chosen = [n for n in sorted(engine.registry.providers) if n not in examples] if examples else None
+    if refresh:
+        names = list(chosen or sorted(engine.registry.providers))
+        unknown = [n for n in names if n not in engine.registry.providers]
+        if unknown:
+            _err(f"--provider: unknown {', '.join(unknown)}; allowed: {', '.join(sorted(engine.registry.providers))}")
+        for _, status in engine.collect(names, mode=fetch):  # type: ignore[arg-type]
+            print(status.line(), file=sys.stderr)
+    store = _store()
+    try:
+        report = publish(destination, store, providers=chosen, max_loss=loss,
+                         allow_unknown_gpus=allow_unknown_gpu or (), gpus=get_registry().gpus)
+    except CatalogCheckError as exc:
+        for problem in exc.problems:
+            print(f"check failed: {problem}", file=sys.stderr)
+        print("nothing was published", file=sys.stderr)
+        raise typer.Exit(1) from None
+    except (TargetError, StoreError, ValueError) as exc:
+        _err(str(exc))
+        return
+    finally:
+        _close(store)
+    sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+    print(f"published catalog version {report.version} to {report.location}: {len(report.providers)} providers, "
+          f"{report.files} files, {report.bytes} bytes", file=sys.stderr)
+
+
+@catalog_app.command("show")
+def catalog_show(
+    url: Annotated[str | None, typer.Argument(help="a directory, https:// or s3:// (default: GPUHUB_CATALOG_URL)")]
+    = None,
+) -> None:
+    """Fetch (ETag-aware) and verify a published catalog; print its version and providers."""
+    import os
+
+    from gpuhub.publish import fetch_catalog
+    from gpuhub.publish.remote import TargetError
+
+    where = url or os.environ.get("GPUHUB_CATALOG_URL", "").strip()
+    if not where:
+        _err("give a catalog URL or set GPUHUB_CATALOG_URL")
+    try:
+        fetched = fetch_catalog(where)
+    except TargetError as exc:
+        _err(str(exc), 1)
+        return
+    rows = {name: {**{k: entry.get(k) for k in ("offers", "fetched_at", "data_date", "source_kind")},
+                   "state": (entry.get("status") or {}).get("state")}
+            for name, entry in fetched.manifest["providers"].items()}
+    sys.stdout.write(json.dumps({"url": where, "version": fetched.version, "state": fetched.state,
+                                 "reason": fetched.reason, "published_at": fetched.manifest.get("published_at"),
+                                 "providers": rows}, indent=2) + "\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add history, diff, watch and the catalog group to the ``gpuhub`` app."""
+    app.command()(history)
+    app.command()(diff)
+    app.command()(watch)
+    app.add_typer(catalog_app, name="catalog")

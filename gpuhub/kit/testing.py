@@ -1,0 +1,339 @@
+"""The conformance kit: a base test class every provider plugin's tests subclass, and small helpers.
+
+Usage in a plugin's ``tests/test_conformance.py``::
+
+    from gpuhub.kit.testing import ProviderConformance
+
+    class TestLambdaConformance(ProviderConformance):
+        provider_name = "lambda"
+        empty_body = b'{"data": {}}'          # what "no offers" looks like in this API
+
+The checks: the provider is registered through its entry point; an offline fetch through replay works; the data is
+sane (positive prices, ISO currency, canonical GPU names or counted unknowns, regions present); 429 and 5xx are
+retried and then reported as a provider failure; an empty payload gives an empty list with a status; a refresh
+that fails (503, 429, an empty answer) after a good fetch keeps the last good data, marked stale; missing or
+rejected credentials give a message that says how to configure them.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import httpx
+
+from gpuhub.fetch.diskcache import DiskCache
+from gpuhub.fetch.plugins import Registry
+from gpuhub.fetch.provider import Provider, ProviderStatus
+from gpuhub.fetch.recording import load_manifest
+from gpuhub.fetch.retry import RetryPolicy
+from gpuhub.fetch.transports import ReplayTransport
+from gpuhub.model import Offer, _check_currency
+from gpuhub.service.engine import Engine
+from gpuhub.store import Store
+
+__all__ = ["FAST_RETRY", "CountingTransport", "ProviderConformance", "make_engine", "registry_of", "reset_state",
+           "run_cli", "run_cli_json", "run_provider"]
+
+FAST_RETRY = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=30, jitter_s=0)
+"""A retry policy without waits, for tests: 3 attempts."""
+
+
+class CountingTransport(httpx.BaseTransport):
+    """An httpx transport that answers with ``handler(request, n)`` (n = 1-based request number) and counts calls."""
+
+    def __init__(self, handler: Callable[[httpx.Request, int], httpx.Response]) -> None:
+        self.handler = handler
+        self.calls = 0
+        self.requests: list[httpx.Request] = []
+        self._lock = threading.Lock()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        with self._lock:
+            self.calls += 1
+            n = self.calls
+            self.requests.append(request)
+        request.read()
+        return self.handler(request, n)
+
+
+def make_engine(registry: Registry | None = None, *, transport: httpx.BaseTransport | None = None,
+                environ: Mapping[str, str] | None = None, retry: RetryPolicy = FAST_RETRY,
+                timeout_s: float = 60.0, disk: DiskCache | None = None, store: Store | None = None) -> Engine:
+    """An engine for tests: no waits between retries, an empty environment unless given, its own in-memory
+    cache, and no offer store unless ``store`` (every fetch) or ``disk`` (a store directory for replays only) is
+    given."""
+    if store is not None:
+        return Engine(registry or Registry(), transport=transport, environ=dict(environ or {}), retry=retry,
+                      timeout_s=timeout_s, store=store)
+    return Engine(registry or Registry(), transport=transport, environ=dict(environ or {}), retry=retry,
+                  timeout_s=timeout_s, disk=disk or DiskCache(None))
+
+
+def registry_of(*providers: Provider) -> Registry:
+    """A registry of the built-ins and exactly ``providers`` (one plugin registering them; installed plugins are
+    left out)."""
+    from gpuhub.fetch.hookspecs import hookimpl
+
+    class Plugin:
+        @hookimpl
+        def register_providers(self, register: Callable[[Provider], None]) -> None:
+            for p in providers:
+                register(p)
+
+    return Registry(entry_points=[], extra_plugins=[("scripted", Plugin())])
+
+
+def run_provider(engine: Engine, name: str, **kwargs: Any) -> tuple[tuple[Offer, ...], ProviderStatus]:
+    """Collect one provider through ``engine`` (keyword arguments go to :meth:`Engine.collect`); the offers as a
+    tuple of :class:`Offer` objects (built from the stored columns when they came from the store)."""
+    [(offers, status)] = engine.collect([name], **kwargs)
+    return tuple(offers), status
+
+
+def reset_state() -> None:
+    """Forget the process-wide plugin registry and default engine, so the next search loads the plugins and opens
+    the store (``GPUHUB_STORE``, ...) again from the current environment; for tests that change settings."""
+    from gpuhub.fetch.plugins import reset_registry
+    from gpuhub.service.searching import reset_default_engine
+
+    reset_registry()
+    reset_default_engine()
+
+
+def run_cli(args: list[str], env: Mapping[str, str] | None = None) -> Any:
+    """Run ``gpuhub ARGS...`` in this process (typer's ``CliRunner``) and return its result: ``exit_code``,
+    ``stdout``, ``stderr``, ``output``. ``env`` adds environment variables for the run. Call :func:`reset_state`
+    first when the environment changed since the last search in this process."""
+    from typer.testing import CliRunner
+
+    from gpuhub.cli.commands import app
+
+    return CliRunner().invoke(app, args, env=dict(env) if env else None)
+
+
+def run_cli_json(*args: str, env: Mapping[str, str] | None = None) -> Any:
+    """``gpuhub ARGS... --format json`` (give ``--format json`` in ``args``) in this process with a fresh plugin
+    registry and no offer store (``GPUHUB_STORE=off`` unless ``env`` says otherwise), asserting exit code 0;
+    returns the decoded JSON. For a plugin's test that every installed plugin is loaded and it answers."""
+    reset_state()
+    try:
+        result = run_cli(list(args), env={"GPUHUB_STORE": "off", **(env or {})})
+    finally:
+        reset_state()
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+class ProviderConformance:
+    """Subclass as ``TestXxxConformance`` and set :attr:`provider_name`; pytest then runs every check.
+
+    Attributes:
+        provider_name: the provider's registered name.
+        registry_plugins: extra ``(name, plugin)`` pairs to register (for providers not installed as
+            distributions, like the core's fake provider); default: installed entry points only.
+        min_offers: the least number of offers the bundled recording must give.
+        empty_body: the response body that means "no offers" in this API (served with status 200).
+        live_environ: environment for live-mode checks (fake credentials); default: every variable of the
+            provider's first credential set to a dummy value.
+    """
+
+    provider_name: ClassVar[str] = ""
+    registry_plugins: ClassVar[tuple[tuple[str, object], ...]] = ()
+    min_offers: ClassVar[int] = 1
+    empty_body: ClassVar[bytes] = b"{}"
+    empty_content_type: ClassVar[str] = "application/json"
+    live_environ: ClassVar[dict[str, str] | None] = None
+    credentials_optional: ClassVar[bool] = False
+    """True when the API works without credentials (public price lists): a live fetch without them must succeed
+    with a warning naming the variables, and rejected credentials must still fail naming them."""
+
+    # --- helpers ------------------------------------------------------------------------------------------
+    def registry(self) -> Registry:
+        return Registry(extra_plugins=self.registry_plugins)
+
+    def provider(self) -> Provider:
+        return self.registry().providers[self.provider_name]
+
+    def _live_env(self, provider: Provider) -> dict[str, str]:
+        if self.live_environ is not None:
+            return dict(self.live_environ)
+        if not provider.credentials:
+            return {}
+        return {name: "gpuhub-conformance-dummy" for name in provider.credentials[0].env}
+
+    def replay(self) -> tuple[tuple[Offer, ...], ProviderStatus]:
+        """The bundled recording, replayed through a fresh engine."""
+        return run_provider(make_engine(self.registry()), self.provider_name, mode="replay")
+
+    # --- checks -------------------------------------------------------------------------------------------
+    def test_registered(self) -> None:
+        registry = self.registry()
+        assert self.provider_name in registry.providers, [r.to_dict() for r in registry.reports]
+        plugin = registry.provider_plugin[self.provider_name]
+        report = next(r for r in registry.reports if r.name == plugin)
+        assert report.status == "loaded", report.to_dict()
+        provider = registry.providers[self.provider_name]
+        assert provider.name == self.provider_name and provider.kind in ("hyperscaler", "specialist", "internal",
+                                                                         "other")
+
+    def test_replay_fetch(self) -> None:
+        offers, status = self.replay()
+        assert status.state == "ok", status.line()
+        assert status.source and status.mode in ("replay", "static"), status.to_dict()
+        assert len(offers) >= self.min_offers, status.line()
+        assert all(o.source.mode in ("replay", "static") for o in offers)
+
+    def test_data_sanity(self) -> None:
+        offers, status = self.replay()
+        registry = self.registry()
+        unknown = set(status.unknown_gpus)
+        for offer in offers:
+            assert offer.provider == self.provider_name
+            assert offer.price.amount > 0 and offer.price.amount.is_finite()
+            assert _check_currency(offer.price.currency) == offer.price.currency
+            assert offer.region.code, offer
+            gpu = offer.instance.gpu
+            if gpu is not None:
+                if gpu.known:
+                    assert gpu.name in registry.gpus.names(), gpu
+                else:
+                    assert (gpu.raw_name or gpu.name) in unknown, f"unknown GPU {gpu} not counted in the status"
+                assert offer.instance.gpu_count > 0, offer
+                assert offer.instance.fractional == (offer.instance.gpu_count < 1)
+                per_gpu = offer.price_per_gpu_hour
+                assert per_gpu is not None and per_gpu * type(per_gpu)(str(offer.instance.gpu_count)) > 0
+        keys = [(o.instance_type, o.region.code, o.region.zone, o.price.purchase, o.price.term_hours,
+                 o.price.payment_option, _window_start(o)) for o in offers]
+        assert len(keys) == len(set(keys)), "duplicate offers for one (type, region, zone, purchase, term, window)"
+
+    def _live(self, handler: Callable[[httpx.Request, int], httpx.Response],
+              environ: dict[str, str] | None = None) -> tuple[tuple[Offer, ...], ProviderStatus, CountingTransport]:
+        provider = self.provider()
+        transport = CountingTransport(handler)
+        engine = make_engine(self.registry(), transport=transport,
+                             environ=self._live_env(provider) if environ is None else environ)
+        offers, status = run_provider(engine, self.provider_name, mode="live")
+        return offers, status, transport
+
+    def _bundled_replay(self) -> ReplayTransport:
+        fixtures = self.provider().fixtures_dir()
+        assert fixtures is not None, "a provider with a live API must bundle a recording"
+        return ReplayTransport(load_manifest(fixtures))
+
+    def _is_static(self) -> bool:
+        return self.provider().static
+
+    def test_5xx_retried_then_failure(self) -> None:
+        if self._is_static():
+            return  # no network: nothing to retry
+        offers, status, transport = self._live(lambda req, n: httpx.Response(503, text="unavailable"))
+        assert status.state == "failed", status.line()
+        assert "503" in (status.reason or ""), status.line()
+        assert transport.calls == FAST_RETRY.attempts, f"{transport.calls} requests for one failing call"
+        assert offers == ()
+
+    def test_429_then_success(self) -> None:
+        if self._is_static():
+            return
+        replay = self._bundled_replay()
+
+        def handler(request: httpx.Request, n: int) -> httpx.Response:
+            if n == 1:
+                return httpx.Response(429, headers={"Retry-After": "0"}, text="slow down")
+            return replay.handle_request(request)
+
+        offers, status, transport = self._live(handler)
+        replayed, _ = self.replay()
+        assert status.state == "ok", status.line()
+        assert len(offers) == len(replayed)
+        assert transport.calls >= 2
+
+    def test_live_against_the_recording_equals_replay(self) -> None:
+        """The provider's live code path, served its own bundled recording through the HTTP seam, gives exactly
+        the offers replay gives (same types, regions, purchase models and prices, in the same order)."""
+        if self._is_static():
+            return
+        replay = self._bundled_replay()
+        live, status, _ = self._live(lambda request, n: replay.handle_request(request))
+        assert status.state == "ok" and status.mode == "live", status.line()
+        replayed, _ = self.replay()
+
+        def key(offers: tuple[Offer, ...]) -> list[tuple[object, ...]]:
+            return [(o.instance_type, o.region.code, o.region.zone, o.price.purchase, o.price.amount)
+                    for o in offers]
+
+        assert key(live) == key(replayed)
+
+    def test_failed_refresh_keeps_last_good_data(self) -> None:
+        """A live fetch that worked, then a refresh answered with 503, 429 or an empty body (after the token
+        exchange, if any): the search shows the last good offers marked stale, never nothing."""
+        if self._is_static():
+            return
+        replay = self._bundled_replay()
+        failures = (httpx.Response(503, text="unavailable"),
+                    httpx.Response(429, headers={"Retry-After": "0"}, text="slow down"),
+                    httpx.Response(200, content=self.empty_body, headers={"content-type": self.empty_content_type}))
+        for failure in failures:
+            state = {"fail": False}
+
+            def handler(request: httpx.Request, n: int, failure: httpx.Response = failure,
+                        state: dict[str, bool] = state) -> httpx.Response:
+                # every request but a token exchange fails (APIs asked by POST too: GraphQL, search bodies)
+                if state["fail"] and not (request.method == "POST" and "token" in request.url.path.lower()):
+                    return httpx.Response(failure.status_code, headers=failure.headers, content=failure.content)
+                return replay.handle_request(request)
+
+            engine = make_engine(self.registry(), transport=CountingTransport(handler),
+                                 environ=self._live_env(self.provider()))
+            good, first = run_provider(engine, self.provider_name, mode="live")
+            assert first.state == "ok" and good, first.line()
+            state["fail"] = True
+            offers, status = run_provider(engine, self.provider_name, mode="live", refresh=True)
+            assert status.state == "stale" and len(offers) == len(good), (failure.status_code, status.line())
+
+    def test_empty_payload(self) -> None:
+        if self._is_static():
+            return
+        offers, status, _ = self._live(lambda req, n: httpx.Response(
+            200, content=self.empty_body, headers={"content-type": self.empty_content_type}))
+        assert offers == ()
+        assert status.state in ("ok", "failed"), status.line()
+        if status.state == "ok":
+            assert any("no offers" in w for w in status.warnings), status.to_dict()
+        else:
+            assert status.reason, status.to_dict()
+
+    def test_credentials_missing_or_rejected(self) -> None:
+        provider = self.provider()
+        if self._is_static() or not provider.credentials:
+            return
+        variables = [name for cred in provider.credentials for name in cred.env]
+        if self.credentials_optional:
+            replay = ReplayTransport(load_manifest(bundled_fixtures(provider)))
+            _, public, _ = self._live(lambda req, n: replay.handle_request(req), environ={})
+            assert public.state == "ok", public.line()
+            assert any(v in w for w in public.warnings for v in variables), public.to_dict()
+        else:
+            _, missing, _ = self._live(lambda req, n: httpx.Response(200, json={}), environ={})
+            assert missing.state == "failed", missing.line()
+            assert any(v in (missing.reason or "") for v in variables), missing.line()
+        _, rejected, _ = self._live(lambda req, n: httpx.Response(401, json={"error": "invalid credentials"}))
+        assert rejected.state == "failed", rejected.line()
+        assert any(v in (rejected.reason or "") for v in variables), rejected.line()
+
+
+def _window_start(offer: Offer) -> object:
+    """A reservation window's start (a capacity block at each start time is its own offer), else None."""
+    reservation = offer.obtain.reservation if offer.obtain is not None else None
+    return reservation.start if reservation is not None else None
+
+
+def bundled_fixtures(provider: Provider) -> Path:
+    """The provider's bundled recording directory; raises AssertionError when it has none."""
+    path = provider.fixtures_dir()
+    assert path is not None and (path / "manifest.json").is_file(), f"{provider.name} bundles no recording"
+    return path

@@ -1,0 +1,100 @@
+"""The JSON-ready rows behind ``gpuhub gpus``, ``gpuhub providers`` and ``gpuhub estimate`` (the CLI prints them,
+the web API serves them: one builder, so both give the same answer)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from gpuhub.answer.estimate import PriceSpread
+from gpuhub.answer.query import build_query
+from gpuhub.errors import QueryError
+from gpuhub.facts.gpus import GpuTable
+from gpuhub.service.engine import Engine, RequestedMode
+from gpuhub.service.searching import run_query
+
+__all__ = ["estimate_report", "gpu_rows", "provider_rows"]
+
+
+def gpu_rows(table: GpuTable) -> list[dict[str, Any]]:
+    """One dict per GPU table row: name, vendor, form factor, memory GiB, dense BF16/FP64 TFLOPS, GB/s, CUDA compute
+    capability, tensor core generation, FP8, Transformer Engine, MIG, CUDA releases and minimum driver, aliases."""
+    from gpuhub.facts.compat import compat
+
+    rows: list[dict[str, Any]] = []
+    for s in table.specs:
+        facts = compat(s.name)
+        cc = facts.compute_capability
+        rows.append({"name": s.name, "vendor": s.vendor, "form_factor": s.form_factor, "memory_gib": s.memory_gib,
+                     "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
+                     "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s,
+                     "compute_capability": f"{cc[0]}.{cc[1]}" if cc else None,
+                     "tensor_core_generation": facts.tensor_core_generation, "fp8": facts.fp8,
+                     "transformer_engine": facts.transformer_engine, "mig": s.mig_support,
+                     "cuda": facts.cuda_range if cc else None, "min_driver": facts.min_driver,
+                     "aliases": list(s.aliases)})
+    return rows
+
+
+def provider_rows(engine: Engine) -> list[dict[str, Any]]:
+    """One dict per installed provider: kind, plugin, credentials state, and where a search's data would come from
+    (live, a recording, a static price table) and how to configure it."""
+    registry = engine.registry
+    rows = []
+    for name, provider in sorted(registry.providers.items()):
+        plan = engine.plan(provider)
+        how = plan if isinstance(plan, str) else (
+            "static price table" if plan.static else plan.mode + (f" {plan.recording}" if plan.recording else ""))
+        rows.append({"provider": name, "kind": provider.kind, "plugin": registry.provider_plugin[name],
+                     "credentials": "configured" if provider.credentials_configured(engine.environ) else
+                     ("none needed" if not provider.credentials else "not set"),
+                     "data": how, "configure": provider.credentials_help()})
+    return rows
+
+
+def estimate_report(engine: Engine, instance_type: str, hours: float, *, provider: str | None = None,
+                    region: Sequence[str] | None = None, purchase: str = "on_demand",
+                    interruption_overhead: float = 0.10, checkpoint_every: float = 1.0,
+                    fixtures_dir: Path | None = None,
+                    fetch: RequestedMode = "auto") -> tuple[dict[str, Any], PriceSpread]:
+    """Job cost of ``instance_type`` for ``hours`` hours in each region (cheapest first) and the price spread.
+
+    Returns ``({"jobs": [...], "spread": USD/h, "spread_fraction": x}, spread)``; each job row has provider,
+    instance_type, region, zone, purchase, price_per_hour, billed_hours, cost (to the cent), currency,
+    break_even_hours (reserved terms against on-demand, else None) and notes.
+
+    Raises:
+        QueryError: a bad argument (named), or no offer of that instance type.
+    """
+    from gpuhub.answer.estimate import estimate as estimate_job
+    from gpuhub.answer.estimate import price_spread
+
+    registry = engine.registry
+    query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
+                        provider=provider, region=region, instance_type=instance_type, purchase=purchase,
+                        checkpoint_every=checkpoint_every)
+    if fetch not in ("auto", "live", "replay"):
+        raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
+    offers = list(run_query(query, engine, fixtures_dir=fixtures_dir, fetch=fetch))
+    if not offers:
+        where = f" in {', '.join(region)}" if region else ""
+        raise QueryError("instance_type", f"no {purchase} offer of {instance_type!r}{where}"
+                         + (f" from {provider}" if provider else ""))
+    if purchase != "on_demand":  # the on-demand offers give a reserved term's break-even
+        both = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
+                           rankers=list(registry.rankers), provider=provider, region=region,
+                           instance_type=instance_type, purchase=[purchase, "on_demand"])
+        offers = list(run_query(both, engine, fixtures_dir=fixtures_dir, fetch=fetch))
+    spread = price_spread(offers, instance_type, purchase, provider)
+    on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
+    jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
+                         on_demand=on_demand.get((o.provider, o.region.code)),
+                         checkpoint_every_h=checkpoint_every) for o in spread.offers]
+    rows = [{"provider": j.offer.provider, "instance_type": j.offer.instance_type, "region": j.offer.region.code,
+             "zone": j.offer.region.zone, "purchase": j.offer.price.purchase,
+             "price_per_hour": float(j.offer.price.amount), "billed_hours": float(j.billed_hours),
+             "cost": float(j.cost_rounded()), "currency": j.currency,
+             "break_even_hours": float(j.break_even_hours) if j.break_even_hours is not None else None,
+             "notes": j.notes} for j in jobs]
+    return {"jobs": rows, "spread": float(spread.spread), "spread_fraction": round(spread.spread_fraction, 6)}, spread
