@@ -16,7 +16,9 @@ What it exports, by job:
   of the cloud that runs a machine -> the seller's one name, for ``Instance(seller=...)``), :func:`known_sellers`;
   obtainability: :class:`Obtainability`,
   :class:`SpotRisk`, :class:`Reservation`;
-- reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`, :class:`GpuSpec` and
+- reference facts: :class:`RegionFacts` (``register_regions``), :func:`known_regions`,
+  :func:`located_region` (a marketplace's place as a region: continent from the country, coordinates from a known
+  city), :class:`GpuSpec` and
   :class:`GpuTable` (``register_gpu_specs``), :func:`load_builtin_specs`;
 - checks of one price-list row: :func:`decimal_amount` (a published amount as an exact Decimal),
   :func:`placeholder_price` (zero/negative), :func:`memory_per_gpu_gib` (GPU memory in the wrong unit or total),
@@ -29,7 +31,8 @@ What it exports, by job:
 - the conformance kit and test helpers (import pytest only when used): :class:`ProviderConformance`,
   :class:`CountingTransport`, :func:`make_engine`, :func:`run_provider`, :func:`reset_state` (forget the loaded
   plugins and the default engine between tests), :func:`run_cli` (``gpuhub ARGS`` in this process),
-  :func:`search` and :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
+  :func:`run_cli_json` (the same with fresh plugins and no store, JSON decoded), :func:`search` and
+  :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
 
 Names are imported on first use (PEP 562), so importing this module costs nothing until a name is used.
 """
@@ -50,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "register_purchase_model": "gpuhub.model",
     "Obtainability": "gpuhub.obtain", "Reservation": "gpuhub.obtain", "SpotRisk": "gpuhub.obtain",
     "RegionFacts": "gpuhub.facts.regions", "known_regions": "gpuhub.facts.regions",
+    "located_region": "gpuhub.facts.regions",
     "GpuSpec": "gpuhub.facts.gpus", "GpuTable": "gpuhub.facts.gpus", "UnknownGpuError": "gpuhub.facts.gpus",
     "load_builtin_specs": "gpuhub.facts.gpus",
     "GpuhubError": "gpuhub.errors", "ProviderError": "gpuhub.errors", "CredentialsError": "gpuhub.errors",
@@ -59,7 +63,8 @@ _EXPORTS: dict[str, str] = {
     "remember_secret": "gpuhub.fetch.recording", "scrub_url": "gpuhub.fetch.recording",
     "ProviderConformance": "gpuhub.kit.testing", "CountingTransport": "gpuhub.kit.testing",
     "make_engine": "gpuhub.kit.testing", "run_provider": "gpuhub.kit.testing", "reset_state": "gpuhub.kit.testing",
-    "run_cli": "gpuhub.kit.testing", "search": "gpuhub.service.searching", "SearchResult": "gpuhub.service.searching",
+    "run_cli": "gpuhub.kit.testing", "run_cli_json": "gpuhub.kit.testing",
+    "search": "gpuhub.service.searching", "SearchResult": "gpuhub.service.searching",
     "Engine": "gpuhub.service.engine", "Registry": "gpuhub.fetch.plugins",
     "seller_name": "gpuhub.sellers", "known_sellers": "gpuhub.sellers",
     "checked_gpu": "gpuhub.fetch.rowchecks", "decimal_amount": "gpuhub.fetch.rowchecks",

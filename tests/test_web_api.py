@@ -141,8 +141,8 @@ def test_request_limits(client: TestClient) -> None:
 
 
 def test_every_query_argument_is_a_web_parameter_and_in_openapi(client: TestClient) -> None:
-    """A filter added to the CLI and build_query reaches the form, the API and OpenAPI with no web code; this
-    fails when one is added under a name the CLI and build_query spell differently (add it to TO_BUILD_QUERY)."""
+    """A filter added to the parameter spec (gpuhub.answer.spec) reaches the form, the API and OpenAPI with no web
+    code; this fails when build_query takes an argument the spec does not list."""
     arguments = set(inspect.signature(build_query).parameters) - {"gpus", "providers", "sellers", "rankers"}
     assert {p.argument for p in search_params()} == arguments
     spec = client.get("/api/openapi.json").json()

@@ -458,6 +458,9 @@ class Catalog:
             # Compared as floats: a published price has at most 17 significant digits, so equality survives.
             limit = float(q.max_price_per_hour)
             out.append(("max_price", lambda: self.price <= limit))
+        if q.max_price_per_gpu_hour is not None:
+            per_gpu = float(q.max_price_per_gpu_hour)
+            out.append(("max_price_per_gpu", lambda: self.price_per_gpu <= per_gpu))
         return out
 
     def _gpu_mask(self, q: Query) -> BoolArray:

@@ -16,6 +16,7 @@ import numpy.typing as npt
 from gpuhub.answer.catalog import Catalog
 from gpuhub.answer.query import Query
 from gpuhub.answer.ranking import Ranker
+from gpuhub.answer.spec import cli_option
 from gpuhub.facts.carbon import carbon_note
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.perf import price_performance
@@ -141,13 +142,13 @@ def _precision_note(offer: Offer, query: Query, ranker: Ranker) -> str | None:
     return f"warning: {offer.instance.gpu.name} has no FP8 ({why}): {effect}"
 
 
-_FLAGS = {"available_only": "--available", "mig_capable": "--mig", "provider_kind": "--provider-kind",
-          "include_accelerators": "--include-accelerators (non-GPU accelerators are left out unless asked for)"}
+_NOTES = {"include_accelerators": " (non-GPU accelerators are left out unless asked for)"}
 
 
 def cli_flag(name: str) -> str:
-    """The CLI option that sets the search argument ``name`` (``available_only`` → ``--available``)."""
-    return _FLAGS.get(name, f"--{name.replace('_', '-')}")
+    """The CLI option that sets the search argument ``name`` (``available_only`` → ``--available``,
+    :func:`gpuhub.answer.spec.cli_option`), with a note where the option alone would not say enough."""
+    return cli_option(name) + _NOTES.get(name, "")
 
 
 def removed_notes(catalog: Catalog, masks: list[tuple[str, npt.NDArray[np.bool_]]], ranker: Ranker,

@@ -152,7 +152,12 @@ def channel_notes(offers: Sequence[Offer]) -> list[str]:
         if len(channels) < 2:
             continue
         seller, instance_type = machine.split(":", 1)
-        prices = ", ".join(f"{name} {o.price.amount} {currency}/h" for name, o in channels.items())
+        prices = ", ".join(f"{name} {_cents(o.price.amount)} {currency}/h" for name, o in channels.items())
         lines.append(f"{seller} {instance_type} ({purchase}) is one machine through {len(channels)} channels: "
                      f"{prices}")
     return lines
+
+
+def _cents(amount: Decimal) -> str:
+    """An amount with at least two decimals, as the table prints prices (``1.9`` -> ``1.90``)."""
+    return f"{amount:.2f}" if amount == amount.quantize(Decimal("0.01")) else str(amount)

@@ -48,6 +48,8 @@ class Query(BaseModel):
     min_vcpus: float | None = None
     min_memory_gib: float | None = None
     max_price_per_hour: Decimal | None = None
+    max_price_per_gpu_hour: Decimal | None = None
+    """Price per GPU-hour (instance price / GPUs) at most this, in the offer's currency."""
     currency: str | None = None
     purchase: tuple[str, ...] = ()
     providers: tuple[str, ...] = ()
@@ -197,6 +199,21 @@ def _choose(name: str, values: tuple[str, ...], allowed: Sequence[str], *, fold:
     return tuple(out)
 
 
+def _price(argument: str, value: Any) -> Decimal | None:
+    """A price bound given as a number or its text (``"40.5"``), exact; None when not given.
+
+    Raises:
+        QueryError: not a non-negative number.
+    """
+    if value is None:
+        return None
+    _number(argument, value)
+    try:
+        return Decimal(str(value))
+    except InvalidOperation:
+        raise QueryError(argument, f"expected a number, got {value!r}") from None
+
+
 def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[str], gpu: Any = None,
                 min_gpus: Any = None, max_gpus: Any = None, min_vram: Any = None, min_total_vram: Any = None,
                 min_vcpus: Any = None, min_memory: Any = None, max_price: Any = None, currency: str | None = None,
@@ -209,7 +226,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
                 rtt_budget: Any = None, group_by: Any = None, distinct: bool = False,
                 max_interruption: Any = None, min_placement_score: Any = None, launchable: bool = False,
                 checkpoint_every: Any = None, min_compute_capability: Any = None, feature: Any = None,
-                cuda: Any = None, bare_metal: bool = False, dedicated: bool = False,
+                cuda: Any = None, bare_metal: bool = False, dedicated: bool = False, max_price_per_gpu: Any = None,
                 sellers: Sequence[str] = ()) -> Query:
     """Validate user arguments into a :class:`Query`.
 
@@ -243,13 +260,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     lo, hi = _number("min_gpus", min_gpus), _number("max_gpus", max_gpus)
     if lo is not None and hi is not None and lo > hi:
         raise QueryError("min_gpus", f"min_gpus ({lo:g}) is larger than max_gpus ({hi:g})")
-    price: Decimal | None = None
-    if max_price is not None:
-        _number("max_price", max_price)
-        try:
-            price = Decimal(str(max_price))
-        except InvalidOperation:
-            raise QueryError("max_price", f"expected a number, got {max_price!r}") from None
+    price, price_per_gpu = _price("max_price", max_price), _price("max_price_per_gpu", max_price_per_gpu)
     if currency is not None:
         from gpuhub.model import _check_currency
 
@@ -303,6 +314,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         min_gpus=lo, max_gpus=hi, min_vram_gib=_number("min_vram", min_vram),
         min_total_vram_gib=_number("min_total_vram", min_total_vram), min_vcpus=_number("min_vcpus", min_vcpus),
         min_memory_gib=_number("min_memory", min_memory), max_price_per_hour=price, currency=currency,
+        max_price_per_gpu_hour=price_per_gpu,
         purchase=tuple(sorted(_choose("purchase", _tuple("purchase", purchase), known_purchase_models()))),
         providers=tuple(sorted(_choose("provider", _tuple("provider", provider), [*providers, *sellers]))),
         regions=tuple(sorted(_tuple("region", region))), countries=tuple(sorted(countries)),

@@ -9,16 +9,20 @@ from __future__ import annotations
 import contextlib
 import csv
 import datetime as dt
+import functools
+import inspect
 import io
 import json
 import os
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gpuhub.answer.spec import SEARCH_PARAMS, cli_option
 from gpuhub.cli._lazy import lazy
 from gpuhub.errors import PluginError, QueryError
 
@@ -95,64 +99,37 @@ def _fail_usage(message: str) -> None:
     raise typer.Exit(2)
 
 
+_OPTION_TYPES: dict[str, Any] = {"list": list[str] | None, "number": float | None, "integer": int | None,
+                                 "text": str | None, "flag": bool}
+"""The typer type of each kind of search parameter (:data:`gpuhub.answer.spec.Kind`)."""
+
+
+def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` with one option per search parameter (:data:`gpuhub.answer.spec.SEARCH_PARAMS`, in its order)
+    before its own options; ``command`` gets their values in its first argument, ``filters`` (by parameter name, an
+    inverted flag such as ``--all-regions`` turned back into its argument, ``distinct``)."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "filters"]
+    options = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.flag_default, annotation=Annotated[
+        _OPTION_TYPES[p.kind], typer.Option(p.option, *([p.short] if p.short else []), help=p.help)])
+        for p in SEARCH_PARAMS]
+
+    @functools.wraps(command)
+    def run(**values: Any) -> None:
+        filters = {p.name: (not values.pop(p.name)) if p.inverted else values.pop(p.name) for p in SEARCH_PARAMS}
+        command(filters, **values)
+
+    signature = inspect.Signature([*options, *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own)])
+    run.__signature__ = signature  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+    return run
+
+
 @app.command()
+@_with_search_options
 def search(
-    gpu: Annotated[list[str] | None, typer.Option("--gpu", "-g", help="GPU name or alias, repeatable")] = None,
-    min_gpus: Annotated[float | None, typer.Option(help="minimum GPUs per instance")] = None,
-    max_gpus: Annotated[float | None, typer.Option(help="maximum GPUs per instance")] = None,
-    min_vram: Annotated[float | None, typer.Option(help="minimum usable VRAM per GPU, GiB")] = None,
-    min_total_vram: Annotated[float | None, typer.Option(help="minimum VRAM of the instance, GiB")] = None,
-    min_vcpus: Annotated[float | None, typer.Option(help="minimum vCPUs")] = None,
-    min_memory: Annotated[float | None, typer.Option(help="minimum host RAM, GiB")] = None,
-    provider: Annotated[list[str] | None, typer.Option("--provider", "-p", help="provider name(s)")] = None,
-    instance_type: Annotated[list[str] | None, typer.Option(help="instance type name(s), exact")] = None,
-    region: Annotated[list[str] | None, typer.Option("--region", "-r", help="region or zone code(s)")] = None,
-    country: Annotated[list[str] | None, typer.Option(help="ISO country code(s), e.g. US, DE")] = None,
-    continent: Annotated[list[str] | None, typer.Option(help="continent(s), e.g. Europe")] = None,
-    purchase: Annotated[list[str] | None, typer.Option(help="on_demand, spot, low_priority, reserved_1y, ...")] = None,
-    max_price: Annotated[str | None, typer.Option(help="maximum price per instance-hour")] = None,
-    currency: Annotated[str | None, typer.Option(help="only prices in this ISO 4217 currency")] = None,
-    exclude_fractional: Annotated[bool, typer.Option(help="drop offers with part of one GPU")] = False,
-    include_accelerators: Annotated[bool, typer.Option(help="keep non-GPU accelerators (Trainium, ...)")] = False,
-    provider_kind: Annotated[list[str] | None, typer.Option(help="hyperscaler, specialist, internal, other")] = None,
-    mig: Annotated[bool, typer.Option("--mig", help="only MIG-capable GPUs")] = False,
-    nvlink: Annotated[bool, typer.Option("--nvlink", help="only multi-GPU instances linked by NVLink/NVSwitch")]
-    = False,
-    available: Annotated[bool, typer.Option("--available", help="only offers launchable now")] = False,
-    max_interruption: Annotated[float | None, typer.Option(
-        help="spot: highest interruption bucket, percent (bucket upper bound from the source; unknown never passes)")]
-    = None,
-    min_placement_score: Annotated[int | None, typer.Option(help="spot: lowest AWS placement score, 1-10")] = None,
-    launchable: Annotated[bool, typer.Option("--launchable", help="only offers quota and capacity allow")] = False,
-    checkpoint_every: Annotated[float | None, typer.Option(
-        help="hours between checkpoints: spot expected cost (training preset)")] = None,
-    min_compute_capability: Annotated[str | None, typer.Option(
-        help="CUDA compute capability at least, e.g. 8.0 (A100), 9.0 (Hopper)")] = None,
-    feature: Annotated[list[str] | None, typer.Option(
-        help="GPU feature, repeatable: fp8, transformer-engine, tensor-cores, mig")] = None,
-    cuda: Annotated[str | None, typer.Option(help="only GPUs this CUDA release supports, e.g. 12.4")] = None,
-    bare_metal: Annotated[bool, typer.Option("--bare-metal", help="only bare-metal instances")] = False,
-    dedicated: Annotated[bool, typer.Option("--dedicated", help="only instances on a host of their own")] = False,
-    workload: Annotated[str | None, typer.Option(help="training, inference, data-science, rendering or "
-                                                      "scientific")] = None,
-    model: Annotated[str | None, typer.Option(help="model size to fit, e.g. 70b, 7B, 350m")] = None,
-    precision: Annotated[str | None, typer.Option(help="model precision: bf16 (default), fp16, fp8, int4")] = None,
-    model_mode: Annotated[str | None, typer.Option("--mode", help="inference, fine-tuning or training")] = None,
-    near: Annotated[str | None, typer.Option(help="city, country, region code or 'lat,lon' of users/data")] = None,
-    max_rtt: Annotated[float | None, typer.Option(help="longest estimated round trip from --near, ms")] = None,
-    rtt_budget: Annotated[float | None, typer.Option(help="--workload inference --near: real-time round-trip "
-                                                          "budget, ms (default 50); offers within it rank first")]
-    = None,
-    group_by: Annotated[list[str] | None, typer.Option(help="instance-type, gpu, provider, region (combinable: "
-                                                             "gpu,provider): one row per group")] = None,
-    all_regions: Annotated[bool, typer.Option("--all-regions", help="every offer, not one row per instance type "
-                                                                    "and purchase model")] = False,
-    max_carbon: Annotated[float | None, typer.Option(help="highest grid intensity, gCO2e/kWh")] = None,
-    sort: Annotated[str | None, typer.Option(help="price, price_per_gpu, price_per_vram, a workload, carbon, "
-                                                  "latency, or a plugin's ranker")] = None,
+    filters: dict[str, Any],
     explain: Annotated[bool, typer.Option("--explain", help="say why each offer ranks and what filters removed")]
     = False,
-    limit: Annotated[int | None, typer.Option(help="at most this many offers")] = 20,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
     refresh: Annotated[bool, typer.Option(help="fetch again, ignoring stored and cached data")] = False,
@@ -180,29 +157,17 @@ def search(
         except ValueError as exc:
             _fail_usage(f"--max-age: {exc}")
     try:
-        query = build_query(
-            gpus=registry.gpus, providers=sorted(registry.providers), sellers=registry.sellers(),
-            rankers=list(registry.rankers), gpu=gpu,
-            min_gpus=min_gpus, max_gpus=max_gpus, min_vram=min_vram, min_total_vram=min_total_vram,
-            min_vcpus=min_vcpus, min_memory=min_memory, max_price=max_price, currency=currency, purchase=purchase,
-            provider=provider, region=region, country=country, continent=continent,
-            exclude_fractional=exclude_fractional, available_only=available, sort=sort, limit=limit,
-            workload=workload, near=near, max_rtt=max_rtt, max_carbon=max_carbon, model=model,
-            precision=precision, mode=model_mode, instance_type=instance_type,
-            include_accelerators=include_accelerators, provider_kind=provider_kind, mig_capable=mig, nvlink=nvlink,
-            rtt_budget=rtt_budget, group_by=group_by, distinct=not all_regions,
-            max_interruption=max_interruption, min_placement_score=min_placement_score, launchable=launchable,
-            checkpoint_every=checkpoint_every, min_compute_capability=min_compute_capability, feature=feature,
-            cuda=cuda, bare_metal=bare_metal, dedicated=dedicated)
+        query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), sellers=registry.sellers(),
+                            rankers=list(registry.rankers), **filters)
     except QueryError as exc:
-        _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
+        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
     try:
         result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
                            timeout=timeout, deadline=_DEADLINE[0] if timeout is not None and _DEADLINE else None,
                            max_age=max_age_s)
     except QueryError as exc:
-        _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
+        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
     if result.offers or output is not OutputFormat.table:
         _print_result(result, output)
@@ -499,7 +464,7 @@ def estimate(
                                          checkpoint_every=checkpoint_every, fixtures_dir=fixtures,
                                          fetch=fetch)  # type: ignore[arg-type]
     except QueryError as exc:
-        _fail_usage(f"--{exc.argument.replace('_', '-')}: {exc.detail}")
+        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
     rows = report["jobs"]
     if output is OutputFormat.json:

@@ -153,3 +153,25 @@ def make_region(provider: str, code: str, zone: str | None = None) -> Region:
     return Region(provider=provider, code=code, zone=zone, city=facts.city or None, country=facts.country or None,
                   continent=facts.continent or None, latitude=facts.lat, longitude=facts.lon,
                   carbon_gco2e_per_kwh=facts.carbon_gco2e_per_kwh)
+
+
+def located_region(provider: str, code: str, *, country: str | None = None, city: str | None = None,
+                   zone: str | None = None) -> Region:
+    """A :class:`Region` for a marketplace's place that no region table lists (a Vast.ai host's ``"Quebec, CA"``,
+    an aggregator's ``"dulles-usa-1"``): the continent from the ISO ``country`` (its capital in the places table,
+    ``gpuhub/data/places.csv``), the coordinates only from a ``city`` that table knows in that country (never the
+    capital's: a host in Quebec is not in Ottawa). Registered facts of ``(provider, code)`` win when there are any.
+    """
+    facts = region_facts(provider, code)
+    if facts is not None:
+        return make_region(provider, code, zone)
+    from gpuhub.facts.places import capital_of, find_city
+
+    upper = country.strip().upper() if country and country.strip() else None
+    capital = capital_of(upper) if upper else None
+    place = find_city(f"{city}, {upper}" if upper else city) if city else None
+    if place is not None and upper is None:
+        upper = place.country
+    return Region(provider=provider, code=code, zone=zone, city=place.name if place else city, country=upper,
+                  continent=place.continent if place else capital.continent if capital else None,
+                  latitude=place.lat if place else None, longitude=place.lon if place else None)

@@ -17,6 +17,7 @@ rejected credentials give a message that says how to configure them.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -35,7 +36,7 @@ from gpuhub.service.engine import Engine
 from gpuhub.store import Store
 
 __all__ = ["FAST_RETRY", "CountingTransport", "ProviderConformance", "make_engine", "registry_of", "reset_state",
-           "run_cli", "run_provider"]
+           "run_cli", "run_cli_json", "run_provider"]
 
 FAST_RETRY = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=30, jitter_s=0)
 """A retry policy without waits, for tests: 3 attempts."""
@@ -112,6 +113,19 @@ def run_cli(args: list[str], env: Mapping[str, str] | None = None) -> Any:
     from gpuhub.cli.commands import app
 
     return CliRunner().invoke(app, args, env=dict(env) if env else None)
+
+
+def run_cli_json(*args: str, env: Mapping[str, str] | None = None) -> Any:
+    """``gpuhub ARGS... --format json`` (give ``--format json`` in ``args``) in this process with a fresh plugin
+    registry and no offer store (``GPUHUB_STORE=off`` unless ``env`` says otherwise), asserting exit code 0;
+    returns the decoded JSON. For a plugin's test that every installed plugin is loaded and it answers."""
+    reset_state()
+    try:
+        result = run_cli(list(args), env={"GPUHUB_STORE": "off", **(env or {})})
+    finally:
+        reset_state()
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
 
 
 class ProviderConformance:
@@ -268,7 +282,8 @@ class ProviderConformance:
 
             def handler(request: httpx.Request, n: int, failure: httpx.Response = failure,
                         state: dict[str, bool] = state) -> httpx.Response:
-                if state["fail"] and request.method == "GET":
+                # every request but a token exchange fails (APIs asked by POST too: GraphQL, search bodies)
+                if state["fail"] and not (request.method == "POST" and "token" in request.url.path.lower()):
                     return httpx.Response(failure.status_code, headers=failure.headers, content=failure.content)
                 return replay.handle_request(request)
 

@@ -19,6 +19,7 @@ import numpy.typing as npt
 from gpuhub.answer.catalog import Catalog
 from gpuhub.answer.explain import cli_flag, offer_details, removed_notes
 from gpuhub.answer.query import Query, build_query
+from gpuhub.answer.spec import filter_values
 from gpuhub.errors import QueryError
 from gpuhub.fetch.plugins import get_registry
 from gpuhub.fetch.provider import ProviderStatus
@@ -187,6 +188,7 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            launchable: bool = False, checkpoint_every: float | None = None,
            min_compute_capability: str | float | None = None, feature: str | Sequence[str] | None = None,
            cuda: str | float | None = None, bare_metal: bool = False, dedicated: bool = False,
+           max_price_per_gpu: float | str | None = None,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
            refresh: bool = False, timeout: float | None = None, engine: Engine | None = None,
            max_age: float | None = None, start: dt.datetime | None = None) -> SearchResult:
@@ -197,7 +199,8 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
         min_gpus, max_gpus: GPUs per instance (fractions allowed: 0.5 is half a GPU).
         min_vram: usable VRAM per GPU, GiB. min_total_vram: VRAM of the whole instance, GiB.
         min_vcpus: vCPUs. min_memory: host RAM, GiB.
-        max_price: price per instance-hour, in the offer's currency.
+        max_price: price per instance-hour, in the offer's currency. max_price_per_gpu: price per GPU-hour
+            (instance price / GPUs, fractions included), in the offer's currency.
         currency: keep only prices in this ISO 4217 currency.
         purchase: ``on_demand``, ``spot``, ``low_priority``, ``reserved_1y``, ``reserved_3y``,
             ``savings_plan_1y``, ``savings_plan_3y`` (and any a plugin registered).
@@ -254,22 +257,11 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
     Raises:
         QueryError: an argument is invalid (the message names it and the allowed values).
     """
+    filters = filter_values(locals())  # every search parameter by name (gpuhub.answer.spec; tests/test_spec.py)
     eng = engine or default_engine()
     registry = eng.registry
     query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), sellers=registry.sellers(),
-                        rankers=list(registry.rankers), gpu=gpu, min_gpus=min_gpus, max_gpus=max_gpus,
-                        min_vram=min_vram, min_total_vram=min_total_vram, min_vcpus=min_vcpus, min_memory=min_memory,
-                        max_price=max_price, currency=currency, purchase=purchase, provider=provider, region=region,
-                        country=country, continent=continent, exclude_fractional=exclude_fractional,
-                        available_only=available_only, sort=sort, limit=limit, workload=workload, near=near,
-                        max_rtt=max_rtt, max_carbon=max_carbon, model=model, precision=precision, mode=mode,
-                        instance_type=instance_type, include_accelerators=include_accelerators,
-                        provider_kind=provider_kind, mig_capable=mig_capable, nvlink=nvlink,
-                        rtt_budget=rtt_budget, group_by=group_by, distinct=distinct,
-                        max_interruption=max_interruption, min_placement_score=min_placement_score,
-                        launchable=launchable, checkpoint_every=checkpoint_every,
-                        min_compute_capability=min_compute_capability, feature=feature, cuda=cuda,
-                        bare_metal=bare_metal, dedicated=dedicated)
+                        rankers=list(registry.rankers), **filters)
     if fixtures_dir is not None and not isinstance(fixtures_dir, (str, os.PathLike)):
         raise QueryError("fixtures_dir", f"expected a directory path, got {fixtures_dir!r}")
     if fetch not in ("auto", "live", "replay"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from gpuhub.answer.spec import SEARCH_PARAMS, Choices
 from gpuhub.fetch.plugins import Registry
 from gpuhub.web.params import PAGE_EXCLUDED, Param, search_params
 
@@ -38,15 +39,10 @@ class Field:
 
 
 def _choices(registry: Registry) -> dict[str, list[str]]:
-    from gpuhub.answer.query import PROVIDER_KINDS, WORKLOADS
-    from gpuhub.facts.modelfit import BYTES_PER_PARAMETER, MODES
-    from gpuhub.facts.regions import CONTINENTS
-    from gpuhub.model import known_purchase_models
-
-    return {"purchase": list(known_purchase_models()), "provider": sorted(registry.providers),
-            "continent": list(CONTINENTS), "provider_kind": list(PROVIDER_KINDS),
-            "workload": [w for w in WORKLOADS if w in registry.rankers], "sort": list(registry.rankers),
-            "mode": list(MODES), "precision": list(BYTES_PER_PARAMETER)}
+    """URL name -> allowed values, for the parameters whose values are a closed set
+    (:attr:`gpuhub.answer.spec.SearchParam.allowed`)."""
+    given = Choices(providers=sorted(registry.providers), rankers=list(registry.rankers))
+    return {p.url_name: p.allowed(given) for p in SEARCH_PARAMS if p.allowed is not None}
 
 
 def form_fields(registry: Registry, values: Callable[[str], Sequence[str]]) -> list[tuple[str, list[Field]]]:

@@ -1,32 +1,24 @@
-"""The web's search parameters, read off the ``gpuhub search`` command itself.
+"""The web's search parameters: the search parameter spec (:data:`gpuhub.answer.spec.SEARCH_PARAMS`) by URL name.
 
-Every option of ``gpuhub search`` that becomes a :func:`gpuhub.answer.query.build_query` argument is a URL parameter of
-the page and of ``/api/search``, with the CLI option's name (``--min-gpus`` → ``min_gpus``), help text and type:
-a filter added to the CLI and to ``build_query`` shows up in the form, the API and the OpenAPI description without
-web code. Options about where data comes from (``--fixtures``, ``--fetch``, ``--refresh``, ``--timeout``) and output
-(``--format``, ``--explain``) are the server's business, not a request's.
+Every search parameter is a URL parameter of the page and of ``/api/search``, named like its CLI option without
+dashes (``--min-gpus`` → ``min_gpus``, ``--all-regions`` → ``all_regions``), with its help text and kind: a filter
+added to the spec shows up in the form, the API and the OpenAPI description without web code. Options about where
+data comes from (``--fixtures``, ``--fetch``, ``--refresh``, ``--timeout``) and output (``--format``, ``--explain``)
+are not search parameters: they are the server's business, not a request's.
 """
 
 from __future__ import annotations
 
-import inspect
-import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpuhub.answer.query import build_query
+from gpuhub.answer.spec import SEARCH_PARAMS
 from gpuhub.errors import QueryError
 
-__all__ = ["MAX_LIST_VALUES", "MAX_QUERY_BYTES", "Param", "query_kwargs", "search_params"]
+__all__ = ["MAX_LIST_VALUES", "MAX_QUERY_BYTES", "PAGE_EXCLUDED", "Param", "query_kwargs", "search_params"]
 
-SERVER_SIDE = frozenset({"explain", "fixtures", "fetch", "refresh", "timeout", "output"})
-"""CLI options that a web request may not set."""
-TO_BUILD_QUERY = {"available": "available_only", "mig": "mig_capable", "model_mode": "mode", "all_regions": "distinct"}
-"""CLI parameter → ``build_query`` argument, where the two names differ."""
-INVERTED = frozenset({"all_regions"})
-"""Flags whose ``build_query`` argument is their negation (``--all-regions`` is ``distinct=False``)."""
-PAGE_EXCLUDED = frozenset({"group_by"})
+PAGE_EXCLUDED = frozenset(p.url_name for p in SEARCH_PARAMS if not p.page)
 """Parameters the API takes but the page does not (the page's table shows offers, not groups)."""
 MAX_QUERY_BYTES = 4096
 """The longest query string a request may send."""
@@ -38,8 +30,8 @@ _FALSE = ("0", "false", "off", "no")
 
 @dataclass(frozen=True)
 class Param:
-    """One search parameter: URL ``name``, kind (``list``, ``number``, ``integer``, ``text``, ``flag``), the CLI's
-    help text, its default, and the ``build_query`` argument it feeds."""
+    """One URL parameter: its ``name``, kind (``list``, ``number``, ``integer``, ``text``, ``flag``), help text,
+    default (the CLI's), and the search argument (``build_query``) it feeds."""
 
     name: str
     kind: str
@@ -50,47 +42,16 @@ class Param:
 
     @property
     def label(self) -> str:
+        """The form's label: the name with spaces."""
         return self.name.replace("_", " ")
 
 
-def _kind(annotation: Any) -> str:
-    types = set(typing.get_args(annotation)) - {type(None)} or {annotation}
-    if any(typing.get_origin(t) in (list, tuple) for t in types):
-        return "list"
-    if bool in types:
-        return "flag"
-    if int in types:
-        return "integer"
-    if float in types:
-        return "number"
-    return "text"
-
-
-_cache: list[Param] | None = None
+_PARAMS = [Param(p.url_name, p.kind, p.help, p.flag_default, p.name, p.inverted) for p in SEARCH_PARAMS]
 
 
 def search_params() -> list[Param]:
-    """The parameters of ``gpuhub search`` that the web accepts, in the CLI's order."""
-    global _cache
-    if _cache is None:
-        from gpuhub.cli import commands as cli
-
-        hints = typing.get_type_hints(cli.search, include_extras=True)
-        accepted = set(inspect.signature(build_query).parameters) - {"gpus", "providers", "rankers"}
-        params = []
-        for name, parameter in inspect.signature(cli.search).parameters.items():
-            if name in SERVER_SIDE:
-                continue
-            base, info = typing.get_args(hints[name])[:2]
-            argument = TO_BUILD_QUERY.get(name, name)
-            if argument not in accepted:
-                continue
-            flag = info.default if isinstance(info.default, str) and info.default.startswith("--") else None
-            url_name = (flag or "--" + name).removeprefix("--").replace("-", "_")
-            params.append(Param(url_name, _kind(base), info.help or "", parameter.default, argument,
-                                name in INVERTED))
-        _cache = params
-    return _cache
+    """The parameters of the page and of ``/api/search``, in the spec's (and ``gpuhub search --help``'s) order."""
+    return _PARAMS
 
 
 def parameter_name(argument: str) -> str:

@@ -64,10 +64,13 @@ def matches(match: Match, target: str) -> bool:
 
 def decoded_target(path: str, query: str, body: bytes = b"") -> str:
     """``path?query`` with the query percent-decoded (``$filter=... eq 'westeurope'``), for matching; a form
-    body follows after ``#`` (``/#Action=DescribeSpotPriceHistory&...``)."""
+    body follows after ``#`` (``/#Action=DescribeSpotPriceHistory&...``), and so does a JSON body (a GraphQL query,
+    a search's filters: ``/graphql#{"query": ...}``)."""
     text = f"{path}?{unquote_plus(query)}" if query else path
     if body and b"=" in body and not body.lstrip().startswith((b"{", b"[", b"<")):
         text += "#" + unquote_plus(body.decode("utf-8", "replace"))
+    elif body and body.lstrip().startswith((b"{", b"[")):
+        text += "#" + body.decode("utf-8", "replace")
     return text
 
 

@@ -609,8 +609,141 @@ MITHRIL = ProviderCase(
     drop_one_lost=of_type("h200.8x"), items=_whole_list, set_items=_replace_list,
 )
 
+
+# --- runpod (GraphQL: the catalog, then one price query per GPU count) -------------------------------------------
+def _runpod_items(page: Json) -> list[Any]:
+    return list((page.get("data") or {}).get("gpuTypes") or [])
+
+
+def _runpod_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out.setdefault("data", {})["gpuTypes"] = items
+    return out
+
+
+def _runpod_rename(page: Json, url: str) -> Json:
+    for item in _runpod_items(page):
+        if "securePrice" in item:
+            item["secure_price"] = item.pop("securePrice")
+    return page
+
+
+def _runpod_drop(page: Json, url: str) -> Json:
+    for item in _runpod_items(page):
+        if item.get("id") == "A100 PCIe":
+            item["lowestPrice"].pop("stockStatus")
+    return page
+
+
+RUNPOD = ProviderCase(
+    name="runpod", env={"RUNPOD_API_KEY": "fake-runpod-key_5b8e1d27a4"},
+    fault_match='"gpuCount":2,', first_match="countryCodes",
+    empty_page=b'{"data": {"countryCodes": [], "dataCenters": [], "gpuTypes": []}}',
+    rename_all=_runpod_rename, renamed_field="securePrice", drop_one=_runpod_drop,
+    drop_one_lost=of_type("2x_A100-PCIe_SECURE"), items=_runpod_items, set_items=_runpod_set,
+)
+
+
+# --- vast (one offer search with an explicit limit; no pagination) ----------------------------------------------
+def _vast_items(page: Json) -> list[Any]:
+    return list(page.get("offers", []))
+
+
+def _vast_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["offers"] = items
+    return out
+
+
+def _vast_rename(page: Json, url: str) -> Json:
+    for item in page.get("offers", []):
+        if "dph_base" in item:
+            item["dph"] = item.pop("dph_base")
+    return page
+
+
+def _vast_drop(page: Json, url: str) -> Json:
+    for item in page.get("offers", []):
+        if item.get("id") == 1:
+            del item["dph_base"]
+    return page
+
+
+VAST = ProviderCase(
+    name="vast", env={"VAST_API_KEY": "fake-vast-key_3c9a0e6f12"},
+    fault_match="/api/v0/bundles/", first_match="/api/v0/bundles/", empty_page=b'{"offers": []}',
+    rename_all=_vast_rename, renamed_field="dph_base", drop_one=_vast_drop, drop_one_lost=of_type("2x-H200-1"),
+    items=_vast_items, set_items=_vast_set,
+)
+
+
+# --- shadeform (one instances/types answer; an aggregator) ------------------------------------------------------
+def _shadeform_items(page: Json) -> list[Any]:
+    return list(page.get("instance_types", []))
+
+
+def _shadeform_set(page: Json, items: list[Any]) -> Json:
+    out = copy.deepcopy(page)
+    out["instance_types"] = items
+    return out
+
+
+def _shadeform_rename(page: Json, url: str) -> Json:
+    for item in page.get("instance_types", []):
+        if "hourly_price" in item:
+            item["price_cents"] = item.pop("hourly_price")
+    return page
+
+
+def _shadeform_drop(page: Json, url: str) -> Json:
+    for item in page.get("instance_types", []):
+        if (item.get("cloud"), item.get("shade_instance_type")) == ("imwt", "A6000x8"):
+            del item["configuration"]
+    return page
+
+
+SHADEFORM = ProviderCase(
+    name="shadeform", env={"SHADEFORM_API_KEY": "fake-shadeform-key_8d4f2a61b7"},
+    fault_match="/v1/instances/types", first_match="/v1/instances/types", empty_page=b'{"instance_types": []}',
+    rename_all=_shadeform_rename, renamed_field="hourly_price", drop_one=_shadeform_drop,
+    drop_one_lost=of_type("imwt_A6000x8"), items=_shadeform_items, set_items=_shadeform_set,
+)
+
+
+# --- primeintellect (one availability answer: GPU type -> offers; an aggregator) --------------------------------
+def _prime_items(page: Json) -> list[Any]:
+    return [entry for entries in page.values() if isinstance(entries, list) for entry in entries]
+
+
+def _prime_set(page: Json, items: list[Any]) -> Json:
+    return {"H100_80GB": items}
+
+
+def _prime_rename(page: Json, url: str) -> Json:
+    for entry in _prime_items(page):
+        if "prices" in entry:
+            entry["price"] = entry.pop("prices")
+    return page
+
+
+def _prime_drop(page: Json, url: str) -> Json:
+    for entry in _prime_items(page):
+        if entry.get("cloudId") == "gpu_8x_a100_80gb_sxm4" and entry.get("dataCenter") == "us-midwest-1":
+            del entry["gpuCount"]
+    return page
+
+
+PRIMEINTELLECT = ProviderCase(
+    name="primeintellect", env={"PRIME_API_KEY": "fake-prime-key_1e7c5b93d0"},
+    fault_match="/api/v1/availability/", first_match="/api/v1/availability/", empty_page=b"{}",
+    rename_all=_prime_rename, renamed_field="prices.onDemand", drop_one=_prime_drop,
+    drop_one_lost=lambda offer: offer.instance_type == "lambdalabs__8xA100_80GB__240__1800"
+    and offer.region.zone == "us-midwest-1", items=_prime_items, set_items=_prime_set,
+)
+
+
 CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES, LIUM, SPHERON, JARVISLABS,
-                                  HYPERBOLIC, SEEWEB, MITHRIL)
+                                   HYPERBOLIC, SEEWEB, MITHRIL, RUNPOD, VAST, SHADEFORM, PRIMEINTELLECT)
 """Every provider row; the matrix, fuzzers and secret scan parametrize over these."""
 
 BY_NAME = {case.name: case for case in CASES}

@@ -8,6 +8,7 @@ container pools on demand and, where ``spot_price`` is set, as spot. Capacity (`
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -66,7 +67,7 @@ class JarvisLabs(Provider):
         headers = {"Accept": "application/json"}
         if key is not None:
             headers["Authorization"] = f"Bearer {key.get_secret_value()}"
-        body = ctx.get_json(f"{ctx.base_url()}{SERVER_META_PATH}", headers=headers)
+        body, answered = ctx.get_dated_json(f"{ctx.base_url()}{SERVER_META_PATH}", headers=headers)
         try:
             entries = server_meta_entries(body)
         except ValueError as exc:
@@ -87,7 +88,7 @@ class JarvisLabs(Provider):
             with ctx.guard("server_meta pool"):
                 if not isinstance(entry, Mapping):
                     raise TypeError(f"pool is a {type(entry).__name__}, not an object")
-                offers = self._offers(ctx, parse_pool(entry), currency, capacity_known)
+                offers = self._offers(ctx, parse_pool(entry), currency, capacity_known, answered)
             yield from offers
 
     def error_from_response(self, response: httpx.Response) -> ProviderError | None:
@@ -97,7 +98,8 @@ class JarvisLabs(Provider):
                                     code=str(response.status_code), status=response.status_code)
         return None
 
-    def _offers(self, ctx: ProviderContext, pool: Pool, currency: str, capacity_known: bool) -> list[Offer]:
+    def _offers(self, ctx: ProviderContext, pool: Pool, currency: str, capacity_known: bool,
+                answered: dt.date | None) -> list[Offer]:
         workload = _WORKLOADS.get(pool.workload)
         if workload is None:
             ctx.skip(f"pool with workload type {pool.workload or 'none'!r} (not vm or container)")
@@ -128,7 +130,7 @@ class JarvisLabs(Provider):
                 prices.append(("spot", pool.spot_per_gpu_hour, pool.free_spot_gpus))
             for purchase, per_gpu, free in prices:
                 price = Price(amount=per_gpu * Decimal(count), currency=currency, purchase=purchase,
-                              basis=f"{per_gpu} {currency} per GPU-hour x {count}")
+                              basis=f"{per_gpu} {currency} per GPU-hour x {count}", data_date=answered)
                 available = (free >= count) if capacity_known and free is not None else None
                 offers.append(Offer(instance=instance, region=ctx.region(code), price=price, available=available,
                                     source=ctx.source))

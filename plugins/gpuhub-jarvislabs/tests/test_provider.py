@@ -145,6 +145,7 @@ def test_live_capacity_container_spot_and_base_url(serve: Callable[..., Served])
     assert str(transport.requests[0].url) == "http://127.0.0.1:9/misc/server_meta"
     assert _by(offers, "1x_H100").available is True and _by(offers, "2x_H100").available is False
     assert _by(offers, "1x_L4-container").available is True
+    assert {o.price.data_date for o in offers} == {None}  # the canned answer has no Date header
     spot = _by(offers, "1x_L4-container", "spot")
     assert spot.price.amount == Decimal("0.3") and spot.available is False
 
