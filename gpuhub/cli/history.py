@@ -366,6 +366,8 @@ def catalog_publish(
 def catalog_show(
     url: Annotated[str | None, typer.Argument(help="a directory, https:// or s3:// (default: GPUHUB_CATALOG_URL)")]
     = None,
+    allow_rollback: Annotated[bool, typer.Option(help="accept a catalog older than the version already read")]
+    = False,
 ) -> None:
     """Fetch (ETag-aware) and verify a published catalog; print its version and providers."""
     import os
@@ -377,7 +379,7 @@ def catalog_show(
     if not where:
         _err("give a catalog URL or set GPUHUB_CATALOG_URL")
     try:
-        fetched = fetch_catalog(where)
+        fetched = fetch_catalog(where, allow_rollback=allow_rollback)
     except TargetError as exc:
         _err(str(exc), 1)
         return
