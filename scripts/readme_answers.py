@@ -34,7 +34,7 @@ def _env(cache: str) -> dict[str, str]:
 
 def answer(command: str, shown: str, cache: str) -> str:
     """What ``gpuhub COMMAND`` prints now, in the shape of the block ``shown`` (its old text)."""
-    run = subprocess.run([sys.executable, "-c", "from gpuhub.cli import main; main()", *command.split()],
+    run = subprocess.run([sys.executable, "-m", "gpuhub.cli", *command.split()],
                          capture_output=True, text=True, env=_env(cache), timeout=300)
     lines = [line.rstrip() for line in run.stdout.splitlines()]
     lines += [line.rstrip() for line in run.stderr.splitlines()
