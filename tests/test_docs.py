@@ -61,9 +61,6 @@ def _shown_commands() -> list[tuple[str, list[str]]]:
             for command, output in blocks]
 
 
-README_PLUGINS = "aws,azure,gcp,lambda,coreweave,kubernetes"
-
-
 def _norm(line: str) -> str:
     return " ".join(line.split())
 
@@ -79,9 +76,6 @@ def test_readme_commands_print_what_the_readme_shows(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "AZURE_", "GOOGLE_", "LAMBDA_",
                                                                      "KUBE", "GPUHUB_"))}
     env |= {"GPUHUB_CACHE_DIR": str(tmp_path), "COLUMNS": "240"}
-    # While the new provider plugins land side by side, the README's answers are pinned to the six original
-    # plugins (so that each landing does not rewrite the same README lines); lifted when they are all in.
-    env |= {"GPUHUB_PLUGINS": README_PLUGINS}
     for command, shown in commands:
         run = subprocess.run([sys.executable, "-c", "from gpuhub.cli.commands import main; main()", *command.split()],
                              capture_output=True, text=True, env=env, timeout=120)

@@ -325,11 +325,19 @@ def catalog_publish(
         return
     if fetch not in ("auto", "live", "replay"):
         _err(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
-    if refresh:
-        from gpuhub.service.searching import default_engine
+    from gpuhub.service.searching import default_engine
 
-        engine = default_engine()
-        names = list(provider or sorted(engine.registry.providers))
+    engine = default_engine()
+    chosen = provider
+    if not provider:  # an example recording (demo clusters) is published only when named or live
+        examples = [n for n, p in sorted(engine.registry.providers.items())
+                    if p.example_recording and not p.credentials_configured(engine.environ)]
+        for name in examples:
+            print(f"{name}: left out: its bundled data is an example, not offers to rent (--provider {name} "
+                  "publishes it)", file=sys.stderr)
+        chosen = [n for n in sorted(engine.registry.providers) if n not in examples] if examples else None
+    if refresh:
+        names = list(chosen or sorted(engine.registry.providers))
         unknown = [n for n in names if n not in engine.registry.providers]
         if unknown:
             _err(f"--provider: unknown {', '.join(unknown)}; allowed: {', '.join(sorted(engine.registry.providers))}")
@@ -337,7 +345,7 @@ def catalog_publish(
             print(status.line(), file=sys.stderr)
     store = _store()
     try:
-        report = publish(destination, store, providers=provider, max_loss=loss,
+        report = publish(destination, store, providers=chosen, max_loss=loss,
                          allow_unknown_gpus=allow_unknown_gpu or (), gpus=get_registry().gpus)
     except CatalogCheckError as exc:
         for problem in exc.problems:
@@ -358,6 +366,8 @@ def catalog_publish(
 def catalog_show(
     url: Annotated[str | None, typer.Argument(help="a directory, https:// or s3:// (default: GPUHUB_CATALOG_URL)")]
     = None,
+    allow_rollback: Annotated[bool, typer.Option(help="accept a catalog older than the version already read")]
+    = False,
 ) -> None:
     """Fetch (ETag-aware) and verify a published catalog; print its version and providers."""
     import os
@@ -369,7 +379,7 @@ def catalog_show(
     if not where:
         _err("give a catalog URL or set GPUHUB_CATALOG_URL")
     try:
-        fetched = fetch_catalog(where)
+        fetched = fetch_catalog(where, allow_rollback=allow_rollback)
     except TargetError as exc:
         _err(str(exc), 1)
         return

@@ -127,14 +127,17 @@ def _known(gpus: GpuTable, name: str) -> bool:
 
 
 def _read_manifest(data: bytes, where: str) -> dict[str, Any]:
+    from gpuhub.publish.manifest import ManifestError, validate_manifest
+
     try:
         manifest = json.loads(data)
     except ValueError as exc:
         raise TargetError(f"{where}/{MANIFEST} is not JSON: {exc}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or not isinstance(
-            manifest.get("providers"), dict) or not isinstance(manifest.get("version"), int):
-        raise TargetError(f"{where}/{MANIFEST} is not a format-{FORMAT} gpuhub catalog manifest")
-    return manifest
+    try:
+        validate_manifest(manifest)
+    except ManifestError as exc:
+        raise TargetError(f"{where}/{MANIFEST} is not a valid format-{FORMAT} gpuhub catalog manifest: {exc}") from None
+    return manifest  # type: ignore[no-any-return]
 
 
 def _snapshot_entry(snapshot: Snapshot) -> dict[str, Any]:
@@ -269,9 +272,15 @@ def _verify(manifest: Mapping[str, Any], parts: Mapping[str, Mapping[str, bytes]
     return out
 
 
-def fetch_catalog(url: str, *, environ: Mapping[str, str] | None = None) -> FetchedCatalog:
+def fetch_catalog(url: str, *, environ: Mapping[str, str] | None = None,
+                  allow_rollback: bool = False) -> FetchedCatalog:
     """The catalog published at ``url`` (a directory, ``https://`` or ``s3://``), verified, with a local copy under
     the cache directory (``$GPUHUB_CACHE_DIR/catalogs/``) that is kept when a later download fails.
+
+    The manifest is validated (:mod:`gpuhub.publish.manifest`) before use; each file is read only inside the
+    catalog, as a regular file of its declared size (at most :data:`~gpuhub.publish.manifest.MAX_FILE_BYTES`). A
+    version older than the one this reader holds is a rollback, refused (the kept copy is served, ``reason`` says
+    so) unless ``allow_rollback``.
 
     Raises:
         TargetError: the catalog cannot be downloaded or verified and there is no good local copy.
@@ -287,6 +296,10 @@ def fetch_catalog(url: str, *, environ: Mapping[str, str] | None = None) -> Fetc
             assert local is not None
             return FetchedCatalog(url, local[0], _verify(local[0], local[1]), "unchanged")
         manifest = _read_manifest(data, url)
+        held = local[0].get("version") if local else None
+        if isinstance(held, int) and manifest["version"] < held and not allow_rollback:
+            raise TargetError(f"rollback: {url} now says version {manifest['version']}, older than version {held} "
+                              "already read (a replayed or rolled-back manifest); --allow-rollback accepts it")
         have = {info["sha256"] for entry in (local[0]["providers"].values() if local else [])
                 for info in entry["files"].values()}
         parts: dict[str, dict[str, bytes]] = {}
@@ -297,7 +310,7 @@ def fetch_catalog(url: str, *, environ: Mapping[str, str] | None = None) -> Fetc
                 if info["sha256"] in have and cached.is_file():
                     parts[name][part] = cached.read_bytes()
                 else:
-                    parts[name][part] = target.read(info["path"])[0]
+                    parts[name][part] = target.read(info["path"], max_bytes=int(info["size"]))[0]
         columns = _verify(manifest, parts)
     except TargetError as exc:
         if local is None:

@@ -24,8 +24,10 @@ class NotModified(Exception):
 class Target(Protocol):
     location: str
 
-    def read(self, key: str, etag: str | None = None) -> tuple[bytes, str | None]:
-        """The object's bytes and ETag. Raises NotModified when ``etag`` still matches, TargetError otherwise."""
+    def read(self, key: str, etag: str | None = None, max_bytes: int | None = None) -> tuple[bytes, str | None]:
+        """The object's bytes and ETag. ``max_bytes``: the object must be exactly that long (a catalog file of
+        declared size; never more is read). Raises NotModified when ``etag`` still matches, TargetError
+        otherwise (a key outside the target, not a regular file, or of another size included)."""
         ...
 
     def write(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
@@ -39,12 +41,26 @@ class DirectoryTarget:
         self.root = root
         self.location = str(root)
 
-    def read(self, key: str, etag: str | None = None) -> tuple[bytes, str | None]:
+    def read(self, key: str, etag: str | None = None, max_bytes: int | None = None) -> tuple[bytes, str | None]:
+        import stat
+
         path = self.root / key
         try:
-            data = path.read_bytes()
+            root = self.root.resolve()
+            resolved = path.resolve()
+            if os.path.isabs(key) or not resolved.is_relative_to(root):
+                raise TargetError(f"{key}: path outside the catalog {root}, not read")
+            info = os.stat(resolved)
+            if not stat.S_ISREG(info.st_mode):
+                raise TargetError(f"{key}: path is not a regular file, not read")
+            if max_bytes is not None and info.st_size != max_bytes:
+                raise TargetError(f"{key}: checksum mismatch: size {info.st_size} bytes on disk, the manifest says "
+                                  f"{max_bytes}; not read")
+            with open(resolved, "rb") as fh:
+                data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
         except OSError as exc:
             raise TargetError(f"cannot read {path}: {exc.strerror or exc}") from None
+        _check_size(key, data, max_bytes)
         tag = hashlib.sha256(data).hexdigest()[:32]
         if etag is not None and tag == etag:
             raise NotModified(key)
@@ -90,15 +106,22 @@ class S3Target:
     def _key(self, key: str) -> str:
         return f"{self.prefix}/{key}" if self.prefix else key
 
-    def read(self, key: str, etag: str | None = None) -> tuple[bytes, str | None]:
+    def read(self, key: str, etag: str | None = None, max_bytes: int | None = None) -> tuple[bytes, str | None]:
         from botocore.exceptions import BotoCoreError, ClientError
 
+        _check_key(key)
         args: dict[str, str] = {"Bucket": self.bucket, "Key": self._key(key)}
         if etag:
             args["IfNoneMatch"] = etag
         try:
             answer = self._s3.get_object(**args)
-            return answer["Body"].read(), answer.get("ETag")
+            length = answer.get("ContentLength")
+            if max_bytes is not None and isinstance(length, int) and length != max_bytes:
+                raise TargetError(f"{key}: checksum mismatch: size {length} bytes, the manifest says {max_bytes}; "
+                                  "not read")
+            data = answer["Body"].read() if max_bytes is None else answer["Body"].read(max_bytes + 1)
+            _check_size(key, data, max_bytes)
+            return data, answer.get("ETag")
         except ClientError as exc:
             code = str(exc.response.get("Error", {}).get("Code", ""))
             if code in ("304", "NotModified"):
@@ -124,7 +147,7 @@ class HttpTarget:
         self.location = url
         self.timeout_s = timeout_s
 
-    def read(self, key: str, etag: str | None = None) -> tuple[bytes, str | None]:
+    def read(self, key: str, etag: str | None = None, max_bytes: int | None = None) -> tuple[bytes, str | None]:
         import httpx
 
         from gpuhub._version import __version__
@@ -132,19 +155,46 @@ class HttpTarget:
         headers = {"User-Agent": f"gpuhub/{__version__}"}
         if etag:
             headers["If-None-Match"] = etag
+        _check_key(key)
+        cap = MAX_MANIFEST_BYTES if max_bytes is None else max_bytes
         try:
-            answer = httpx.get(f"{self.base}/{key}", headers=headers, timeout=self.timeout_s, follow_redirects=True)
+            with httpx.stream("GET", f"{self.base}/{key}", headers=headers, timeout=self.timeout_s,
+                              follow_redirects=True) as answer:
+                if answer.status_code == 304:
+                    raise NotModified(key)
+                if answer.status_code != 200:
+                    raise TargetError(f"cannot read {self.base}/{key}: HTTP {answer.status_code}")
+                chunks, got = [], 0
+                for chunk in answer.iter_bytes():
+                    got += len(chunk)
+                    if got > cap:
+                        raise TargetError(f"{key}: larger than {cap} bytes; not read further")
+                    chunks.append(chunk)
+                data = b"".join(chunks)
         except httpx.HTTPError as exc:
             raise TargetError(f"cannot read {self.base}/{key}: {type(exc).__name__}: {exc}") from None
-        if answer.status_code == 304:
-            raise NotModified(key)
-        if answer.status_code != 200:
-            raise TargetError(f"cannot read {self.base}/{key}: HTTP {answer.status_code}")
-        return answer.content, answer.headers.get("etag")
+        _check_size(key, data, max_bytes)
+        return data, answer.headers.get("etag")
 
     def write(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
         raise TargetError(f"{self.location}: publishing over HTTP is not supported; publish to a directory or "
                           "s3:// and serve that")
+
+
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
+"""The largest manifest (or other object of undeclared size) read over HTTP, bytes."""
+
+
+def _check_key(key: str) -> None:
+    """A key is relative and stays inside the target (no ``..`` segment, no absolute path)."""
+    if key.startswith("/") or "\\" in key or "\x00" in key or ".." in key.split("/"):
+        raise TargetError(f"{key}: path outside the catalog, not read")
+
+
+def _check_size(key: str, data: bytes, expected: int | None) -> None:
+    if expected is not None and len(data) != expected:
+        raise TargetError(f"{key}: checksum mismatch: {len(data)}{'+' if len(data) > expected else ''} bytes, the "
+                          f"manifest says {expected}; not used")
 
 
 def open_target(location: str) -> Target:

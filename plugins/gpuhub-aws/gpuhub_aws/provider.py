@@ -145,15 +145,23 @@ class AwsProvider(Provider):
         scores = placement_scores(ctx, types, list(regions), partial(self._ec2, ctx, creds, regions[0])) \
             if creds is not None and ctx.setting("PLACEMENT_SCORES") == "1" and types else {}  # .placement
         served: set[tuple[str, str]] = set()  # (region, type) with a capacity block offering still to come
+        accelerators: dict[str, int] = {}  # non-GPU accelerator -> offers (shown only with --include-accelerators)
         for result in results:
             spot: dict[tuple[str, str], SpotItem] = {}
             if with_ec2 and result.prices:
                 spot = self._spot(ctx, creds, result)
-            yield from with_scores(with_quotas(attach_risk(self._offers(ctx, result, specs, instances, spot),
-                                                           advisor), quotas), scores)
+            for offer in with_scores(with_quotas(attach_risk(self._offers(ctx, result, specs, instances, spot),
+                                                             advisor), quotas), scores):
+                gpu = offer.instance.gpu
+                if gpu is not None and not ctx.gpus.is_gpu(gpu.name):
+                    accelerators[gpu.name] = accelerators.get(gpu.name, 0) + 1
+                yield offer
             if with_ec2 and result.prices and not result.region.startswith("cn-"):  # Capacity Blocks for ML
                 yield from capacity_block_offers(ctx, result.region, sorted(set(result.prices) | set(result.listed)),
                                                  instances, partial(self._ec2, ctx, creds, result.region), served)
+        if accelerators:
+            ctx.warn("offers of accelerators that are not GPUs, shown only with --include-accelerators: "
+                     + ", ".join(f"{name} ({n})" for name, n in sorted(accelerators.items())))
         # Windows for the fetch's own time at the published rates, where no offering still to come was read.
         now = dt.datetime.now(dt.timezone.utc)
         for region in sorted({r.region for r in results if r.prices and not r.region.startswith("cn-")}):

@@ -89,12 +89,13 @@ def test_c01_every_accelerator_kind_in_real_specs_parses_or_is_left_out_by_rule(
     assert outcomes["gpu"] >= 60
 
 
-def test_c01_qualcomm_accelerator_is_kept_under_its_own_name_and_counted_unknown() -> None:
+def test_c01_qualcomm_accelerator_is_a_known_accelerator_that_is_not_a_gpu() -> None:
     resolver = Resolver()
     spec = bundled_specs()["dl2q.24xlarge"]
     inst = build_instance(spec, {}, "dl2q.24xlarge", resolver.gpu, resolver.warn)
-    assert inst.gpu.name == "Qualcomm AI100" and not inst.gpu.known and inst.gpu.vendor == "Qualcomm"
-    assert inst.gpu_count == 8 and resolver.unknown == {"Qualcomm AI100": 1}
+    # The plugin registers the AI100 (gpuhub_aws.plugin.AI100): known, Qualcomm's, not a GPU.
+    assert inst.gpu.name == "AI100" and inst.gpu.known and inst.gpu.vendor == "Qualcomm"
+    assert not _table().is_gpu("AI100") and inst.gpu_count == 8 and resolver.unknown == {}
 
 
 def test_c01_spec_without_any_accelerator_is_not_an_offer() -> None:

@@ -250,3 +250,12 @@ def test_estimate_compare_never_picks_a_past_block(tmp_path: Path) -> None:
     rows = json.loads(done.stdout)
     block = next(r for r in rows["options"] if r["purchase"] == "capacity_block")
     assert dt.datetime.fromisoformat(block["reservation_start"]) >= later
+
+
+def test_the_ai100_is_a_known_accelerator_left_out_unless_asked_for(engine: Engine) -> None:
+    default = gpuhub.search(instance_type="dl2q.24xlarge", engine=engine, limit=None)
+    assert len(default) == 0 and default.removed_by["include_accelerators"] == 4
+    assert any("AI100 (4)" in w for w in default.status("aws").warnings)
+    asked = gpuhub.search(instance_type="dl2q.24xlarge", include_accelerators=True, engine=engine, limit=None)
+    assert len(asked) == 4 and {o.instance.gpu.name for o in asked if o.instance.gpu} == {"AI100"}
+    assert "Qualcomm AI100" not in default.status("aws").unknown_gpus

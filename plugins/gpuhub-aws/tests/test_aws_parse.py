@@ -214,10 +214,10 @@ def test_fractional_gpu_is_a_fractional_offer() -> None:
         assert (inst.gpu.name, inst.gpu_count, inst.fractional, inst.gpu_memory_gib) == ("L4", count, True, vram)
 
 
-def test_unknown_gpu_is_kept_with_its_maker() -> None:
+def test_the_ai100_is_registered_with_its_maker() -> None:
     inst = build_instance(bundled_specs()["dl2q.24xlarge"], {}, "dl2q.24xlarge", _gpu, lambda m: None)
-    assert (inst.gpu.name, inst.gpu.known, inst.gpu.vendor, inst.gpu_count) == ("Qualcomm AI100", False, "Qualcomm", 8)
-    assert float(inst.gpu.memory_gib) == pytest.approx(15.625)  # the reported memory, kept for an unknown GPU
+    assert (inst.gpu.name, inst.gpu.known, inst.gpu.vendor, inst.gpu_count) == ("AI100", True, "Qualcomm", 8)
+    assert float(inst.gpu.memory_gib) == pytest.approx(15.625)  # 16000 MiB, as AWS reports it
 
 
 def test_b300_is_the_gpu_tables_card() -> None:

@@ -20,12 +20,14 @@ which leaves that region out and says so in the status warnings.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -319,8 +321,15 @@ class AzureProvider(Provider):
         table = size_table()
         instances: dict[str, Instance | None] = {}
         unknown: set[str] = set()
+        retired = retired_sizes()
+        left_out: dict[str, int] = {}
         for row in sorted(rows, key=lambda r: (*r.key[:3], r.key[3] or 0)):
             with ctx.guard("offer"):
+                gone = retired.get(row.arm_sku_name.lower())
+                if gone is not None and gone.retired_on <= _data_day(ctx, row):
+                    ctx.skip(f"retired size (retired {gone.retired_on.isoformat()}, {gone.source})"[:160])
+                    left_out[row.arm_sku_name] = left_out.get(row.arm_sku_name, 0) + 1
+                    continue
                 if row.arm_sku_name not in instances:
                     instances[row.arm_sku_name] = self._instance(ctx, row.arm_sku_name, table, skus)
                 instance = instances[row.arm_sku_name]
@@ -335,6 +344,10 @@ class AzureProvider(Provider):
                 available = False if sku is not None and row.region.lower() in sku.restricted_in else None
                 yield Offer(instance=instance, region=ctx.region(row.region), price=price, available=available,
                             source=ctx.source)
+        if left_out:
+            ctx.warn(f"{sum(left_out.values())} prices of retired sizes left out (not rentable): "
+                     + ", ".join(f"{name} ({retired[name.lower()].gpu}, retired "
+                                 f"{retired[name.lower()].retired_on.isoformat()})" for name in sorted(left_out)))
         if unknown:
             names = sorted(unknown)
             ctx.partial("sizes without known specs (left out)", len(names),
@@ -373,6 +386,33 @@ class AzureProvider(Provider):
                         vcpus=vcpus, memory_gib=memory, note="; ".join(notes) or None, bare_metal=False,
                         tenancy="shared", control_source="Azure VM sizes are virtual machines on shared hosts "
                                                          "(Azure Dedicated Host is sold apart)")
+
+
+@dataclass(frozen=True)
+class Retired:
+    """A VM size Microsoft has retired: its GPU, the retirement date and the notice that says so."""
+
+    gpu: str
+    retired_on: dt.date
+    source: str
+
+
+@lru_cache(maxsize=1)
+def retired_sizes() -> dict[str, Retired]:
+    """Lower-case size name -> :class:`Retired`, from ``data/retired.csv`` (Microsoft's retirement notices)."""
+    path = Path(__file__).resolve().parent / "data" / "retired.csv"
+    with path.open(encoding="utf-8") as handle:
+        rows = csv.DictReader(line for line in handle if not line.startswith("#"))
+        return {r["size"].lower(): Retired(r["gpu"], dt.date.fromisoformat(r["retired_on"]), r["source"])
+                for r in rows}
+
+
+def _data_day(ctx: ProviderContext, row: Any) -> dt.date:
+    """The day a price row speaks for: its own date, else today (live) or the recording's date."""
+    if row.data_date is not None:
+        return row.data_date
+    return (ctx.source.recorded_at if ctx.mode == "replay" and ctx.source.recorded_at
+            else dt.datetime.now(dt.timezone.utc).date())
 
 
 def _fraction(count: float) -> str:

@@ -28,7 +28,7 @@ class TestAzureConformance(ProviderConformance):
         offers, missing, _ = self._live(lambda req, n: replay.handle_request(req), environ=environ)
         replayed, _ = self.replay()
         assert missing.state == "ok", missing.line()
-        assert len(offers) == len(replayed) == 895  # 16 placeholder spot rows left out
+        assert len(offers) == len(replayed) == 873  # 16 placeholder spot rows, 22 retired-size prices left out
         assert any(all(v in w for v in IDENTITY_ENV) for w in missing.warnings), missing.warnings
         _, rejected, _ = self._live(lambda req, n: httpx.Response(401, json={"error": "invalid credentials"}))
         assert rejected.state == "failed", rejected.line()

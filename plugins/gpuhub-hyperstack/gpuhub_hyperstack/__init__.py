@@ -1,5 +1,5 @@
 """gpuhub-hyperstack: Hyperstack (NexGen Cloud) GPU flavors and on-demand prices per instance-hour, from a dated
-static price table (see README: the API's answer shapes were not established)."""
+static price table (see README: how the API's price book joins its flavors is not documented)."""
 
 from __future__ import annotations
 

@@ -45,9 +45,9 @@ def build() -> dict[str, Any]:
         "format": 1, "provider": "hyperstack", "recorded_at": None, "data_date": None,
         "data_date_note": "the SkyPilot catalog file carries no date and the index gives no commit date",
         "kind": "static price table", "source": f"{ORIGIN}; table in price_table.json",
-        "notes": ("Static table: Hyperstack's API (GET /core/flavors, GET /pricebook, api_key header) exists, but "
-                  "the field layout of its answers was not established from the reference material, so no answer "
-                  "is reconstructed in an invented shape. No HTTP exchanges."),
+        "notes": ("Static table: Hyperstack's API documents GET /core/flavors and the GET /pricebook item, but not "
+                  "which price-book name prices a flavor, so no answer is reconstructed on a guess. No HTTP "
+                  "exchanges."),
         "exchanges": []}
     return {"price_table.json": table, "manifest.json": manifest}
 
