@@ -29,6 +29,39 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["XDG_CACHE_HOME"] = top
 
 
+def _uninstalled_plugin(path: os.PathLike[str] | str) -> str | None:
+    """The distribution of ``plugins/gpuhub-<name>/`` when ``path`` lies in it and its package is not installed."""
+    import importlib.util
+    from pathlib import Path
+
+    parts = Path(path).resolve().relative_to(Path(__file__).resolve().parent).parts \
+        if Path(path).resolve().is_relative_to(Path(__file__).resolve().parent) else ()
+    if len(parts) < 2 or parts[0] != "plugins" or not parts[1].startswith("gpuhub-"):
+        return None
+    package = parts[1].replace("-", "_")
+    return None if importlib.util.find_spec(package) is not None else parts[1]
+
+
+_NOT_INSTALLED: set[str] = set()
+
+
+def pytest_ignore_collect(collection_path: os.PathLike[str], config: pytest.Config) -> bool | None:
+    """A plugin's tests are collected only where the plugin is installed (``scripts/test.sh`` installs every one);
+    elsewhere they are left out and named in the report header, never a collection error."""
+    missing = _uninstalled_plugin(collection_path)
+    if missing is None:
+        return None
+    _NOT_INSTALLED.add(missing)
+    return True
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
+    """Say which plugins' tests were left out because the plugin is not installed."""
+    if not _NOT_INSTALLED:
+        return []
+    return [f"left out, not installed (pip install -e plugins/NAME[test]): {', '.join(sorted(_NOT_INSTALLED))}"]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the tests that need an optional system part, so CI can run just those after installing the part
     (``.ci/run``: ``-m "postgres or browser"``): ``postgres`` for every test using the throwaway PostgreSQL server
