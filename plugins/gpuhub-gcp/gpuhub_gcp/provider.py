@@ -174,7 +174,7 @@ def _offer(ctx: ProviderContext, instances: dict[tuple[str, bool], Instance], pr
         instances[key] = instance
     price = Price(amount=priced.amount, currency=priced.currency, purchase=priced.purchase,
                   term_hours=_TERM_HOURS.get(priced.purchase), billing_increment_s=1, minimum_charge_s=60,
-                  data_date=priced.data_date, replaced=priced.replaced)
+                  data_date=priced.data_date, data_origin=priced.origin, replaced=priced.replaced)
     return Offer(instance=instance, region=ctx.region(priced.region), price=price, source=ctx.source)
 
 
