@@ -153,8 +153,28 @@ class Instance(_Frozen):
     fractional: bool = Field(default=False, description="True when the instance gets part of one GPU")
     vcpus: float | None = Field(default=None, ge=0)
     memory_gib: float | None = Field(default=None, ge=0, description="host RAM in GiB")
-    storage_gib: float | None = Field(default=None, ge=0, description="bundled local storage in GiB")
-    network_gbps: float | None = Field(default=None, ge=0)
+    storage_gib: float | None = Field(default=None, ge=0, description="bundled local (instance) storage in GiB, "
+                                                                       "all disks together")
+    storage_kind: Literal["NVMe", "SSD", "HDD"] | None = Field(
+        default=None, description="the local disks' kind: NVMe (SSDs on the NVMe interface), SSD, HDD; None: not "
+                                  "said")
+    storage_disks: int | None = Field(default=None, ge=1, le=1024, description="how many local disks make up "
+                                                                               "storage_gib")
+    network_gbps: float | None = Field(default=None, ge=0, le=1_000_000, description="baseline network bandwidth "
+                                       "of the instance, Gbps (all its network cards together)")
+    network_peak_gbps: float | None = Field(default=None, ge=0, le=1_000_000, description="burst (peak) network "
+                                            "bandwidth, Gbps, where the provider gives one above the baseline")
+    fabric: Literal["EFA", "InfiniBand", "RoCE", "GPUDirect-TCPX", "GPUDirect-TCPXO"] | None = Field(
+        default=None, description="the RDMA fabric between instances for multi-node jobs (AWS Elastic Fabric "
+                                  "Adapter, InfiniBand, RDMA over Converged Ethernet, GCP GPUDirect); None: none "
+                                  "or not said")
+    fabric_gbps: float | None = Field(default=None, gt=0, le=1_000_000, description="the fabric's bandwidth per "
+                                      "instance, Gbps (all its interfaces together)")
+    fabric_interfaces: int | None = Field(default=None, ge=1, le=1024, description="fabric interfaces per "
+                                          "instance (EFA interfaces, InfiniBand adapters)")
+    network_source: str | None = Field(default=None, description="where the network, fabric and local storage "
+                                                                 "facts come from (an API field, a documentation "
+                                                                 "page)")
     interconnect: str | None = Field(default=None, description="NVLink, NVSwitch, InfiniBand, ...")
     cpu_arch: str = Field(default="x86_64", description="x86_64 or arm64")
     bare_metal: bool | None = Field(default=None, description="True: no hypervisor (the whole machine); None: "
@@ -416,6 +436,15 @@ class Offer(_Frozen):
             "vcpus": inst.vcpus,
             "memory_gib": inst.memory_gib,
             "cpu_arch": inst.cpu_arch,
+            "network_gbps": inst.network_gbps,
+            "network_peak_gbps": inst.network_peak_gbps,
+            "fabric": inst.fabric,
+            "fabric_gbps": inst.fabric_gbps,
+            "fabric_interfaces": inst.fabric_interfaces,
+            "local_disk_gib": inst.storage_gib,
+            "local_disk_kind": inst.storage_kind,
+            "local_disks": inst.storage_disks,
+            "network_source": inst.network_source,
             "purchase": price.purchase,
             "price_per_hour": float(price.amount),
             "currency": price.currency,

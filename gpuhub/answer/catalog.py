@@ -417,6 +417,27 @@ class Catalog:
                              dtype=np.bool_)[c.columns["instance"]] for c in self._stored]
         return np.concatenate(picked) if picked else np.zeros(0, dtype=np.bool_)
 
+    def _network_filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
+        """Network bandwidth, fabric, local disk and multi-node filters (:mod:`gpuhub.answer.network`)."""
+        from gpuhub.answer.network import fabric_matches
+
+        out: list[tuple[str, Callable[[], BoolArray]]] = []
+        if q.min_network_gbps is not None:
+            low = q.min_network_gbps
+            out.append(("min_network_gbps", lambda: self._instance_flag(
+                lambda i: i.network_gbps is not None and i.network_gbps >= low)))
+        if q.fabrics:
+            out.append(("fabric", lambda: self._instance_flag(lambda i: fabric_matches(i, q.fabrics))))
+        if q.min_local_disk_gib is not None:
+            disk = q.min_local_disk_gib
+            out.append(("min_local_disk", lambda: self._instance_flag(
+                lambda i: i.storage_gib is not None and i.storage_gib >= disk)))
+        if q.local_nvme:
+            out.append(("local_nvme", lambda: self._instance_flag(lambda i: i.storage_kind == "NVMe")))
+        if q.nodes > 1:
+            out.append(("nodes", lambda: self._instance_flag(lambda i: fabric_matches(i, ("any",)))))
+        return out
+
     def filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
         """The active filters in order, each named after the search argument that set it."""
         out: list[tuple[str, Callable[[], BoolArray]]] = []
@@ -443,6 +464,7 @@ class Catalog:
         if q.dedicated:
             out.append(("dedicated", lambda: self._instance_flag(
                 lambda i: i.tenancy == "dedicated" or i.bare_metal is True)))
+        out.extend(self._network_filters(q))
         if not q.include_accelerators and self.non_gpu.any():
             out.append(("include_accelerators", lambda: ~self.non_gpu))
         if q.min_gpus is not None:

@@ -158,6 +158,13 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     param("min_compute_capability", "text", "CUDA compute capability at least, e.g. 8.0 (A100), 9.0 (Hopper)"),
     param("feature", "list", "GPU feature, repeatable: fp8, transformer-engine, tensor-cores, mig"),
     param("cuda", "text", "only GPUs this CUDA release supports, e.g. 12.4"),
+    param("min_network_gbps", "number", "minimum baseline network bandwidth, Gbps"),
+    param("fabric", "list", "RDMA fabric between instances: efa, infiniband, roce, gpudirect, any",
+          allowed=lambda _: ["efa", "infiniband", "roce", "gpudirect", "any"]),
+    param("min_local_disk", "number", "minimum local (instance) disk, GiB", flag="--min-local-disk-gib"),
+    param("local_nvme", "flag", "only instances with local NVMe disks"),
+    param("nodes", "integer", "identical instances for one job (multi-node): only types with an RDMA fabric; "
+          "cluster price = price x nodes"),
     param("bare_metal", "flag", "only bare-metal instances"),
     param("dedicated", "flag", "only instances on a host of their own"),
     param("workload", "text", "training, inference, data-science, rendering or scientific", allowed=_workloads),

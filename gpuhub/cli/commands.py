@@ -235,8 +235,17 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
                             ("purchase", "left"), ("per hour", "right"), ("per GPU-hour", "right"),
                             ("avail", "left"), ("interruption", "left"), ("source", "left")):
         table.add_column(column, justify=justify)
+    q = result.query  # network facts shown when a network filter or --nodes asks about them
+    network = bool(q.fabrics or q.nodes > 1 or q.min_network_gbps is not None or q.min_local_disk_gib is not None
+                   or q.local_nvme)
+    if network:
+        table.add_column("network, fabric, local disk", justify="left")
+    if q.nodes > 1:
+        table.add_column(f"{q.nodes} nodes per hour", justify="right")
     if scored:
         table.add_column(f"score ({records[0]['score_unit'] if records else ''})", justify="right")
+    if network:
+        from gpuhub.answer.network import network_label
     for r, offer in zip(records, result.offers, strict=True):
         region = r["region"] + (f" ({r['zone']})" if r["zone"] else "")
         if r.get("more_regions"):
@@ -256,6 +265,8 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
             f"{_money(offer.price.amount)} {r['currency']}", _money(per_gpu, derived=True) if per_gpu else "-",
             {"available": "yes", "sold_out": "sold out", "unknown": "?"}[r["availability"]],
             _risk(r), r["source"],
+            *([network_label(offer.instance)] if network else []),
+            *([f"{_money(offer.price.amount * q.nodes)} {r['currency']}"] if q.nodes > 1 else []),
             *([f"{r['score']:.4g}" if r.get("score") is not None else "-"] if scored else []))
     _out().print(table)
     from gpuhub.answer.grouping import channel_notes
@@ -431,6 +442,8 @@ def estimate(
                                           "cost, capacity blocks, reserved), cheapest first, with break-even hours")]
     = False,
     checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
+    egress_gb: Annotated[float | None, typer.Option(help="GB the job moves out to the internet: its cost is added "
+                                                         "where the provider publishes an egress price")] = None,
     start: Annotated[str | None, typer.Option(help="when the job may start, ISO date or time (UTC unless it "
                                                    "says): capacity blocks starting earlier are left out; "
                                                    "default now")] = None,
@@ -462,7 +475,7 @@ def estimate(
         report, spread = estimate_report(engine, instance_type, hours, provider=provider, region=region,
                                          purchase=purchase, interruption_overhead=interruption_overhead,
                                          checkpoint_every=checkpoint_every, fixtures_dir=fixtures,
-                                         fetch=fetch)  # type: ignore[arg-type]
+                                         fetch=fetch, egress_gb=egress_gb)  # type: ignore[arg-type]
     except QueryError as exc:
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
