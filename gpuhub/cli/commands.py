@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import datetime as dt
 import functools
 import inspect
 import io
@@ -74,22 +73,6 @@ class OutputFormat(str, Enum):
     table = "table"
     json = "json"
     csv = "csv"
-
-
-def _start(text: str | None) -> dt.datetime | None:
-    """``--start``: an ISO date (midnight) or date and time; UTC unless it names an offset.
-
-    Raises:
-        QueryError: not an ISO date or time.
-    """
-    if text is None:
-        return None
-    try:
-        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise QueryError("start", f"{text!r} is not an ISO date or time, e.g. 2026-12-10 or 2026-12-10T11:30Z") \
-            from None
-    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
 
 
 def _fail_usage(message: str) -> None:
@@ -442,22 +425,18 @@ def estimate(
     from gpuhub.service.reports import estimate_report
 
     engine = default_engine()
-    registry = engine.registry
     try:
         if fetch not in ("auto", "live", "replay"):
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
         if compare:  # gpuhub.cli.obtain: every purchase model side by side
-            from gpuhub.cli.obtain import compare_rows, print_compare
+            from gpuhub.cli.obtain import print_compare
+            from gpuhub.service.answers import compare_answer
 
-            query = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
-                                rankers=list(registry.rankers), provider=provider, region=region,
-                                instance_type=instance_type, checkpoint_every=checkpoint_every)
-            every = list(run_query(query.model_copy(update={"limit": None}), engine, fixtures_dir=fixtures,
-                                   fetch=fetch, start=_start(start)))  # type: ignore[arg-type]
-            if not every:
-                raise QueryError("instance_type", f"no offer of {instance_type!r}")
-            compared = compare_rows(every, hours, checkpoint_every, interruption_overhead)
-            print_compare(compared, hours, output is OutputFormat.json, _out(), err)
+            answer = compare_answer(engine, {"instance_type": instance_type, "hours": hours, "provider": provider,
+                                             "region": region, "checkpoint_every": checkpoint_every,
+                                             "interruption_overhead": interruption_overhead, "start": start},
+                                    fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
+            print_compare(answer["options"], hours, output is OutputFormat.json, _out(), err)
             return
         report, spread = estimate_report(engine, instance_type, hours, provider=provider, region=region,
                                          purchase=purchase, interruption_overhead=interruption_overhead,
