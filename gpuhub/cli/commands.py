@@ -529,6 +529,25 @@ def serve(
         _fail_usage(str(exc))
 
 
+@app.command()
+def mcp(
+    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
+    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+) -> None:
+    """Serve the MCP tools (search, explain, estimate, compare, history, gpus, providers) over stdio for an agent
+    host; the same answers as the web API; needs gpuhub-core[mcp]."""
+    if fetch not in ("auto", "live", "replay"):
+        _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
+    if fixtures is not None and not fixtures.is_dir():
+        _fail_usage(f"--fixtures: {fixtures} is not a directory")
+    from gpuhub.mcp import serve as run_mcp
+
+    try:
+        run_mcp(fixtures_dir=fixtures, fetch=fetch)
+    except ModuleNotFoundError as exc:
+        _fail_usage(str(exc))
+
+
 from gpuhub.cli.store import store_app  # noqa: E402  (light: typer only)
 
 app.add_typer(store_app, name="store")
