@@ -87,6 +87,18 @@ _OPTION_TYPES: dict[str, Any] = {"list": list[str] | None, "number": float | Non
 """The typer type of each kind of search parameter (:data:`gpuhub.answer.spec.Kind`)."""
 
 
+class EmitFormat(str, Enum):
+    skypilot = "skypilot"
+    dstack = "dstack"
+    dstack_fleet = "dstack-fleet"
+
+
+EmitOption = Annotated[EmitFormat | None, typer.Option(
+    help="write a launch file for the first offer: a SkyPilot task, a dstack task or fleet (gpuhub.answer.handoff)")]
+EmitFileOption = Annotated[Path | None, typer.Option(
+    help="where --emit writes (default sky-task.yaml, task.dstack.yml, fleet.dstack.yml; - for stdout)")]
+
+
 def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
     """``command`` with one option per search parameter (:data:`gpuhub.answer.spec.SEARCH_PARAMS`, in its order)
     before its own options; ``command`` gets their values in its first argument, ``filters`` (by parameter name, an
@@ -121,6 +133,8 @@ def search(
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="print each provider's warnings")] = False,
+    emit: EmitOption = None,
+    emit_file: EmitFileOption = None,
 ) -> None:
     """Search GPU offers across every installed provider."""
     engine = default_engine()
@@ -170,6 +184,33 @@ def search(
                 err.print(f"  {line}", highlight=False)
     if all(s.state in ("failed", "skipped") for s in result.statuses):
         raise typer.Exit(1)
+    if emit is not None:
+        if result.groups is not None or not result.offers:
+            _fail_usage(f"--emit: {'--group-by rows are not offers' if result.offers else 'no offer to hand off'}")
+        _emit(result.offers[0], emit.value, emit_file)
+
+
+def _emit(offer: Offer, fmt: str, path: Path | None) -> None:
+    """Write the hand-off file of ``offer`` (``--emit``) to ``path`` (default by format; ``-``: stdout)."""
+    from gpuhub.answer.handoff import HandoffError, default_file, handoff_text
+
+    try:
+        text, notes = handoff_text(offer, fmt)
+    except HandoffError as exc:
+        _fail_usage(f"--emit {fmt}: {exc}")
+        return
+    for note in notes:
+        err.print(f"note: {note}", highlight=False)
+    if path is not None and str(path) == "-":
+        sys.stdout.write(text)
+        return
+    target = path or Path(default_file(fmt))
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _fail_usage(f"--emit-file: cannot write {target}: {exc.strerror or exc}")
+    err.print(f"wrote {target}: {fmt} for {offer.provider} {offer.instance_type} in {offer.region.code}",
+              highlight=False)
 
 
 def _print_statuses(result: SearchResult, verbose: bool) -> None:
@@ -420,6 +461,8 @@ def estimate(
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+    emit: EmitOption = None,
+    emit_file: EmitFileOption = None,
 ) -> None:
     """Job cost of an instance type in each region (cheapest first), with the regional price spread."""
     from gpuhub.service.reports import estimate_report
@@ -428,6 +471,8 @@ def estimate(
     try:
         if fetch not in ("auto", "live", "replay"):
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
+        if compare and emit is not None:
+            raise QueryError("emit", "hands off one offer: leave out --compare, or give --purchase")
         if compare:  # gpuhub.cli.obtain: every purchase model side by side
             from gpuhub.cli.obtain import print_compare
             from gpuhub.service.answers import compare_answer
@@ -446,6 +491,8 @@ def estimate(
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
     rows = report["jobs"]
+    if emit is not None:  # the cheapest place of the job (the report's rows follow spread.offers)
+        _emit(spread.offers[0], emit.value, emit_file)
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return
