@@ -2,12 +2,12 @@
 launch file, checked for its real values and validated by the tools' own code.
 
 Validation runs the tools' own loaders on the written files: SkyPilot's task and resources JSON schemas with its
-validator (``sky.utils.schemas.get_task_schema``, ``get_resources_schema``, ``common_utils.validate_schema``) and dstack's pydantic configuration models
-(``parse_apply_configuration``). Both tools pin versions of libraries gpuhub also uses (click, uvicorn), so they are
-not a test extra of this project: they live in an interpreter of their own, named by
-``GPUHUB_LAUNCH_TOOLS_PYTHON`` (``python -m venv /tmp/launchers && /tmp/launchers/bin/pip install skypilot
-dstack``; about two minutes), or in the test interpreter when it has them. Without either, the validation tests
-skip with that reason; the value tests always run.
+validator (``sky.utils.schemas.get_task_schema``, ``get_resources_schema``, ``common_utils.validate_schema``) and
+dstack's pydantic configuration models (``parse_apply_configuration``). Both tools pin versions of libraries
+gpuhub also uses (click 8.1, uvicorn 0.35), so they are not a test extra of this project: they live in an
+interpreter of their own, named by ``GPUHUB_LAUNCH_TOOLS_PYTHON`` (``python -m venv /tmp/launchers &&
+/tmp/launchers/bin/pip install skypilot dstack``; about two minutes), or in the test interpreter when it has them.
+Without either, the validation tests skip with that reason; the value tests always run.
 """
 
 from __future__ import annotations

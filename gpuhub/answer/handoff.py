@@ -152,8 +152,9 @@ def handoff_text(offer: Offer, fmt: str) -> tuple[str, list[str]]:
 
     config, notes = handoff(offer, fmt)
     zone = f"/{offer.region.zone}" if offer.region.zone else ""
+    price = f"{format(offer.price.amount.normalize(), 'f')} {offer.price.currency}/h"
     head = [f"# gpuhub: {offer.provider} {offer.instance_type} in {offer.region.code}{zone}, {offer.price.purchase} "
-            f"at {format(offer.price.amount.normalize(), 'f')} {offer.price.currency}/h ({offer.source.label(offer.price.data_date)})",
+            f"at {price} ({offer.source.label(offer.price.data_date)})",
             *(f"# note: {n}" for n in notes)]
     head = [" ".join(line.split()) for line in head]  # provider text never opens a new YAML line
     return "\n".join(head) + "\n" + yaml.safe_dump(config, sort_keys=False, default_flow_style=False), notes
