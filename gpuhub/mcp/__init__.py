@@ -30,6 +30,7 @@ def serve(*, fixtures_dir: Path | None = None, fetch: str = "auto") -> None:
 
         from gpuhub.mcp.server import run_stdio
     except ModuleNotFoundError as exc:
-        raise ModuleNotFoundError(f"gpuhub mcp needs the mcp extra ({exc.name} is missing): "
-                                  "pip install 'gpuhub-core[mcp]'") from exc
+        from gpuhub.errors import missing_extra
+
+        raise missing_extra("gpuhub mcp", "mcp", exc) from exc
     anyio.run(run_stdio, fixtures_dir, fetch)
