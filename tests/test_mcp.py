@@ -23,6 +23,7 @@ from starlette.testclient import TestClient
 from gpuhub import Registry
 from gpuhub.answer.spec import SEARCH_PARAMS
 from gpuhub.kit.testing import make_engine
+from gpuhub.store import open_store
 from gpuhub.web.app import create_app
 
 SEARCH = {"gpu": ["H100"], "min_gpus": 8, "purchase": ["on_demand"], "limit": 10}
@@ -70,7 +71,9 @@ def session() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def api() -> Iterator[TestClient]:
-    engine = make_engine(Registry())
+    """The web API over the same store as the server process (the default store of this test process's
+    environment), so their histories are the same."""
+    engine = make_engine(Registry(), store=open_store())
     with TestClient(create_app(engine, fetch="replay")) as client:
         yield client
     engine.shutdown()
@@ -119,7 +122,10 @@ def test_every_tool_answers_with_the_api_json(session: dict[str, Any], api: Test
     compare = _json(calls["compare"])
     assert compare == api.get("/api/compare?instance_type=p5.48xlarge&hours=100&region=us-east-1").json()
     assert compare["hours"] == 100 and {"on_demand", "spot"} <= {o["purchase"] for o in compare["options"]}
-    assert "series" in _json(calls["history"])
+    history = _json(calls["history"])
+    assert history == api.get("/api/history?provider=lambda&since=all").json()
+    assert history["snapshots"] >= 1 and {s["provider"] for s in history["series"]} == {"lambda"}
+    assert history["series"][0]["instance_type"] == "gpu_1x_rtx6000"  # cheapest last price first
     gpus = _json(calls["gpus"])
     assert gpus == api.get("/api/gpus").json() and any(g["name"] == "H100" for g in gpus)
     providers = _json(calls["providers"])
