@@ -12,11 +12,12 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 from gpuhub.obtain.model import CAPACITY_PURCHASES, EMPTY_RECORD, Obtainability
 
 __all__ = [
+    "OWNED",
     "Currency",
     "Gpu",
     "Instance",
@@ -72,6 +73,10 @@ def known_purchase_models() -> list[str]:
 _ACCEPTED: dict[str, str] = {p.value: p.value for p in PurchaseModel}
 for _name in CAPACITY_PURCHASES:  # reservable capacity (gpuhub.obtain): capacity_block, flex_start, calendar
     register_purchase_model(_name)
+OWNED = "owned"
+"""The purchase model of capacity the user already has (a reservation, a commitment, an idle instance: see
+:mod:`gpuhub.fetch.owned`), priced at its marginal cost: the one purchase model whose price may be zero."""
+register_purchase_model(OWNED)
 
 
 def _check_purchase(value: object) -> str:
@@ -251,12 +256,14 @@ class Price(_Frozen):
     """A price per instance-hour for one purchase model.
 
     Raises (on construction):
-        pydantic.ValidationError: amount not positive (a zero price is a placeholder, never an offer), currency not
-            ISO 4217, purchase model unknown.
+        pydantic.ValidationError: amount not positive (a zero price is a placeholder, never an offer, except the
+            marginal cost of prepaid capacity the user owns, purchase model ``owned``), currency not ISO 4217,
+            purchase model unknown.
     """
 
-    amount: Decimal = Field(gt=0, description="price per instance-hour, exact as published (pydantic's Decimal "
-                                              "rejects NaN and Infinity: finite_number)")
+    amount: Decimal = Field(ge=0, description="price per instance-hour, exact as published (pydantic's Decimal "
+                                              "rejects NaN and Infinity: finite_number); positive except for "
+                                              "owned capacity")
     currency: Currency = Field(description="ISO 4217 code, from the provider's data")
     purchase: str = Field(description="purchase model: on_demand, spot, low_priority, reserved_1y, ...")
     upfront: Decimal | None = Field(default=None, ge=0, description="upfront part of a term price, if any")
@@ -297,6 +304,13 @@ class Price(_Frozen):
     @classmethod
     def _purchase(cls, value: object) -> str:
         return _check_purchase(value)
+
+    @model_validator(mode="after")
+    def _placeholder(self) -> Price:
+        if self.amount <= 0 and self.purchase != OWNED:
+            raise ValueError(f"a {self.purchase} price must be greater than 0, got {self.amount} (a placeholder, "
+                             "not a price; only owned capacity may cost 0)")
+        return self
 
 
 class Source(_Frozen):

@@ -24,7 +24,7 @@ from gpuhub.facts.geo import EARTH_RADIUS_KM
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.location import FIBRE_KM_PER_MS, FIXED_MS, ROUTE_FACTOR, Place
 from gpuhub.facts.perf import PRECISIONS, instance_throughput
-from gpuhub.model import Instance, Offer, Region
+from gpuhub.model import OWNED, Instance, Offer, Region
 from gpuhub.store.columns import OfferSequence
 
 if TYPE_CHECKING:
@@ -660,9 +660,11 @@ class Catalog:
         return rows[order], key[order]
 
     def tiers(self, rows: IntArray, q: Query, ranker: Ranker) -> IntArray:
-        """Rank tier of each row (lower first, before any score): +2 when known sold out; +1 for an inference
-        preset with ``near`` when the round trip is over the real-time budget (``q.rtt_budget_ms``)."""
+        """Rank tier of each row (lower first, before any score): -4 for capacity the user owns (purchase model
+        ``owned``: it fits the query, so it goes first); +2 when known sold out; +1 for an inference preset with
+        ``near`` when the round trip is over the real-time budget (``q.rtt_budget_ms``)."""
         tier: IntArray = np.where(self.available[rows] == 0, 2, 0).astype(np.int32)
+        tier -= np.where(self.purchase.mask([OWNED])[rows], 4, 0).astype(np.int32)
         place = q.place()
         if ranker.name == "inference" and place is not None:
             rtt = self.rtt_ms(place)[rows]

@@ -20,7 +20,7 @@ from gpuhub.answer.spec import cli_option
 from gpuhub.facts.carbon import carbon_note
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.perf import price_performance
-from gpuhub.model import Offer
+from gpuhub.model import OWNED, Offer
 
 __all__ = ["cli_flag", "offer_details", "removed_notes"]
 
@@ -67,7 +67,10 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         unit = ranker.unit.replace("USD", money)
         parts.append(f"{_gpus(offer)} at {_num(score)} {unit}")
     inst = offer.instance
-    if inst.via:
+    owned = offer.price.purchase == OWNED
+    if owned and inst.note:  # gpuhub.fetch.owned: whose it is and until when, first
+        parts.insert(0, inst.note)
+    if inst.via and not owned:
         own = f" {inst.seller_instance_type}" if inst.seller_instance_type else ""
         parts.append(f"{inst.channel}: {inst.seller}'s machine{own} offered through {inst.via} at {inst.via}'s price")
     stat = offer.price.listing_label()

@@ -3,7 +3,7 @@
 Everything that takes a search's filters is generated from or checked against :data:`SEARCH_PARAMS`:
 
 - ``gpuhub search``'s options (:func:`gpuhub.cli.commands.search`) are generated from it;
-- the web page's form, ``/api/search``'s parameters and the OpenAPI description (:mod:`gpuhub.web.params`) too;
+- the web page's form, ``/api/search``'s parameters and the OpenAPI description (:mod:`gpuhub.answer.params`) too;
 - :func:`gpuhub.search` and :func:`gpuhub.answer.query.build_query` take every parameter by its
   :attr:`~SearchParam.name` with its library default (``tests/test_spec.py`` checks the two signatures and the
   docstring against this table; the CLI and ``search()`` pass the values on with :func:`filter_values` or as a

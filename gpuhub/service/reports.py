@@ -1,5 +1,5 @@
-"""The JSON-ready rows behind ``gpuhub gpus``, ``gpuhub providers`` and ``gpuhub estimate`` (the CLI prints them,
-the web API serves them: one builder, so both give the same answer)."""
+"""The JSON-ready rows behind ``gpuhub gpus``, ``gpuhub providers`` and ``gpuhub estimate`` (``--compare`` too): the
+CLI prints them, the web API and the MCP server serve them (one builder, so all give the same answer)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gpuhub.answer.compare import Option, compare
 from gpuhub.answer.estimate import PriceSpread
 from gpuhub.answer.query import build_query
 from gpuhub.errors import QueryError
 from gpuhub.facts.gpus import GpuTable
+from gpuhub.model import Offer
 from gpuhub.service.engine import Engine, RequestedMode
 from gpuhub.service.searching import run_query
 
-__all__ = ["estimate_report", "gpu_rows", "provider_rows"]
+__all__ = ["compare_rows", "estimate_report", "gpu_rows", "provider_rows"]
 
 
 def gpu_rows(table: GpuTable) -> list[dict[str, Any]]:
@@ -101,3 +103,21 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
                 if egress_gb is not None else {}),
              "notes": j.notes} for j in jobs]
     return {"jobs": rows, "spread": float(spread.spread), "spread_fraction": round(spread.spread_fraction, 6)}, spread
+
+
+def compare_rows(offers: list[Offer], hours: float, checkpoint_every_h: float,
+                 fallback_overhead: float) -> list[dict[str, Any]]:
+    """The compare table as JSON-ready rows (cheapest first)."""
+    options = compare(offers, hours, checkpoint_every_h=checkpoint_every_h, fallback_overhead=fallback_overhead)
+    return [_row(o) for o in options]
+
+
+def _row(o: Option) -> dict[str, Any]:
+    offer = o.offer
+    record = offer.obtain.record() if offer.obtain else {}
+    return {"purchase": o.purchase, "provider": offer.provider, "instance_type": offer.instance_type,
+            "region": offer.region.code, "zone": offer.region.zone, "price_per_hour": float(offer.price.amount),
+            "cost": float(o.cost_rounded()), "currency": o.currency,
+            "break_even_hours": round(float(o.break_even_hours), 2) if o.break_even_hours is not None else None,
+            "interruption": record.get("interruption"), "reservation_start": record.get("reservation_start"),
+            "reservation_hours": record.get("reservation_hours"), "notes": o.notes}
