@@ -31,6 +31,7 @@ from gpuhub.plugin import (
     CredentialsError,
     Gpu,
     Instance,
+    Obtainability,
     Offer,
     Price,
     Provider,
@@ -38,6 +39,7 @@ from gpuhub.plugin import (
     ProviderError,
     ProviderKind,
     Region,
+    site_region,
 )
 from gpuhub_kubernetes.clusters import HELP, Cluster, clusters_from_recording, live_clusters
 from gpuhub_kubernetes.parse import (
@@ -49,12 +51,15 @@ from gpuhub_kubernetes.parse import (
     node_facts,
     requested_by_node,
 )
+from gpuhub_kubernetes.pools import QueueRoom, nodepool_facts, queue_room
 from gpuhub_kubernetes.settings import ClusterPlace, Settings, SettingsError, load_settings, settings_path
 
 __all__ = ["KubernetesProvider"]
 
 RECORDING = Path(__file__).resolve().parent / "recording"
 PODS_PATH = "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
+NODEPOOLS_PATH = "/apis/karpenter.sh/v1/nodepools"
+KUEUE_PATH = "/apis/kueue.x-k8s.io/v1beta1"
 DRA_PATHS = ("/apis/resource.k8s.io/v1/resourceslices", "/apis/resource.k8s.io/v1/resourceclaims")
 _ENV = ("GPUHUB_KUBERNETES_BASE_URL", "KUBECONFIG", "GPUHUB_KUBERNETES_CONTEXTS", "KUBERNETES_SERVICE_HOST",
         "KUBERNETES_SERVICE_PORT", "GPUHUB_KUBERNETES_CLUSTER_NAME", "GPUHUB_KUBERNETES_SETTINGS", "HOME")
@@ -180,10 +185,95 @@ class KubernetesProvider(Provider):
                 shapes[_shape(cluster.context, facts)].append(facts)
         place = settings.clusters.get(cluster.context, ClusterPlace())
         region = _region(self.name, cluster.context, place)
+        offers: list[Offer] = []
         for shape, members in sorted(shapes.items(), key=lambda item: item[0].base):
             gpu = ctx.gpu(shape.product.replace("-", " "), shape.gpu_memory_gib)
-            yield from self._shape_offers(ctx, shape, members, gpu, region, place, settings, missing_rates)
-        yield from self._dra_offers(ctx, cluster, region, place, settings, missing_rates)
+            offers.extend(self._shape_offers(ctx, shape, members, gpu, region, place, settings, missing_rates))
+        offers.extend(self._dra_offers(ctx, cluster, region, place, settings, missing_rates))
+        offers.extend(self._pool_offers(ctx, cluster, region, place, settings, missing_rates))
+        rooms = self._queue_rooms(ctx, cluster, place)
+        yield from (offers if not rooms else (_with_quota(offer, rooms, place.queue or "") for offer in offers))
+
+    def _optional_list(self, ctx: ProviderContext, cluster: Cluster, path: str,
+                       kind: str) -> list[dict[str, Any]] | None:
+        """A list from an API the cluster may not serve (Karpenter, Kueue): None when it answers 404, or when the
+        recording being replayed was made of a cluster without it."""
+        if ctx.recording is not None and not any(f"{cluster.server}{path}" == str(e.get("request", {}).get("url"))
+                                                 for e in ctx.recording.exchanges):
+            return None
+        try:
+            return self._list(ctx, cluster, path, kind)
+        except ProviderError as exc:
+            if "404" in str(exc):
+                return None
+            raise
+
+    def _pool_offers(self, ctx: ProviderContext, cluster: Cluster, region: Region, place: ClusterPlace,
+                     settings: Settings, missing_rates: dict[str, int]) -> Iterator[Offer]:
+        """Karpenter NodePools with a GPU limit: offers of capacity that can be provisioned (``provisionable_count``
+        = GPUs, or whole nodes, that fit under the limit; nothing free now)."""
+        pools = self._optional_list(ctx, cluster, NODEPOOLS_PATH, "NodePoolList")
+        for item in pools or []:
+            with ctx.guard("node pool"):
+                pool = nodepool_facts(item)
+                if pool is None:
+                    continue
+                if pool.product is None:
+                    ctx.skip("GPU node pool that names no GPU model")
+                    continue
+                gpu = ctx.gpu(pool.product.replace("-", " "), pool.gpu_memory_gib)
+                per_node = pool.gpus_per_node or 1
+                shape = _Shape(cluster.context, None, f"karpenter-{pool.name}", pool.product, pool.gpu_memory_gib,
+                               per_node, None, None, "x86_64", None)
+                what = (f"Karpenter NodePool {pool.name}: {pool.in_use} of {pool.limit} {GPU_RESOURCE} in use "
+                        f"(spec.limits); new nodes" + (f" are {pool.instance_type}" if pool.instance_type else "")
+                        + (f" with {per_node} GPUs" if pool.gpus_per_node else ""))
+                if per_node > 1:
+                    yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
+                                           instance_type=shape.base, gpu_count=per_node, vcpus=None,
+                                           memory_gib=None, free=0, provisionable=pool.room // per_node,
+                                           note=f"whole node; {what}")
+                yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
+                                       instance_type=f"{shape.base}:1gpu", gpu_count=1, vcpus=None, memory_gib=None,
+                                       free=0, provisionable=pool.room, note=f"one GPU on a new node; {what}")
+
+    def _queue_rooms(self, ctx: ProviderContext, cluster: Cluster, place: ClusterPlace) -> dict[str, QueueRoom]:
+        """The quota the user's Kueue LocalQueue (``queue = "namespace/name"`` in the cluster's settings) has left,
+        per GPU resource; empty when no queue is set or the cluster serves no Kueue."""
+        if not place.queue:
+            return {}
+        namespace, _, name = place.queue.partition("/")
+        if not namespace or not name:
+            ctx.warn(f"cluster {cluster.context}: queue = {place.queue!r} in the settings is not namespace/name")
+            return {}
+        local = self._optional_object(ctx, cluster, f"{KUEUE_PATH}/namespaces/{namespace}/localqueues/{name}")
+        if local is None:
+            ctx.warn(f"cluster {cluster.context}: Kueue LocalQueue {place.queue} not found; quotas not applied")
+            return {}
+        target = str((local.get("spec") or {}).get("clusterQueue") or "")
+        cluster_queue = self._optional_object(ctx, cluster, f"{KUEUE_PATH}/clusterqueues/{target}") if target else None
+        if cluster_queue is None:
+            ctx.warn(f"cluster {cluster.context}: the ClusterQueue of {place.queue} ({target or 'none'}) not found")
+            return {}
+        try:
+            return queue_room(cluster_queue)
+        except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+            ctx.skip(f"malformed ClusterQueue: {exc}")
+            return {}
+
+    def _optional_object(self, ctx: ProviderContext, cluster: Cluster, path: str) -> dict[str, Any] | None:
+        if ctx.recording is not None and not any(f"{cluster.server}{path}" == str(e.get("request", {}).get("url"))
+                                                 for e in ctx.recording.exchanges):
+            return None
+        try:
+            body = ctx.get_json(f"{cluster.server}{path}", headers=cluster.headers())
+        except ProviderError as exc:
+            if "404" in str(exc):
+                return None
+            raise
+        if not isinstance(body, dict):
+            raise ProviderError(f"{cluster.context}: {path} did not answer with an object")
+        return body
 
     def _shape_offers(self, ctx: ProviderContext, shape: _Shape, members: list[NodeFacts], gpu: Gpu,
                       region: Region, place: ClusterPlace, settings: Settings,
@@ -221,7 +311,7 @@ class KubernetesProvider(Provider):
     def _offer(self, ctx: ProviderContext, shape: _Shape, gpu: Gpu, region: Region, place: ClusterPlace,
                settings: Settings, missing_rates: dict[str, int], *, instance_type: str, gpu_count: float,
                vcpus: float | None, memory_gib: float | None, free: int, note: str,
-               slice_memory_gib: float | None = None) -> Iterator[Offer]:
+               slice_memory_gib: float | None = None, provisionable: int = 0) -> Iterator[Offer]:
         amount = self._price(shape, gpu, settings, gpu_count, whole=instance_type == shape.base)
         if amount is None:
             missing_rates[gpu.name] += 1
@@ -234,7 +324,9 @@ class KubernetesProvider(Provider):
             if place.bare_metal is not None and settings.path else None)
         price = Price(amount=amount, currency=settings.currency, purchase="on_demand")
         yield Offer(instance=instance, region=region.model_copy(update={"zone": shape.zone}), price=price,
-                    available=free > 0, available_count=free, source=ctx.source)
+                    available=free > 0 or provisionable > 0, available_count=free,
+                    provisionable_count=provisionable,
+                    provision_wait_s=place.provision_wait_s if provisionable else None, source=ctx.source)
 
     @staticmethod
     def _price(shape: _Shape, gpu: Gpu, settings: Settings, gpu_count: float, *, whole: bool) -> Decimal | None:
@@ -277,6 +369,28 @@ class KubernetesProvider(Provider):
                                    note=f"one GPU through DRA (driver gpu.nvidia.com); {len(free_flags)} devices")
 
 
+def _with_quota(offer: Offer, rooms: Mapping[str, QueueRoom], queue: str) -> Offer:
+    """``offer`` with what the user's queue can still be admitted for: ``obtain.quota_instances`` (how many of
+    this offer fit in the quota left) and a note with the queue's figures. DRA devices are not in Kueue's
+    resources: left as they are."""
+    inst = offer.instance
+    if inst.instance_type.endswith(":dra"):
+        return offer
+    mig = inst.instance_type.rsplit(":mig-", 1)
+    resource = f"nvidia.com/mig-{mig[1]}" if len(mig) == 2 else GPU_RESOURCE
+    room = rooms.get(resource)
+    if room is None:
+        return offer
+    units = 1 if len(mig) == 2 else max(1, round(inst.gpu_count))
+    borrow = "" if room.borrowing_limit == 0 else (
+        f", may borrow up to {room.borrowing_limit} more" if room.borrowing_limit is not None
+        else ", may borrow from its cohort")
+    note = (f"{inst.note}; " if inst.note else "") + (
+        f"queue {queue}: {room.left} of {room.nominal} {resource} quota left ({room.used} in use{borrow})")
+    obtain = (offer.obtain or Obtainability()).model_copy(update={"quota_instances": room.left // units})
+    return offer.model_copy(update={"obtain": obtain, "instance": inst.model_copy(update={"note": note})})
+
+
 def _whole(node: NodeFacts) -> Slice:
     return Slice(GPU_RESOURCE, None, node.gpu_memory_gib, 1.0)
 
@@ -294,6 +408,4 @@ def _shape(context: str, facts: NodeFacts) -> _Shape:
 
 
 def _region(provider: str, context: str, place: ClusterPlace) -> Region:
-    return Region(provider=provider, code=context, city=place.city, country=place.country,
-                  continent=place.continent, latitude=place.latitude, longitude=place.longitude,
-                  carbon_gco2e_per_kwh=place.carbon_gco2e_per_kwh)
+    return site_region(provider, context, place)

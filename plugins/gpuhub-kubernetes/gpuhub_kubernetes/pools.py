@@ -1,0 +1,146 @@
+"""Capacity a cluster can add and quota a queue has left: Karpenter NodePools and Kueue queues.
+
+Documented shapes only:
+
+- Karpenter ``NodePool`` (``karpenter.sh/v1``, ``GET /apis/karpenter.sh/v1/nodepools``): ``spec.limits`` is a
+  ResourceList capping what the pool may provision (``nvidia.com/gpu: 16``), ``status.resources`` what its nodes
+  hold now; ``spec.template.metadata.labels`` and ``spec.template.spec.requirements`` (``key``, ``operator``,
+  ``values``) say what a new node is: the well-known ``node.kubernetes.io/instance-type``, GFD's
+  ``nvidia.com/gpu.product`` / ``nvidia.com/gpu.count``, or the AWS provider's ``karpenter.k8s.aws/instance-gpu-name``,
+  ``instance-gpu-count`` and ``instance-gpu-memory`` (MiB). GPUs that can still be added = limit − in use.
+- Kueue (``kueue.x-k8s.io/v1beta1``): a ``LocalQueue``'s ``spec.clusterQueue`` names its ``ClusterQueue``, whose
+  ``spec.resourceGroups[].flavors[].resources[]`` give ``nominalQuota`` and ``borrowingLimit`` per resource and
+  whose ``status.flavorsUsage[].resources[].total`` is what admitted workloads use. What the queue can still get
+  without borrowing = nominal − used, summed over the queue's flavors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from gpuhub_kubernetes.parse import GPU_RESOURCE, bounded
+
+__all__ = ["MAX_POOL_GPUS", "PoolFacts", "QueueRoom", "nodepool_facts", "queue_room"]
+
+MAX_POOL_GPUS = 1_000_000
+"""A pool limit or queue quota above this many devices is a malformed record."""
+_AWS = "karpenter.k8s.aws/"
+
+
+@dataclass(frozen=True)
+class PoolFacts:
+    """One NodePool that may provision GPU nodes."""
+
+    name: str
+    product: str | None
+    """The GPU's spelling (GFD product label or ``instance-gpu-name``), None when the pool does not say."""
+    gpu_memory_gib: float | None
+    gpus_per_node: int | None
+    instance_type: str | None
+    limit: int
+    """``spec.limits["nvidia.com/gpu"]``: GPUs the pool may hold at most."""
+    in_use: int
+    """``status.resources["nvidia.com/gpu"]``: GPUs its nodes hold now."""
+
+    @property
+    def room(self) -> int:
+        """GPUs that can still be provisioned (limit − in use, never below 0)."""
+        return max(0, self.limit - self.in_use)
+
+
+def _count(value: Any, what: str) -> int:
+    amount = bounded(value, what, MAX_POOL_GPUS)
+    if amount != amount.to_integral_value():
+        raise ValueError(f"{what} = {value!r} is not a whole number")
+    return int(amount)
+
+
+def _single(requirements: list[Any], key: str) -> str | None:
+    for item in requirements:
+        if isinstance(item, Mapping) and item.get("key") == key and item.get("operator") == "In":
+            values = item.get("values") or []
+            if isinstance(values, list) and len(values) == 1:
+                return str(values[0])
+    return None
+
+
+def nodepool_facts(pool: Mapping[str, Any]) -> PoolFacts | None:
+    """The GPU facts of one NodePool; None when it sets no ``nvidia.com/gpu`` limit (a pool without a GPU limit
+    can grow without bound or has no GPUs: no count of what it adds can be given).
+
+    Raises:
+        ValueError, KeyError, TypeError: a malformed pool (the caller skips and counts it).
+    """
+    name = str(pool["metadata"]["name"])
+    spec = pool["spec"]
+    limits = spec.get("limits") or {}
+    if not isinstance(limits, Mapping) or GPU_RESOURCE not in limits:
+        return None
+    limit = _count(limits[GPU_RESOURCE], f"spec.limits[{GPU_RESOURCE}]")
+    used = ((pool.get("status") or {}).get("resources") or {}).get(GPU_RESOURCE, 0)
+    in_use = _count(used, f"status.resources[{GPU_RESOURCE}]")
+    template = spec.get("template") or {}
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    requirements = (template.get("spec") or {}).get("requirements") or []
+    if not isinstance(labels, Mapping) or not isinstance(requirements, list):
+        raise ValueError("template labels or requirements of the wrong kind")
+    product = labels.get("nvidia.com/gpu.product") or _single(requirements, f"{_AWS}instance-gpu-name")
+    count = labels.get("nvidia.com/gpu.count") or _single(requirements, f"{_AWS}instance-gpu-count")
+    memory = _single(requirements, f"{_AWS}instance-gpu-memory")
+    return PoolFacts(
+        name=name, product=str(product) if product else None,
+        gpu_memory_gib=float(bounded(memory, "instance-gpu-memory", 2**30) / 1024) if memory else None,
+        gpus_per_node=_count(count, "GPUs per node") or None if count is not None else None,
+        instance_type=_single(requirements, "node.kubernetes.io/instance-type"), limit=limit, in_use=in_use)
+
+
+@dataclass(frozen=True)
+class QueueRoom:
+    """What one Kueue queue may still be admitted for one resource (``nvidia.com/gpu``, ``nvidia.com/mig-...``)."""
+
+    resource: str
+    nominal: int
+    """Sum of ``nominalQuota`` over the ClusterQueue's flavors."""
+    used: int
+    """Sum of ``status.flavorsUsage[].resources[].total``: what admitted workloads hold."""
+    borrowing_limit: int | None
+    """Sum of ``borrowingLimit`` (None: a flavor sets none, so it may borrow whatever its cohort lends)."""
+
+    @property
+    def left(self) -> int:
+        """Quota left without borrowing: nominal − used, never below 0."""
+        return max(0, self.nominal - self.used)
+
+
+def queue_room(cluster_queue: Mapping[str, Any]) -> dict[str, QueueRoom]:
+    """Per GPU resource, the quota a ClusterQueue has left (only ``nvidia.com/gpu`` and MIG resources).
+
+    Raises:
+        ValueError, KeyError, TypeError: a malformed ClusterQueue.
+    """
+    nominal: dict[str, Decimal] = {}
+    borrowing: dict[str, Decimal | None] = {}
+    for group in (cluster_queue.get("spec") or {}).get("resourceGroups") or []:
+        for flavor in group.get("flavors") or []:
+            for resource in flavor.get("resources") or []:
+                name = str(resource["name"])
+                if name != GPU_RESOURCE and not name.startswith("nvidia.com/mig-"):
+                    continue
+                nominal[name] = nominal.get(name, Decimal(0)) + _count(resource.get("nominalQuota", 0),
+                                                                        f"nominalQuota of {name}")
+                limit = resource.get("borrowingLimit")
+                before = borrowing.get(name, Decimal(0))
+                borrowing[name] = None if limit is None or before is None else \
+                    before + _count(limit, f"borrowingLimit of {name}")
+    used: dict[str, int] = {}
+    for flavor in (cluster_queue.get("status") or {}).get("flavorsUsage") or []:
+        for resource in flavor.get("resources") or []:
+            name = str(resource["name"])
+            if name in nominal:
+                used[name] = used.get(name, 0) + _count(resource.get("total", 0), f"usage of {name}")
+    return {name: QueueRoom(name, int(quota), used.get(name, 0),
+                            None if borrowing[name] is None else int(borrowing[name] or 0))
+            for name, quota in nominal.items()}
