@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["GPU_RESOURCE", "MAX_DEVICES_PER_NODE", "MIG_SLICES_PER_GPU", "Capacity", "NodeFacts", "Slice",
-           "bounded", "dra_devices", "node_facts", "parse_cpu", "parse_memory_gib", "quantity", "requested_by_node"]
+__all__ = ["GPU_RESOURCE", "MAX_DEVICES_PER_NODE", "MIG_SLICES_PER_GPU", "POOL_LABELS", "Capacity", "NodeFacts",
+           "Slice", "bounded", "dra_devices", "node_facts", "parse_cpu", "parse_memory_gib", "quantity",
+           "requested_by_node"]
 
 GPU_RESOURCE = "nvidia.com/gpu"
 MIG_PREFIX = "nvidia.com/mig-"
@@ -42,6 +43,8 @@ _DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), ""
             "M": Decimal(10**6), "G": Decimal(10**9), "T": Decimal(10**12), "P": Decimal(10**15),
             "E": Decimal(10**18)}
 _QUANTITY = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([KMGTPE]i|[numkMGTPE]?)\s*$")
+POOL_LABELS = ("eks.amazonaws.com/nodegroup", "cloud.google.com/gke-nodepool", "kubernetes.azure.com/agentpool")
+"""Node labels the managed Kubernetes services put on a node naming its node pool / group (EKS, GKE, AKS)."""
 MAX_QUANTITY_DIGITS = 24
 """Digits a quantity may have before its suffix: ``1e100`` is not a resource amount, and a huge exponent would
 make the arithmetic below raise or allocate without bound."""
@@ -143,6 +146,8 @@ class NodeFacts:
     schedulable: bool
     mig_strategy: str
     slices: dict[Slice, Capacity] = field(default_factory=dict)
+    pool: str | None = None
+    """The managed node pool the node belongs to (EKS node group, GKE node pool, AKS agent pool label)."""
 
 
 def _int(value: Any, what: str = "device count") -> int:
@@ -206,7 +211,8 @@ def node_facts(node: Mapping[str, Any], requested: Mapping[str, Counter[str]]) -
         memory_gib=round(parse_memory_gib(allocatable["memory"]), 1) if "memory" in allocatable else None,
         cpu_arch="arm64" if labels.get("kubernetes.io/arch") == "arm64" else "x86_64",
         instance_type=labels.get("node.kubernetes.io/instance-type"),
-        zone=labels.get("topology.kubernetes.io/zone"), schedulable=schedulable, mig_strategy=strategy)
+        zone=labels.get("topology.kubernetes.io/zone"), schedulable=schedulable, mig_strategy=strategy,
+        pool=next((str(labels[k]) for k in POOL_LABELS if labels.get(k)), None))
     for resource, amount in allocatable.items():
         if resource != GPU_RESOURCE and not resource.startswith(MIG_PREFIX):
             continue

@@ -16,14 +16,16 @@ Documented shapes only:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from gpuhub_kubernetes.parse import GPU_RESOURCE, bounded
+from gpuhub_kubernetes.parse import GPU_RESOURCE, POOL_LABELS, bounded
 
-__all__ = ["MAX_POOL_GPUS", "PoolFacts", "QueueRoom", "nodepool_facts", "queue_room"]
+__all__ = ["MAX_POOL_GPUS", "POOL_LABELS", "NodeGroup", "PoolFacts", "QueueRoom", "autoscaler_groups", "nodepool_facts",
+           "queue_room"]
 
 MAX_POOL_GPUS = 1_000_000
 """A pool limit or queue quota above this many devices is a malformed record."""
@@ -144,3 +146,64 @@ def queue_room(cluster_queue: Mapping[str, Any]) -> dict[str, QueueRoom]:
     return {name: QueueRoom(name, int(quota), used.get(name, 0),
                             None if borrowing[name] is None else int(borrowing[name] or 0))
             for name, quota in nominal.items()}
+
+
+MAX_GROUP_NODES = 100_000
+_ID_WORD = re.compile(r"[0-9a-f]+|vmss|grp")
+
+
+@dataclass(frozen=True)
+class NodeGroup:
+    """One node group cluster-autoscaler manages, from its status ConfigMap."""
+
+    name: str
+    """cluster-autoscaler's name for it: the ASG, MIG or scale set (``eks-gpu-a1b2...``, ``aks-user-1234-vmss``)."""
+    min_size: int
+    max_size: int
+    target: int
+    """``cloudProviderTarget``: the size the autoscaler asked the cloud for now."""
+
+    @property
+    def room(self) -> int:
+        """Nodes the autoscaler may still add: max size − current target, never below 0."""
+        return max(0, self.max_size - self.target)
+
+    def holds(self, pool: str) -> bool:
+        """Whether this group is the managed pool named ``pool`` (a node's pool label). The services name the
+        group after the pool followed by identifiers only: EKS ``eks-<nodegroup>-<uuid>``, AKS
+        ``aks-<pool>-<digits>-vmss``, GKE ``gke-<cluster>-<pool>-<hash>-grp``; so ``eks-l4-serving-8cc5...``
+        holds ``l4-serving`` and not ``l4``."""
+        words, wanted = self.name.lower().split("-"), pool.lower().split("-")
+        starts = range(1, 2) if words[0] in ("eks", "aks") else range(1, len(words) - len(wanted) + 1)
+        for i in starts:
+            rest = words[i + len(wanted):]
+            if words[i:i + len(wanted)] == wanted and rest and all(_ID_WORD.fullmatch(w) for w in rest):
+                return True
+        return False
+
+
+def autoscaler_groups(status_text: str) -> list[NodeGroup]:
+    """The node groups of cluster-autoscaler's status ConfigMap (``kube-system/cluster-autoscaler-status``,
+    ``data.status``): the YAML document of cluster-autoscaler 1.30 and later (``nodeGroups[].name``,
+    ``health.minSize``, ``maxSize``, ``cloudProviderTarget``).
+
+    Raises:
+        ValueError: not that document (an older autoscaler's prose status, or YAML of another shape).
+    """
+    import yaml
+
+    try:
+        document = yaml.safe_load(status_text)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"cluster-autoscaler status is not YAML: {exc}") from None
+    if not isinstance(document, Mapping) or "autoscalerStatus" not in document \
+            or not isinstance(document.get("nodeGroups") or [], list):
+        raise ValueError("cluster-autoscaler status has no nodeGroups list (an autoscaler older than 1.30?)")
+    groups = []
+    for item in document.get("nodeGroups") or []:
+        health = item["health"]
+        sizes = [health.get(key) for key in ("minSize", "maxSize", "cloudProviderTarget")]
+        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_GROUP_NODES for v in sizes):
+            raise ValueError(f"node group {item.get('name')!r}: sizes {sizes} out of range")
+        groups.append(NodeGroup(str(item["name"]), *sizes))
+    return groups

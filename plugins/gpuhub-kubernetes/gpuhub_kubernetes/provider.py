@@ -51,7 +51,7 @@ from gpuhub_kubernetes.parse import (
     node_facts,
     requested_by_node,
 )
-from gpuhub_kubernetes.pools import QueueRoom, nodepool_facts, queue_room
+from gpuhub_kubernetes.pools import NodeGroup, QueueRoom, autoscaler_groups, nodepool_facts, queue_room
 from gpuhub_kubernetes.settings import ClusterPlace, Settings, SettingsError, load_settings, settings_path
 
 __all__ = ["KubernetesProvider"]
@@ -59,6 +59,7 @@ __all__ = ["KubernetesProvider"]
 RECORDING = Path(__file__).resolve().parent / "recording"
 PODS_PATH = "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
 NODEPOOLS_PATH = "/apis/karpenter.sh/v1/nodepools"
+AUTOSCALER_STATUS_PATH = "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status"
 KUEUE_PATH = "/apis/kueue.x-k8s.io/v1beta1"
 DRA_PATHS = ("/apis/resource.k8s.io/v1/resourceslices", "/apis/resource.k8s.io/v1/resourceclaims")
 _ENV = ("GPUHUB_KUBERNETES_BASE_URL", "KUBECONFIG", "GPUHUB_KUBERNETES_CONTEXTS", "KUBERNETES_SERVICE_HOST",
@@ -186,9 +187,11 @@ class KubernetesProvider(Provider):
         place = settings.clusters.get(cluster.context, ClusterPlace())
         region = _region(self.name, cluster.context, place)
         offers: list[Offer] = []
+        groups = self._autoscaler_groups(ctx, cluster)
         for shape, members in sorted(shapes.items(), key=lambda item: item[0].base):
             gpu = ctx.gpu(shape.product.replace("-", " "), shape.gpu_memory_gib)
-            offers.extend(self._shape_offers(ctx, shape, members, gpu, region, place, settings, missing_rates))
+            offers.extend(self._shape_offers(ctx, shape, members, gpu, region, place, settings, missing_rates,
+                                             groups))
         offers.extend(self._dra_offers(ctx, cluster, region, place, settings, missing_rates))
         offers.extend(self._pool_offers(ctx, cluster, region, place, settings, missing_rates))
         rooms = self._queue_rooms(ctx, cluster, place)
@@ -237,6 +240,18 @@ class KubernetesProvider(Provider):
                                        instance_type=f"{shape.base}:1gpu", gpu_count=1, vcpus=None, memory_gib=None,
                                        free=0, provisionable=pool.room, note=f"one GPU on a new node; {what}")
 
+    def _autoscaler_groups(self, ctx: ProviderContext, cluster: Cluster) -> list[NodeGroup]:
+        """cluster-autoscaler's node groups (its status ConfigMap), [] when the cluster runs none."""
+        config_map = self._optional_object(ctx, cluster, AUTOSCALER_STATUS_PATH)
+        if config_map is None:
+            return []
+        try:
+            return autoscaler_groups(str((config_map.get("data") or {})["status"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            ctx.warn(f"cluster {cluster.context}: cluster-autoscaler's status not read ({exc}); node groups that "
+                     "can grow are not shown")
+            return []
+
     def _queue_rooms(self, ctx: ProviderContext, cluster: Cluster, place: ClusterPlace) -> dict[str, QueueRoom]:
         """The quota the user's Kueue LocalQueue (``queue = "namespace/name"`` in the cluster's settings) has left,
         per GPU resource; empty when no queue is set or the cluster serves no Kueue."""
@@ -277,9 +292,21 @@ class KubernetesProvider(Provider):
 
     def _shape_offers(self, ctx: ProviderContext, shape: _Shape, members: list[NodeFacts], gpu: Gpu,
                       region: Region, place: ClusterPlace, settings: Settings,
-                      missing_rates: dict[str, int]) -> Iterator[Offer]:
+                      missing_rates: dict[str, int], groups: list[NodeGroup]) -> Iterator[Offer]:
         totals: dict[Slice, Capacity] = {}
         whole_nodes_free = 0
+        # Nodes of this shape cluster-autoscaler may still add: per managed pool of its nodes, the pool's group's
+        # room (max size - target), with the units one such node has.
+        addable_nodes = 0
+        addable: dict[Slice, int] = defaultdict(int)
+        for pool in sorted({n.pool for n in members if n.pool}):
+            group = next((g for g in groups if g.holds(pool)), None)
+            if group is None or not group.room:
+                continue
+            sample = next(n for n in members if n.pool == pool)
+            addable_nodes += group.room
+            for unit, cap in sample.slices.items():
+                addable[unit] += group.room * cap.allocatable
         for node in members:
             for unit, cap in node.slices.items():
                 total = totals.setdefault(unit, Capacity(0, 0))
@@ -289,22 +316,27 @@ class KubernetesProvider(Provider):
             if whole is not None and whole.allocatable == node.gpu_count and whole.free == whole.allocatable:
                 whole_nodes_free += 1
         node_note = f"{len(members)} node{'s' if len(members) != 1 else ''} of this shape in {shape.context}"
+        if addable_nodes:
+            node_note += f"; cluster-autoscaler may add {addable_nodes} more (its node group's max size)"
         for unit, cap in sorted(totals.items(), key=lambda item: (item[0].profile or "", item[0].resource)):
             if unit.profile is None:
                 if shape.gpu_count > 1:
                     yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
                                            instance_type=shape.base, gpu_count=shape.gpu_count,
                                            vcpus=shape.vcpus, memory_gib=shape.memory_gib,
-                                           free=whole_nodes_free, note=f"whole node; {node_note}")
+                                           free=whole_nodes_free, note=f"whole node; {node_note}",
+                                           provisionable=addable_nodes)
                 share = 1 / shape.gpu_count if shape.gpu_count else 1.0
                 yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
                                        instance_type=f"{shape.base}:1gpu", gpu_count=1,
                                        vcpus=_part(shape.vcpus, share), memory_gib=_part(shape.memory_gib, share),
-                                       free=cap.free, note=f"one GPU ({GPU_RESOURCE}: 1); {node_note}")
+                                       free=cap.free, note=f"one GPU ({GPU_RESOURCE}: 1); {node_note}",
+                                       provisionable=addable[unit])
             else:
                 yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
                                        instance_type=f"{shape.base}:mig-{unit.profile}", gpu_count=unit.compute_share,
                                        vcpus=None, memory_gib=None, free=cap.free, slice_memory_gib=unit.memory_gib,
+                                       provisionable=addable[unit],
                                        note=f"MIG {unit.profile} slice ({unit.resource}: 1, "
                                             f"{round(unit.compute_share * 7)}/7 of the GPU's compute); {node_note}")
 

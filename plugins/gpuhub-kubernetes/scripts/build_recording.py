@@ -159,7 +159,8 @@ def gpu_east() -> dict[str, Any]:
 
 def lab_eu() -> dict[str, Any]:
     l4 = {**gfd("NVIDIA-L4", 23034, 1, family="ada-lovelace", compute=(8, 9)),
-          "node.kubernetes.io/instance-type": "g2-l4-8", "topology.kubernetes.io/zone": "eu-1"}
+          "node.kubernetes.io/instance-type": "g2-l4-8", "topology.kubernetes.io/zone": "eu-1",
+          "eks.amazonaws.com/nodegroup": "l4-serving"}
     l4_alloc = {"cpu": "7910m", "memory": "30Gi", "nvidia.com/gpu": "1", "pods": "110"}
     single = gfd("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", 4864, 14, strategy="single", family="ampere",
                  compute=(8, 0), **{"nvidia.com/gpu.slices.gi": "1", "nvidia.com/gpu.slices.ci": "1",
@@ -204,8 +205,23 @@ def lab_eu() -> dict[str, Any]:
                                  "pods": "100"},
                    "conditions": [{"type": "Ready", "status": "True", "reason": "Ready",
                                    "lastTransitionTime": "2026-11-28T07:12:40Z", "message": ""}]}}
+    status = "\n".join([  # cluster-autoscaler 1.30+'s YAML status (its documented ConfigMap)
+        "time: 2026-12-01 08:59:41.204517305 +0000 UTC", "autoscalerStatus: Running", "clusterWide:",
+        "  health:", "    status: Healthy", "    nodeCounts:", "      registered:", "        total: 3",
+        "        ready: 3", "    lastProbeTime: \"2026-12-01T08:59:41Z\"",
+        "    lastTransitionTime: \"2026-11-28T07:10:02Z\"", "  scaleUp:", "    status: NoActivity",
+        "  scaleDown:", "    status: NoCandidates", "nodeGroups:",
+        "- name: eks-l4-serving-8cc5a6b2-1f3e-4d9a-b0c1-5e2f7a9d3c41", "  health:", "    status: Healthy",
+        "    nodeCounts:", "      registered:", "        total: 3", "        ready: 3", "    cloudProviderTarget: 3",
+        "    minSize: 1", "    maxSize: 6", "    lastProbeTime: \"2026-12-01T08:59:41Z\"", "  scaleUp:",
+        "    status: NoActivity", "    backoffInfo: {}", "  scaleDown:", "    status: NoCandidates", ""])
+    autoscaler = {"kind": "ConfigMap", "apiVersion": "v1",
+                  "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system",
+                               "annotations": {"cluster-autoscaler.kubernetes.io/last-updated":
+                                               "2026-12-01 08:59:41.204517305 +0000 UTC"}},
+                  "data": {"status": status}}
     return {"nodes": listing("NodeList", nodes), "pods": listing("PodList", pods), "dra-missing": missing,
-            "nodepools": listing("NodePoolList", [nodepool], "karpenter.sh/v1")}
+            "nodepools": listing("NodePoolList", [nodepool], "karpenter.sh/v1"), "autoscaler": autoscaler}
 
 
 SETTINGS = """\
@@ -270,6 +286,12 @@ def main() -> None:
             add(f"{server}/apis/karpenter.sh/v1/nodepools", f"{context}-nodepools.json", answers["nodepools"])
         else:  # no Karpenter in this cluster: the API server's 404 Status, as a live read gets it
             add(f"{server}/apis/karpenter.sh/v1/nodepools", f"{context}-karpenter-404.json", NOT_FOUND, status=404)
+        if "autoscaler" in answers:
+            add(f"{server}/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status",
+                f"{context}-autoscaler-status.json", answers["autoscaler"])
+        else:
+            add(f"{server}/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status",
+                f"{context}-autoscaler-404.json", NOT_FOUND, status=404)
         if "localqueue" in answers:
             add(f"{server}/apis/kueue.x-k8s.io/v1beta1/namespaces/ml/localqueues/research",
                 f"{context}-localqueue.json", answers["localqueue"])

@@ -117,6 +117,8 @@ class _FakeApiServer:
         self.bodies["/gpu-east/resourceslices"] = json.loads((RECORDING / "gpu-east-resourceslices.json").read_text())
         self.bodies["/gpu-east/resourceclaims"] = json.loads((RECORDING / "gpu-east-resourceclaims.json").read_text())
         self.bodies["/lab-eu/nodepools"] = json.loads((RECORDING / "lab-eu-nodepools.json").read_text())
+        self.bodies["/lab-eu/cluster-autoscaler-status"] = json.loads(
+            (RECORDING / "lab-eu-autoscaler-status.json").read_text())
         self.bodies["/gpu-east/localqueues/research"] = json.loads((RECORDING / "gpu-east-localqueue.json").read_text())
         self.bodies["/gpu-east/clusterqueues/research"] = json.loads(
             (RECORDING / "gpu-east-clusterqueue.json").read_text())
@@ -241,6 +243,32 @@ def test_karpenter_nodepool_is_provisionable_capacity(replayed: tuple[tuple[Offe
     running = rows[("lab-eu", "p5.48xlarge:1gpu")]  # the pool's node that runs now: all 8 GPUs held
     assert running.available_count == 0 and running.provisionable_count == 0 and running.available is False
     assert rows[("gpu-east", "dgx-h100:1gpu")].capacity_label == "6 free"
+
+
+def test_cluster_autoscaler_node_group_can_grow(replayed: tuple[tuple[Offer, ...], Any]) -> None:
+    # lab-eu's L4 nodes carry eks.amazonaws.com/nodegroup=l4-serving; cluster-autoscaler's status ConfigMap gives
+    # its group eks-l4-serving-... minSize 1, maxSize 6, cloudProviderTarget 3: three more nodes of one L4 each
+    l4 = _by_type(replayed[0])[("lab-eu", "g2-l4-8:1gpu")]
+    assert l4.available_count == 1 and l4.provisionable_count == 3 and l4.provision_wait_s == 300
+    assert l4.capacity_label == "1 free, +3 in ~5 min"
+    assert "cluster-autoscaler may add 3 more" in (l4.instance.note or "")
+    assert _by_type(replayed[0])[("lab-eu", "a100-40-x2:mig-1g.5gb")].provisionable_count == 0
+
+
+def test_autoscaler_group_names_match_whole_words() -> None:
+    from gpuhub_kubernetes.pools import NodeGroup, autoscaler_groups
+
+    group = NodeGroup("eks-l4-serving-8cc5a6b2", 1, 6, 3)
+    assert group.holds("l4-serving") and not group.holds("l4") and not group.holds("serving")
+    assert not NodeGroup("aks-gpubig-1234-vmss", 0, 3, 0).holds("gpu")
+    assert NodeGroup("aks-gpubig-1234-vmss", 0, 3, 0).holds("gpubig")
+    assert NodeGroup("gke-prod-gpu-pool-1a2b3c4d-grp", 0, 4, 1).holds("gpu-pool")
+    assert NodeGroup("aks-user-25795745-vmss", 2, 3, 3).room == 0
+    with pytest.raises(ValueError):
+        autoscaler_groups("Cluster-autoscaler status at 2021-10-19 19:06:40 +0000 UTC:\nNodeGroups:\n  Name: x")
+    with pytest.raises(ValueError):
+        autoscaler_groups("autoscalerStatus: Running\nnodeGroups:\n- name: a\n  health: {minSize: 0, "
+                          "maxSize: 1000000000, cloudProviderTarget: 0}")
 
 
 def test_kueue_cluster_queue_quota_left(replayed: tuple[tuple[Offer, ...], Any]) -> None:
