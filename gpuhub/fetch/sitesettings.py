@@ -38,15 +38,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]  # (installed on 3.10 only)
 
-from gpuhub.errors import GpuhubError
+from gpuhub.errors import GpuhubError, ProviderError
+from gpuhub.fetch.safeio import read_bytes
 from gpuhub.model import Region
+
+if TYPE_CHECKING:
+    from gpuhub.fetch.provider import ProviderContext
 
 __all__ = [
     "ClusterPlace",
@@ -189,12 +193,9 @@ def load_site_settings(path: Path | None) -> SiteSettings:
     if path is None:
         return SiteSettings()
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_SETTINGS_BYTES + 1)
+        raw = read_bytes(path, limit=MAX_SETTINGS_BYTES)
     except OSError as exc:
         raise SiteSettingsError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_SETTINGS_BYTES:
-        raise SiteSettingsError(f"{path}: larger than {MAX_SETTINGS_BYTES} bytes")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -213,3 +214,23 @@ def site_region(provider: str, code: str, place: ClusterPlace, zone: str | None 
     return Region(provider=provider, code=code, zone=zone, city=place.city, country=place.country,
                   continent=place.continent, latitude=place.latitude, longitude=place.longitude,
                   carbon_gco2e_per_kwh=place.carbon_gco2e_per_kwh)
+
+
+def site_settings(ctx: ProviderContext) -> SiteSettings:
+    """The settings of the provider ``ctx`` fetches for: its file (:func:`site_settings_path`), else, replaying a
+    recording, the ``settings.toml`` beside the recording's ``manifest.json`` (an example's rates and places).
+
+    Raises:
+        ProviderError: the file cannot be used (``settings: <file>: <why>``, naming the key).
+    """
+    name = ctx.provider.name
+    variable = f"GPUHUB_{name.upper()}_SETTINGS"
+    environ = {key: value for key in (variable, "HOME") if (value := ctx.env(key)) is not None}
+    path = site_settings_path(name, environ)
+    if path is None and ctx.recording is not None and ctx.recording.directory is not None:
+        bundled = ctx.recording.directory / "settings.toml"
+        path = bundled if bundled.is_file() else None
+    try:
+        return load_site_settings(path)
+    except SiteSettingsError as exc:
+        raise ProviderError(f"settings: {exc}") from None

@@ -40,6 +40,7 @@ from gpuhub.plugin import (
     ProviderKind,
     Region,
     site_region,
+    site_settings,
 )
 from gpuhub_kubernetes.clusters import HELP, Cluster, clusters_from_recording, live_clusters
 from gpuhub_kubernetes.parse import (
@@ -52,7 +53,7 @@ from gpuhub_kubernetes.parse import (
     requested_by_node,
 )
 from gpuhub_kubernetes.pools import NodeGroup, QueueRoom, autoscaler_groups, nodepool_facts, queue_room
-from gpuhub_kubernetes.settings import ClusterPlace, Settings, SettingsError, load_settings, settings_path
+from gpuhub_kubernetes.settings import ClusterPlace, Settings
 
 __all__ = ["KubernetesProvider"]
 
@@ -137,7 +138,7 @@ class KubernetesProvider(Provider):
             token = ctx.secret("KUBERNETES_TOKEN")
             clusters = live_clusters(environ, token.get_secret_value() if token else None)
             ctx.secrets_seen.extend(c.token for c in clusters if c.token)
-        settings = self._settings(ctx, environ)
+        settings = site_settings(ctx)
         missing_rates: dict[str, int] = defaultdict(int)
         for cluster in clusters:
             yield from self._cluster_offers(ctx, cluster, settings, missing_rates)
@@ -145,16 +146,6 @@ class KubernetesProvider(Provider):
             where = settings.path or "a settings file (GPUHUB_KUBERNETES_SETTINGS)"
             ctx.skip(f"no internal rate for {gpu}", count)
             ctx.warn(f"{count} offers of {gpu} left out: no internal rate; add it under [rates] in {where}")
-
-    def _settings(self, ctx: ProviderContext, environ: Mapping[str, str]) -> Settings:
-        path = settings_path(environ)
-        if path is None and ctx.recording is not None and ctx.recording.directory is not None:
-            bundled = ctx.recording.directory / "settings.toml"
-            path = bundled if bundled.is_file() else None
-        try:
-            return load_settings(path)
-        except SettingsError as exc:
-            raise ProviderError(f"settings: {exc}") from None
 
     def _list(self, ctx: ProviderContext, cluster: Cluster, path: str, kind: str) -> list[dict[str, Any]]:
         body = ctx.get_json(f"{cluster.server}{path}", headers=cluster.headers())

@@ -42,10 +42,9 @@ from gpuhub.plugin import (
     ProviderKind,
     Region,
     SiteSettings,
-    SiteSettingsError,
-    load_site_settings,
+    read_json,
     site_region,
-    site_settings_path,
+    site_settings,
 )
 from gpuhub_slurm.gres import MigProfile, mig_profile
 from gpuhub_slurm.nodes import NodeFacts, node_facts
@@ -60,7 +59,7 @@ _VERSIONS = ("v0.0.41", "v0.0.42", "v0.0.43", "v0.0.44")
 HELP = ("set GPUHUB_SLURM_URL to slurmrestd (e.g. http://127.0.0.1:6820) with SLURM_JWT (`scontrol token`) and "
         "GPUHUB_SLURM_USER, or GPUHUB_SLURM_NODES_JSON to a file saved by `scontrol show nodes --json`")
 _ENV = ("GPUHUB_SLURM_URL", "GPUHUB_SLURM_USER", "GPUHUB_SLURM_CLUSTER_NAME", "GPUHUB_SLURM_API_VERSION",
-        "GPUHUB_SLURM_NODES_JSON", "GPUHUB_SLURM_PARTITIONS_JSON", "GPUHUB_SLURM_SETTINGS", "HOME")
+        "GPUHUB_SLURM_NODES_JSON", "GPUHUB_SLURM_PARTITIONS_JSON")
 MAX_JSON_BYTES = 256 << 20
 
 
@@ -150,7 +149,7 @@ class SlurmProvider(Provider):
                 unusable settings file or JSON file.
         """
         environ = {name: value for name in _ENV if (value := ctx.env(name)) is not None}
-        settings = self._settings(ctx, environ)
+        settings = site_settings(ctx)
         if ctx.recording is not None:
             cluster, nodes, partitions = self._replayed(ctx)
         elif environ.get("GPUHUB_SLURM_URL"):
@@ -160,16 +159,6 @@ class SlurmProvider(Provider):
         else:
             raise CredentialsError(f"no Slurm cluster configured: {HELP}")
         yield from self._offers(ctx, cluster, nodes, partitions, settings)
-
-    def _settings(self, ctx: ProviderContext, environ: Mapping[str, str]) -> SiteSettings:
-        path = site_settings_path(self.name, environ)
-        if path is None and ctx.recording is not None and ctx.recording.directory is not None:
-            bundled = ctx.recording.directory / "settings.toml"
-            path = bundled if bundled.is_file() else None
-        try:
-            return load_site_settings(path)
-        except SiteSettingsError as exc:
-            raise ProviderError(f"settings: {exc}") from None
 
     def _replayed(self, ctx: ProviderContext) -> tuple[str, list[Any], list[Any] | None]:
         assert ctx.recording is not None
@@ -352,15 +341,10 @@ def _listed(body: Any, key: str) -> list[Any]:
 
 def _read_json(path: Path) -> Any:
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_JSON_BYTES + 1)
+        return read_json(path, limit=MAX_JSON_BYTES)
     except OSError as exc:
         raise ProviderError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_JSON_BYTES:
-        raise ProviderError(f"{path}: larger than {MAX_JSON_BYTES} bytes")
-    try:
-        return json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except ValueError as exc:
         raise ProviderError(f"{path}: not JSON ({exc})") from None
 
 
