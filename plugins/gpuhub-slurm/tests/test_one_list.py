@@ -78,9 +78,9 @@ def test_owned_free_provisionable_and_public_in_one_ranked_list(servers: tuple[_
            "GPUHUB_KUBERNETES_SETTINGS": str(KUBE / "settings.toml")}
     reset_state()
     try:
-        listed = run_cli(["search", "--gpu", "H100", "--max-gpus", "1", "--format", "json", "--limit", "400"],
+        listed = run_cli(["search", "--gpu", "H100", "--format", "json", "--limit", "1000"],
                          env=env)
-        table = run_cli(["search", "--gpu", "H100", "--max-gpus", "1", "--limit", "400"], env=env)
+        table = run_cli(["search", "--gpu", "H100", "--limit", "1000"], env=env)
     finally:
         reset_state()
     assert listed.exit_code == 0, listed.output
@@ -94,11 +94,13 @@ def test_owned_free_provisionable_and_public_in_one_ranked_list(servers: tuple[_
     assert (cloud["available_count"], cloud["provisionable_count"], cloud["provision_wait_s"]) == (0, 16, 300)
     assert (pool["available_count"], pool["provisionable_count"], pool["provision_wait_s"]) == (0, 8, 300)
     assert public and all(r["provisionable_count"] is None for r in public)
-    # one ranked list: the internal rate of 2.10 per GPU-hour sits among the clouds' H100 prices
-    prices = [r["price_per_gpu_hour"] for r in rows if r["available"] is not False]
-    assert prices == sorted(prices)
-    assert any(r["price_per_gpu_hour"] < 2.10 for r in public) and any(r["price_per_gpu_hour"] > 2.10
-                                                                        for r in public)
+    # one ranked list (price per hour, sold-out offers last): the internal GPU at 2.10 an hour sits among the
+    # clouds' single H100s, the 16.80 nodes among their 8-GPU machines
+    scores = [r["score"] for r in rows if r["available"] is not False and r["currency"] == "USD"]
+    assert scores == sorted(scores)
+    order = [where[key] for key in where if key[0] not in ("slurm", "kubernetes")]
+    assert min(order) < where[("slurm", "gpu/h100x8:1gpu", "hpc-west")] < max(order)
+    assert min(order) < where[("slurm", "gpu/h100x8", "hpc-west")] < max(order)
     assert table.exit_code == 0, table.output
     lines = table.stdout.splitlines()
     assert any("gpu/h100x8:1gpu" in line and "13 free" in line for line in lines)
