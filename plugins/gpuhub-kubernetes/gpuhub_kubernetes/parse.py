@@ -148,6 +148,8 @@ class NodeFacts:
     slices: dict[Slice, Capacity] = field(default_factory=dict)
     pool: str | None = None
     """The managed node pool the node belongs to (EKS node group, GKE node pool, AKS agent pool label)."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """The node's labels (for Kueue ResourceFlavors' node labels)."""
 
 
 def _int(value: Any, what: str = "device count") -> int:
@@ -212,7 +214,8 @@ def node_facts(node: Mapping[str, Any], requested: Mapping[str, Counter[str]]) -
         cpu_arch="arm64" if labels.get("kubernetes.io/arch") == "arm64" else "x86_64",
         instance_type=labels.get("node.kubernetes.io/instance-type"),
         zone=labels.get("topology.kubernetes.io/zone"), schedulable=schedulable, mig_strategy=strategy,
-        pool=next((str(labels[k]) for k in POOL_LABELS if labels.get(k)), None))
+        pool=next((str(labels[k]) for k in POOL_LABELS if labels.get(k)), None),
+        labels={str(k): str(v) for k, v in labels.items()})
     for resource, amount in allocatable.items():
         if resource != GPU_RESOURCE and not resource.startswith(MIG_PREFIX):
             continue

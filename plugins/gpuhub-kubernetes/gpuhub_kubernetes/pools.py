@@ -10,8 +10,9 @@ Documented shapes only:
   ``instance-gpu-count`` and ``instance-gpu-memory`` (MiB). GPUs that can still be added = limit − in use.
 - Kueue (``kueue.x-k8s.io/v1beta1``): a ``LocalQueue``'s ``spec.clusterQueue`` names its ``ClusterQueue``, whose
   ``spec.resourceGroups[].flavors[].resources[]`` give ``nominalQuota`` and ``borrowingLimit`` per resource and
-  whose ``status.flavorsUsage[].resources[].total`` is what admitted workloads use. What the queue can still get
-  without borrowing = nominal − used, summed over the queue's flavors.
+  whose ``status.flavorsUsage[].resources[].total`` is what admitted workloads use; a ``ResourceFlavor``'s
+  ``spec.nodeLabels`` say which nodes a flavor stands for. What the queue can still get on a node without
+  borrowing = nominal − used of the flavors whose node labels the node has.
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 from gpuhub_kubernetes.parse import GPU_RESOURCE, POOL_LABELS, bounded
 
-__all__ = ["MAX_POOL_GPUS", "POOL_LABELS", "NodeGroup", "PoolFacts", "QueueRoom", "autoscaler_groups", "nodepool_facts",
-           "queue_room"]
+__all__ = ["MAX_POOL_GPUS", "POOL_LABELS", "NodeGroup", "PoolFacts", "QueueRoom", "autoscaler_groups",
+           "flavor_matches", "nodepool_facts", "queue_rooms", "summed"]
 
 MAX_POOL_GPUS = 1_000_000
 """A pool limit or queue quota above this many devices is a malformed record."""
@@ -46,6 +46,8 @@ class PoolFacts:
     """``spec.limits["nvidia.com/gpu"]``: GPUs the pool may hold at most."""
     in_use: int
     """``status.resources["nvidia.com/gpu"]``: GPUs its nodes hold now."""
+    node_labels: Mapping[str, str]
+    """Labels a new node will have: the template's, and each requirement that allows one value."""
 
     @property
     def room(self) -> int:
@@ -96,7 +98,10 @@ def nodepool_facts(pool: Mapping[str, Any]) -> PoolFacts | None:
         name=name, product=str(product) if product else None,
         gpu_memory_gib=float(bounded(memory, "instance-gpu-memory", 2**30) / 1024) if memory else None,
         gpus_per_node=_count(count, "GPUs per node") or None if count is not None else None,
-        instance_type=_single(requirements, "node.kubernetes.io/instance-type"), limit=limit, in_use=in_use)
+        instance_type=_single(requirements, "node.kubernetes.io/instance-type"), limit=limit, in_use=in_use,
+        node_labels={**{str(k): str(v) for k, v in labels.items()},
+                     **{str(r["key"]): value for r in requirements if isinstance(r, Mapping) and "key" in r
+                        and (value := _single([r], str(r["key"]))) is not None}})
 
 
 @dataclass(frozen=True)
@@ -117,35 +122,52 @@ class QueueRoom:
         return max(0, self.nominal - self.used)
 
 
-def queue_room(cluster_queue: Mapping[str, Any]) -> dict[str, QueueRoom]:
-    """Per GPU resource, the quota a ClusterQueue has left (only ``nvidia.com/gpu`` and MIG resources).
+def queue_rooms(cluster_queue: Mapping[str, Any]) -> dict[str, dict[str, QueueRoom]]:
+    """Per flavor of a ClusterQueue and per GPU resource (``nvidia.com/gpu`` and MIG resources only), the quota it
+    has left: ``{"h100": {"nvidia.com/gpu": QueueRoom(...)}}``.
 
     Raises:
         ValueError, KeyError, TypeError: a malformed ClusterQueue.
     """
-    nominal: dict[str, Decimal] = {}
-    borrowing: dict[str, Decimal | None] = {}
-    for group in (cluster_queue.get("spec") or {}).get("resourceGroups") or []:
-        for flavor in group.get("flavors") or []:
-            for resource in flavor.get("resources") or []:
-                name = str(resource["name"])
-                if name != GPU_RESOURCE and not name.startswith("nvidia.com/mig-"):
-                    continue
-                nominal[name] = nominal.get(name, Decimal(0)) + _count(resource.get("nominalQuota", 0),
-                                                                        f"nominalQuota of {name}")
-                limit = resource.get("borrowingLimit")
-                before = borrowing.get(name, Decimal(0))
-                borrowing[name] = None if limit is None or before is None else \
-                    before + _count(limit, f"borrowingLimit of {name}")
-    used: dict[str, int] = {}
+    rooms: dict[str, dict[str, QueueRoom]] = {}
+    used: dict[tuple[str, str], int] = {}
     for flavor in (cluster_queue.get("status") or {}).get("flavorsUsage") or []:
         for resource in flavor.get("resources") or []:
-            name = str(resource["name"])
-            if name in nominal:
-                used[name] = used.get(name, 0) + _count(resource.get("total", 0), f"usage of {name}")
-    return {name: QueueRoom(name, int(quota), used.get(name, 0),
-                            None if borrowing[name] is None else int(borrowing[name] or 0))
-            for name, quota in nominal.items()}
+            key = (str(flavor["name"]), str(resource["name"]))
+            if key[1] != GPU_RESOURCE and not key[1].startswith("nvidia.com/mig-"):
+                continue
+            used[key] = used.get(key, 0) + _count(resource.get("total", 0), f"usage of {key[1]}")
+    for group in (cluster_queue.get("spec") or {}).get("resourceGroups") or []:
+        for flavor in group.get("flavors") or []:
+            name = str(flavor["name"])
+            for resource in flavor.get("resources") or []:
+                kind = str(resource["name"])
+                if kind != GPU_RESOURCE and not kind.startswith("nvidia.com/mig-"):
+                    continue
+                limit = resource.get("borrowingLimit")
+                rooms.setdefault(name, {})[kind] = QueueRoom(
+                    kind, _count(resource.get("nominalQuota", 0), f"nominalQuota of {kind}"),
+                    used.get((name, kind), 0),
+                    None if limit is None else _count(limit, f"borrowingLimit of {kind}"))
+    return rooms
+
+
+def flavor_matches(node_labels: Mapping[str, str], flavor: Mapping[str, Any] | None) -> bool:
+    """Whether a node with ``node_labels`` is one a ResourceFlavor (``spec.nodeLabels``) stands for; a flavor
+    without node labels stands for every node, a flavor that could not be read for none."""
+    if flavor is None:
+        return False
+    wanted = (flavor.get("spec") or {}).get("nodeLabels") or {}
+    if not isinstance(wanted, Mapping):
+        raise ValueError("ResourceFlavor spec.nodeLabels is not an object")
+    return all(node_labels.get(str(k)) == str(v) for k, v in wanted.items())
+
+
+def summed(rooms: list[QueueRoom]) -> QueueRoom:
+    """Several flavors' room for one resource as one (a shape two flavors both stand for)."""
+    limits = [r.borrowing_limit for r in rooms]
+    return QueueRoom(rooms[0].resource, sum(r.nominal for r in rooms), sum(r.used for r in rooms),
+                     None if any(v is None for v in limits) else sum(v or 0 for v in limits))
 
 
 MAX_GROUP_NODES = 100_000

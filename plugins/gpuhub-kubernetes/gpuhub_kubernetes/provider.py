@@ -52,7 +52,15 @@ from gpuhub_kubernetes.parse import (
     node_facts,
     requested_by_node,
 )
-from gpuhub_kubernetes.pools import NodeGroup, QueueRoom, autoscaler_groups, nodepool_facts, queue_room
+from gpuhub_kubernetes.pools import (
+    NodeGroup,
+    QueueRoom,
+    autoscaler_groups,
+    flavor_matches,
+    nodepool_facts,
+    queue_rooms,
+    summed,
+)
 from gpuhub_kubernetes.settings import ClusterPlace, Settings
 
 __all__ = ["KubernetesProvider"]
@@ -179,14 +187,22 @@ class KubernetesProvider(Provider):
         region = _region(self.name, cluster.context, place)
         offers: list[Offer] = []
         groups = self._autoscaler_groups(ctx, cluster)
+        labels: dict[tuple[str, str | None], list[Mapping[str, str]]] = {
+            (shape.base, shape.zone): [m.labels for m in members] for shape, members in shapes.items()}
         for shape, members in sorted(shapes.items(), key=lambda item: item[0].base):
             gpu = ctx.gpu(shape.product.replace("-", " "), shape.gpu_memory_gib)
             offers.extend(self._shape_offers(ctx, shape, members, gpu, region, place, settings, missing_rates,
                                              groups))
         offers.extend(self._dra_offers(ctx, cluster, region, place, settings, missing_rates))
-        offers.extend(self._pool_offers(ctx, cluster, region, place, settings, missing_rates))
-        rooms = self._queue_rooms(ctx, cluster, place)
-        yield from (offers if not rooms else (_with_quota(offer, rooms, place.queue or "") for offer in offers))
+        offers.extend(self._pool_offers(ctx, cluster, region, place, settings, missing_rates, labels))
+        flavors = self._queue_flavors(ctx, cluster, place)
+        if not flavors:
+            yield from offers
+            return
+        for offer in offers:
+            nodes = labels.get((offer.instance_type.split(":", 1)[0], offer.region.zone), [])
+            matched = [rooms for rooms, flavor in flavors if nodes and all(flavor_matches(n, flavor) for n in nodes)]
+            yield _with_quota(offer, matched, place.queue or "") if matched else offer
 
     def _optional_list(self, ctx: ProviderContext, cluster: Cluster, path: str,
                        kind: str) -> list[dict[str, Any]] | None:
@@ -203,7 +219,8 @@ class KubernetesProvider(Provider):
             raise
 
     def _pool_offers(self, ctx: ProviderContext, cluster: Cluster, region: Region, place: ClusterPlace,
-                     settings: Settings, missing_rates: dict[str, int]) -> Iterator[Offer]:
+                     settings: Settings, missing_rates: dict[str, int],
+                     labels: dict[tuple[str, str | None], list[Mapping[str, str]]]) -> Iterator[Offer]:
         """Karpenter NodePools with a GPU limit: offers of capacity that can be provisioned (``provisionable_count``
         = GPUs, or whole nodes, that fit under the limit; nothing free now)."""
         pools = self._optional_list(ctx, cluster, NODEPOOLS_PATH, "NodePoolList")
@@ -219,6 +236,7 @@ class KubernetesProvider(Provider):
                 per_node = pool.gpus_per_node or 1
                 shape = _Shape(cluster.context, None, f"karpenter-{pool.name}", pool.product, pool.gpu_memory_gib,
                                per_node, None, None, "x86_64", None)
+                labels[(shape.base, None)] = [pool.node_labels]
                 what = (f"Karpenter NodePool {pool.name}: {pool.in_use} of {pool.limit} {GPU_RESOURCE} in use "
                         f"(spec.limits); new nodes" + (f" are {pool.instance_type}" if pool.instance_type else "")
                         + (f" with {per_node} GPUs" if pool.gpus_per_node else ""))
@@ -243,29 +261,39 @@ class KubernetesProvider(Provider):
                      "can grow are not shown")
             return []
 
-    def _queue_rooms(self, ctx: ProviderContext, cluster: Cluster, place: ClusterPlace) -> dict[str, QueueRoom]:
-        """The quota the user's Kueue LocalQueue (``queue = "namespace/name"`` in the cluster's settings) has left,
-        per GPU resource; empty when no queue is set or the cluster serves no Kueue."""
+    def _queue_flavors(self, ctx: ProviderContext, cluster: Cluster,
+                       place: ClusterPlace) -> list[tuple[dict[str, QueueRoom], dict[str, Any] | None]]:
+        """Per flavor of the ClusterQueue behind the user's Kueue LocalQueue (``queue = "namespace/name"`` in the
+        cluster's settings): the quota left per GPU resource and the ResourceFlavor (None when it cannot be read);
+        [] when no queue is set or the cluster serves no Kueue."""
         if not place.queue:
-            return {}
+            return []
         namespace, _, name = place.queue.partition("/")
         if not namespace or not name:
             ctx.warn(f"cluster {cluster.context}: queue = {place.queue!r} in the settings is not namespace/name")
-            return {}
+            return []
         local = self._optional_object(ctx, cluster, f"{KUEUE_PATH}/namespaces/{namespace}/localqueues/{name}")
         if local is None:
             ctx.warn(f"cluster {cluster.context}: Kueue LocalQueue {place.queue} not found; quotas not applied")
-            return {}
+            return []
         target = str((local.get("spec") or {}).get("clusterQueue") or "")
         cluster_queue = self._optional_object(ctx, cluster, f"{KUEUE_PATH}/clusterqueues/{target}") if target else None
         if cluster_queue is None:
             ctx.warn(f"cluster {cluster.context}: the ClusterQueue of {place.queue} ({target or 'none'}) not found")
-            return {}
+            return []
         try:
-            return queue_room(cluster_queue)
+            rooms = queue_rooms(cluster_queue)
         except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
             ctx.skip(f"malformed ClusterQueue: {exc}")
-            return {}
+            return []
+        out = []
+        for flavor_name, by_resource in sorted(rooms.items()):
+            flavor = self._optional_object(ctx, cluster, f"{KUEUE_PATH}/resourceflavors/{flavor_name}")
+            if flavor is None:
+                ctx.warn(f"cluster {cluster.context}: ResourceFlavor {flavor_name} not found; its quota is not "
+                         "applied")
+            out.append((by_resource, flavor))
+        return out
 
     def _optional_object(self, ctx: ProviderContext, cluster: Cluster, path: str) -> dict[str, Any] | None:
         if ctx.recording is not None and not any(f"{cluster.server}{path}" == str(e.get("request", {}).get("url"))
@@ -392,18 +420,20 @@ class KubernetesProvider(Provider):
                                    note=f"one GPU through DRA (driver gpu.nvidia.com); {len(free_flags)} devices")
 
 
-def _with_quota(offer: Offer, rooms: Mapping[str, QueueRoom], queue: str) -> Offer:
-    """``offer`` with what the user's queue can still be admitted for: ``obtain.quota_instances`` (how many of
-    this offer fit in the quota left) and a note with the queue's figures. DRA devices are not in Kueue's
-    resources: left as they are."""
+def _with_quota(offer: Offer, flavors: list[dict[str, QueueRoom]], queue: str) -> Offer:
+    """``offer`` with what the user's queue can still be admitted for on its nodes (``flavors``: the rooms of the
+    queue's flavors whose node labels its nodes have): ``obtain.quota_instances`` (how many of this offer fit in
+    the quota left) and a note with the queue's figures. DRA devices are not in Kueue's resources: left as they
+    are."""
     inst = offer.instance
     if inst.instance_type.endswith(":dra"):
         return offer
     mig = inst.instance_type.rsplit(":mig-", 1)
     resource = f"nvidia.com/mig-{mig[1]}" if len(mig) == 2 else GPU_RESOURCE
-    room = rooms.get(resource)
-    if room is None:
+    found = [rooms[resource] for rooms in flavors if resource in rooms]
+    if not found:
         return offer
+    room = summed(found)
     units = 1 if len(mig) == 2 else max(1, round(inst.gpu_count))
     borrow = "" if room.borrowing_limit == 0 else (
         f", may borrow up to {room.borrowing_limit} more" if room.borrowing_limit is not None

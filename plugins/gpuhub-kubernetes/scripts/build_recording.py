@@ -151,10 +151,13 @@ def gpu_east() -> dict[str, Any]:
                 {"name": "cpu", "total": "96", "borrowed": "0"}, {"name": "memory", "total": "768Gi", "borrowed": "0"},
                 {"name": "nvidia.com/gpu", "total": "6", "borrowed": "0"}]}],
             "pendingWorkloads": 1, "reservingWorkloads": 2, "admittedWorkloads": 2}}
+    flavor = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "h100"},
+              "spec": {"nodeLabels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+                                      "topology.kubernetes.io/zone": "east-a"}}}
     return {"nodes": listing("NodeList", nodes), "pods": listing("PodList", pods),
             "resourceslices": listing("ResourceSliceList", slices, "resource.k8s.io/v1"),
             "resourceclaims": listing("ResourceClaimList", claims, "resource.k8s.io/v1"),
-            "localqueue": local_queue, "clusterqueue": cluster_queue}
+            "localqueue": local_queue, "clusterqueue": cluster_queue, "resourceflavor": flavor}
 
 
 def lab_eu() -> dict[str, Any]:
@@ -297,6 +300,8 @@ def main() -> None:
                 f"{context}-localqueue.json", answers["localqueue"])
             add(f"{server}/apis/kueue.x-k8s.io/v1beta1/clusterqueues/research", f"{context}-clusterqueue.json",
                 answers["clusterqueue"])
+            add(f"{server}/apis/kueue.x-k8s.io/v1beta1/resourceflavors/h100", f"{context}-resourceflavor.json",
+                answers["resourceflavor"])
     manifest = {
         "format": 1, "provider": "kubernetes", "recorded_at": "2026-12-01", "kind": "reconstructed",
         "source": "Kubernetes API documented shapes (core/v1, resource.k8s.io/v1) with NVIDIA GPU feature "

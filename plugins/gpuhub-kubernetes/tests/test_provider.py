@@ -122,6 +122,8 @@ class _FakeApiServer:
         self.bodies["/gpu-east/localqueues/research"] = json.loads((RECORDING / "gpu-east-localqueue.json").read_text())
         self.bodies["/gpu-east/clusterqueues/research"] = json.loads(
             (RECORDING / "gpu-east-clusterqueue.json").read_text())
+        self.bodies["/gpu-east/resourceflavors/h100"] = json.loads(
+            (RECORDING / "gpu-east-resourceflavor.json").read_text())
         self.tokens: list[str] = []
         server = self
 
@@ -281,6 +283,7 @@ def test_kueue_cluster_queue_quota_left(replayed: tuple[tuple[Offer, ...], Any])
     assert whole.obtain is not None and whole.obtain.quota_instances == 0  # 8 GPUs do not fit in the 2 left
     assert one.to_record()["quota_instances"] == 2
     assert rows[("gpu-east", "hgx-a100-2:mig-1g.10gb")].obtain is None  # the queue covers no MIG resource
+    assert rows[("gpu-east", "l40s-4:1gpu")].obtain is None  # the flavor h100's node labels: not the L40S nodes
     assert rows[("lab-eu", "g2-l4-8:1gpu")].obtain is None  # no queue set for lab-eu
 
 
