@@ -112,9 +112,10 @@ class SiteSettings:
             return None
         return (rate * Decimal(str(gpu_count))).quantize(Decimal("0.000000001")).normalize()
 
-    def missing_rate_warning(self, gpu: str, count: int) -> str:
-        """The status warning for ``count`` offers of ``gpu`` left out for want of a rate (names the file)."""
-        where = self.path or "a settings file"
+    def missing_rate_warning(self, gpu: str, count: int, variable: str | None = None) -> str:
+        """The status warning for ``count`` offers of ``gpu`` left out for want of a rate (names the file, or
+        the ``variable`` that names one when no file was read)."""
+        where = self.path or (f"a settings file ({variable})" if variable else "a settings file")
         return f"{count} offers of {gpu} left out: no internal rate; add it under [rates] in {where}"
 
 

@@ -151,9 +151,8 @@ class KubernetesProvider(Provider):
         for cluster in clusters:
             yield from self._cluster_offers(ctx, cluster, settings, missing_rates)
         for gpu, count in sorted(missing_rates.items()):
-            where = settings.path or "a settings file (GPUHUB_KUBERNETES_SETTINGS)"
             ctx.skip(f"no internal rate for {gpu}", count)
-            ctx.warn(f"{count} offers of {gpu} left out: no internal rate; add it under [rates] in {where}")
+            ctx.warn(settings.missing_rate_warning(gpu, count, "GPUHUB_KUBERNETES_SETTINGS"))
 
     def _list(self, ctx: ProviderContext, cluster: Cluster, path: str, kind: str) -> list[dict[str, Any]]:
         body = ctx.get_json(f"{cluster.server}{path}", headers=cluster.headers())

@@ -229,7 +229,7 @@ class SlurmProvider(Provider):
                 yield from self._shape_offers(ctx, shape, members, region, place, settings, missing, wait)
         for gpu, count in sorted(missing.items()):
             ctx.skip(f"no internal rate for {gpu}", count)
-            ctx.warn(settings.missing_rate_warning(gpu, count))
+            ctx.warn(settings.missing_rate_warning(gpu, count, "GPUHUB_SLURM_SETTINGS"))
 
     def _gpu(self, ctx: ProviderContext, gres_type: str, settings: SiteSettings,
              mig: MigProfile | None) -> Gpu | None:
