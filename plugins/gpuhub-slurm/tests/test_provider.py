@@ -259,3 +259,17 @@ def test_search_lists_the_example_only_when_named() -> None:
     assert not any(o.provider == "slurm" for o in general.offers)
     named = search(provider="slurm", gpu="H100", limit=50)
     assert {o.instance_type for o in named.offers} >= {"gpu/h100x8:1gpu", "cloud/h100x8:1gpu"}
+
+
+def test_counts_survive_the_store(tmp_path: Path) -> None:
+    """Served from a stored snapshot (the offers' columns and their extras), the counts are the fetched ones."""
+    from gpuhub.plugin import run_cli_json
+
+    env = {"GPUHUB_STORE": str(tmp_path / "store"), "GPUHUB_CACHE_DIR": str(tmp_path / "cache")}
+    args = ("search", "--provider", "slurm", "--gpu", "H100", "--format", "json", "--limit", "20")
+    first = {r["instance_type"]: r for r in run_cli_json(*args, env=env)}
+    stored = {r["instance_type"]: r for r in run_cli_json(*args, env=env)}
+    for rows in (first, stored):
+        assert (rows["cloud/h100x8:1gpu"]["provisionable_count"], rows["cloud/h100x8:1gpu"]["provision_wait_s"]) \
+            == (16, 300)
+        assert rows["gpu/h100x8:1gpu"]["available_count"] == 13
