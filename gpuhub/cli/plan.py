@@ -145,7 +145,10 @@ def follow_the_sun(
     team: Annotated[list[str], typer.Option(help="a team: name=..,tz=Asia/Tokyo (or place=Tokyo),hours=9-17,"
                                                  "days=mon-fri,gpus=8 (repeat for each team)")],
     months: Annotated[int, typer.Option(help="the plan's length, 1 to 36 months")] = 12,
-    max_rtt: Annotated[float, typer.Option(help="latency budget: the largest round trip from a team, ms")] = 150.0,
+    max_rtt: Annotated[float, typer.Option(help="latency budget: the largest round trip from any team to the shared "
+                                                "cluster, ms")] = 150.0,
+    near_rtt: Annotated[float, typer.Option(help="the largest round trip to a cluster near a team (one per team, "
+                                                 "per-day rental), ms")] = 50.0,
     week: Annotated[str | None, typer.Option(help="reference week (a Monday, ISO date) whose daylight saving "
                                                   "time applies; default this week")] = None,
     gpus_per_instance: Annotated[float | None, typer.Option(help="GPUs per instance bought")] = None,
@@ -167,7 +170,7 @@ def follow_the_sun(
                 monday = dt.date.fromisoformat(week)
             except ValueError:
                 raise QueryError("week", f"{week!r} is not an ISO date; give a Monday such as 2027-01-04") from None
-        return plan.follow_the_sun(gpu, team, months=months, max_rtt=max_rtt, week=monday,
+        return plan.follow_the_sun(gpu, team, months=months, max_rtt=max_rtt, near_rtt=near_rtt, week=monday,
                                    gpus_per_instance=gpus_per_instance, provider=provider,
                                    interruptible=interruptible, fixtures_dir=fixtures,
                                    fetch=fetch)  # type: ignore[arg-type]

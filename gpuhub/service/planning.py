@@ -64,7 +64,15 @@ def _power_kw(offers: list[Offer]) -> float | None:
 
 
 class Planner:
-    """Planning answers on the covered market (every installed provider; the bundled recordings offline).
+    """``gpuhub.plan``: planning answers on the covered market (every installed provider; the bundled recordings
+    offline). Three methods:
+
+    - ``gpuhub.plan.commitments("H100", gpus=16, hours_per_day=10, days_per_week=5, months=6)``: the cheapest mix
+      of purchase models (:class:`~gpuhub.answer.planning.commit.CommitPlan`, ``.total`` USD a month);
+    - ``gpuhub.plan.follow_the_sun("H100", ["tz=Asia/Tokyo,hours=9-17,gpus=8", ...], max_rtt=150)``: a shared
+      cluster against one per team and per-day rental (:class:`~gpuhub.answer.planning.sun.SunPlan`);
+    - ``gpuhub.plan.arbitrage(instance_type="p5.48xlarge", hours_per_day=12)``: the price spread and each move's
+      saving a month (:class:`~gpuhub.answer.planning.arbitrage.Arbitrage`).
 
     Every method fetches offers like :func:`gpuhub.search` (``fixtures_dir``, ``fetch``, ``engine`` as there)
     and raises :class:`~gpuhub.errors.QueryError` naming the bad argument with the allowed values.
@@ -115,7 +123,7 @@ class Planner:
                                 checkpoint_every_h=checkpoint_every, market=market)
 
     def follow_the_sun(self, gpu: str, teams: Sequence[str | Team], *, months: int = 12, max_rtt: float = 150.0,
-                       week: dt.date | None = None, gpus_per_instance: float | None = None,
+                       near_rtt: float = 50.0, week: dt.date | None = None, gpus_per_instance: float | None = None,
                        provider: str | Sequence[str] | None = None, interruptible: bool = False,
                        checkpoint_every: float = 1.0, fixtures_dir: str | Path | None = None,
                        fetch: RequestedMode = "auto", engine: Engine | None = None) -> SunPlan:
@@ -126,7 +134,8 @@ class Planner:
             gpu: the GPU every team needs.
             teams: ``name=..,tz=Asia/Tokyo|place=Tokyo,hours=9-17,days=mon-fri,gpus=8`` texts (or parsed Teams).
             months: the plan's length, 1 to 36.
-            max_rtt: the latency budget, ms: the largest round trip from a team to its cluster.
+            max_rtt: the latency budget, ms: the largest round trip from any team to the shared cluster.
+            near_rtt: the largest round trip to a cluster "near" a team (one per team, per-day rental), ms.
             week: the reference week (a Monday) whose daylight saving time applies; default this week.
             gpus_per_instance, provider, interruptible, checkpoint_every: as for :meth:`commitments`.
         """
@@ -143,7 +152,7 @@ class Planner:
         offers = _offers(gpu, provider=provider, fixtures_dir=fixtures_dir, fetch=fetch, engine=engine)
         size = _size(offers, max((t.gpus for t in parsed), default=1), gpus_per_instance)
         return plan_sun(offers, [(t, team_slots(t, monday)) for t in parsed], size, months, budget_ms=max_rtt,
-                        power_kw_per_gpu=_power_kw(offers), interruptible=interruptible,
+                        near_ms=near_rtt, power_kw_per_gpu=_power_kw(offers), interruptible=interruptible,
                         checkpoint_every_h=checkpoint_every)
 
     def arbitrage(self, *, instance_type: str | None = None, gpu: str | None = None,

@@ -5,10 +5,10 @@
   (:func:`~gpuhub.answer.planning.commit.plan_commitments` on a flat profile). The best shared region is the
   cheapest whose round trip from every team is within the latency budget (else the one with the smallest worst
   round trip, and the answer says the budget is missed).
-- ``per_team``: one cluster per team, held around the clock, in the cheapest region within the budget of that
-  team (else its nearest).
+- ``per_team``: one cluster per team near it (within ``near_ms`` of the team, default 50 ms, the real-time
+  budget of the inference preset; else its nearest region), held around the clock, in the cheapest such region.
 - ``per_day``: no cluster: each team rents on-demand (or spot, for interruptible work) for its working hours
-  only, in the cheapest region within its budget (else its nearest).
+  only, in the cheapest region near it (the same rule).
 
 Utilization = GPU-hours used / GPU-hours held. ``on working days``: held 24 h on each UTC day any team works
 (three teams of 8 hours each that tile the day use a shared cluster 100 %); ``over the week``: held 168 h.
@@ -143,7 +143,7 @@ def _priced(site: Site, profile: Profile, k: float, purchases: tuple[str, ...] |
 
 
 def plan_sun(offers: Iterable[Offer], teams: Sequence[tuple[Team, list[bool]]], gpus_per_instance: float,
-             months: int, *, budget_ms: float = 150.0, power_kw_per_gpu: float | None = None,
+             months: int, *, budget_ms: float = 150.0, near_ms: float = 50.0, power_kw_per_gpu: float | None = None,
              interruptible: bool = False, checkpoint_every_h: float = 1.0) -> SunPlan:
     """Compare one shared cluster, one cluster per team and per-working-day rental for ``teams``.
 
@@ -152,7 +152,8 @@ def plan_sun(offers: Iterable[Offer], teams: Sequence[tuple[Team, list[bool]]], 
         teams: each team with its busy slots on the UTC week (:func:`~gpuhub.answer.planning.usage.team_slots`).
         gpus_per_instance: GPUs per instance bought.
         months: the plan's length (terms are owed in full).
-        budget_ms: the largest round trip a team accepts, ms.
+        budget_ms: the largest round trip a team accepts from the shared cluster, ms.
+        near_ms: the largest round trip from a team to a cluster "near it" (per team, per day), ms.
         power_kw_per_gpu: the GPU's TDP in kW, for carbon (None: carbon unknown).
         interruptible: whether spot / low-priority capacity may serve the work.
 
@@ -163,6 +164,8 @@ def plan_sun(offers: Iterable[Offer], teams: Sequence[tuple[Team, list[bool]]], 
         raise QueryError("team", "give at least one team: name=..,tz=..,hours=9-17,gpus=8")
     if not (math.isfinite(budget_ms) and budget_ms > 0):
         raise QueryError("max_rtt", f"must be a positive number of milliseconds, got {budget_ms!r}")
+    if not (math.isfinite(near_ms) and near_ms > 0):
+        raise QueryError("near_rtt", f"must be a positive number of milliseconds, got {near_ms!r}")
     sites, unplaced = _sites(offers)
     sites = [s for s in sites if any(o.gpu_count == gpus_per_instance for o in s.offers)]
     if not sites:
@@ -204,7 +207,7 @@ def plan_sun(offers: Iterable[Offer], teams: Sequence[tuple[Team, list[bool]]], 
     for team, slots in teams:
         team_busy = [team.gpus if s else 0.0 for s in slots]
         team_held = math.ceil(team.gpus / k - 1e-9) * k
-        near = [s for s in sites if rtts[s.label][team.name] <= budget_ms]
+        near = [s for s in sites if rtts[s.label][team.name] <= near_ms]
         nearest = min(sites, key=lambda s: rtts[s.label][team.name])
         for option, profile, purchases in (
                 ("per_team", _flat(team_held, months, f"{team.name}: {team_held:g} GPUs, 24 h × 7"), None),
@@ -216,7 +219,7 @@ def plan_sun(offers: Iterable[Offer], teams: Sequence[tuple[Team, list[bool]]], 
                               if (p := _priced(s, profile, k, purchases, interruptible, checkpoint_every_h))]
                 if not candidates:
                     continue
-                plan.notes.append(f"{option} {team.name}: nothing priced within {budget_ms:g} ms; any region")
+                plan.notes.append(f"{option} {team.name}: nothing priced within {near_ms:g} ms; any region")
             site, best = min(candidates, key=lambda sp: (sp[1].total, sp[0].label))
             gpus = team_held if option == "per_team" else team.gpus
             if option == "per_team":
@@ -224,8 +227,8 @@ def plan_sun(offers: Iterable[Offer], teams: Sequence[tuple[Team, list[bool]]], 
             else:
                 working, week, u_how = 1.0, 1.0, "rented only for the hours used: 100 %"
             kg, c_how = _carbon(site, used_month(team_busy), power_kw_per_gpu)
-            where = (f"cheapest of {len(near)} regions within {budget_ms:g} ms of {team.name}" if near else
-                     f"no region within {budget_ms:g} ms of {team.name}: its nearest, {nearest.label}")
+            where = (f"cheapest of {len(near)} regions within {near_ms:g} ms of {team.name}" if near else
+                     f"no region within {near_ms:g} ms of {team.name}: its nearest, {nearest.label}")
             plan.rows.append(SunRow(option, (team.name,), site, gpus, working, week,
                                     {team.name: rtts[site.label][team.name]}, best.total, kg, best,
                                     [where, u_how, c_how]))
