@@ -30,7 +30,6 @@ Fetch = Annotated[str, typer.Option(help="auto (live if credentials are set), li
 def _run(output: str, fetch: str, work: Callable[[], Any]) -> Any:
     """Check the common options, run ``work``; a bad argument ends with its option named (exit 2)."""
     from gpuhub.answer.spec import cli_option
-    from gpuhub.cli.commands import _fail_usage
     from gpuhub.errors import QueryError
 
     try:
@@ -40,20 +39,26 @@ def _run(output: str, fetch: str, work: Callable[[], Any]) -> Any:
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
         return work()
     except QueryError as exc:
-        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
+        from rich.console import Console
+        from rich.markup import escape
+
+        Console(stderr=True, soft_wrap=True).print(
+            f"[red]error:[/red] {escape(cli_option(exc.argument))}: {escape(exc.detail)}", highlight=False)
+        raise typer.Exit(2) from None
 
 
 def _table(columns: list[str], rows: list[list[str]]) -> None:
+    from rich.console import Console
     from rich.table import Table
-
-    from gpuhub.cli.commands import _out
 
     table = Table(show_edge=False, header_style="bold")
     for c in columns:
         table.add_column(c)
     for r in rows:
         table.add_row(*r)
-    _out().print(table)
+    # cells are data, never markup; piped output wide enough that tables are never cut
+    plain: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
+    (Console(**plain) if sys.stdout.isatty() else Console(width=240, **plain)).print(table)
 
 
 def _csv(rows: list[dict[str, Any]]) -> None:
