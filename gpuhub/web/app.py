@@ -34,6 +34,7 @@ from gpuhub.model import Offer
 from gpuhub.service.engine import Engine, RequestedMode
 from gpuhub.service.searching import SearchResult, default_engine, run_query
 from gpuhub.web.params import MAX_QUERY_BYTES, PAGE_EXCLUDED, Param, parameter_name, query_kwargs, search_params
+from gpuhub.web.plan import plan_routes
 
 __all__ = ["MAX_OFFERS", "create_app"]
 
@@ -438,6 +439,7 @@ def create_app(engine: Engine | None = None, *, fixtures_dir: Path | None = None
         Route("/api/points", web.api_points), Route("/api/estimate", web.api_estimate),
         Route("/api/gpus", web.api_gpus), Route("/api/providers", web.api_providers),
         Route("/api/rankers", web.api_rankers), Route("/api/openapi.json", web.api_openapi),
+        *plan_routes(lambda: web.engine, fixtures_dir, fetch),  # /api/plan/*: gpuhub plan's answers
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(_Limits)])
