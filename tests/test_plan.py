@@ -183,3 +183,37 @@ def test_profile_file_errors(tmp_path: Path) -> None:
     with pytest.raises(QueryError) as months:
         simple_profile(8, 10, 5, 0)
     assert months.value.argument == "months"
+
+
+def test_arbitrage_over_time_uses_each_place_s_median(installed: Engine) -> None:
+    from gpuhub.answer.planning.arbitrage import arbitrage
+
+    offers = list(gpuhub.search(instance_type="p5.48xlarge", purchase="on_demand", limit=None))
+    hours = Decimal(730)
+    history = {("aws", "us-east-1", "p5.48xlarge"): {"min": Decimal("50"), "median": Decimal("52"),
+                                                     "max": Decimal("55.04")},
+               ("aws", "ap-southeast-3", "p5.48xlarge"): {"min": Decimal("70"), "median": Decimal("72"),
+                                                          "max": Decimal("75.9552")}}
+    arb = arbitrage(offers, "p5.48xlarge", hours, 1, move_from="aws:ap-southeast-3", history=history)
+    east = next(p for p in arb.places if p.offer.region.code == "us-east-1")
+    assert east.saving == cents(Decimal("75.9552") * 730) - cents(Decimal("55.04") * 730)
+    assert east.saving_at_median == cents(Decimal(72 * 730)) - cents(Decimal(52 * 730)) == Decimal("14600.00")
+    assert next(p for p in arb.places if p.offer.region.code == "us-west-2").saving_at_median is None
+
+
+def test_arbitrage_since_reads_the_store(installed: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuhub.store import open_store
+
+    monkeypatch.setenv("GPUHUB_STORE", str(tmp_path / "store"))
+    store = open_store(str(tmp_path / "store"))
+    assert store is not None
+    engine = make_engine(installed.registry, store=store)
+    try:
+        arb = gpuhub.plan.arbitrage(instance_type="p5.48xlarge", since="30d", engine=engine)  # the fetch is kept
+        arb = gpuhub.plan.arbitrage(instance_type="p5.48xlarge", since="30d", engine=engine)
+    finally:
+        engine.shutdown()
+        store.close()
+    east = next(p for p in arb.places if p.offer.region.code == "us-east-1")
+    assert east.history is not None and east.history["median"] == Decimal("55.04")
+    assert east.saving_at_median == east.saving == cents(Decimal("75.9552") * 730) - cents(Decimal("55.04") * 730)

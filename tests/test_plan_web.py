@@ -55,8 +55,8 @@ def test_commitments_and_follow_the_sun_api(client: TestClient) -> None:
     assert plan.status_code == 200, plan.text
     body = plan.json()
     assert body["total_per_month"] == round(sum(r["cost_per_month"] for r in body["rows"] if r["option"] == "mix"), 2)
-    teams = "&".join(f"team=tz%3DUTC%2Cplace%3DLondon%2Chours%3D{a}-{b}%2Cgpus%3D8%2Cname%3Dt{a}" for a, b in ((0, 8), (8, 16),
-                                                                                                (16, 24)))
+    spans = ((0, 8), (8, 16), (16, 24))
+    teams = "&".join(f"team=tz%3DUTC%2Cplace%3DLondon%2Chours%3D{a}-{b}%2Cgpus%3D8%2Cname%3Dt{a}" for a, b in spans)
     sun = client.get(f"/api/plan/follow-the-sun?gpu=H100&{teams}&week=2027-01-04&gpus_per_instance=8")
     assert sun.status_code == 200, sun.text
     shared = next(r for r in sun.json()["rows"] if r["option"] == "shared")

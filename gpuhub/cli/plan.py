@@ -132,8 +132,8 @@ def commitments(
         lines.append(f"break-even {b.term} vs {b.against}: {b.hours_per_month:.1f} h a month "
                      f"({b.utilization:.0%} of 730 h)")
     for term, lacking in record["unpriced"].items():
-        lines.append(f"{term}: {lacking[0]}" if lacking[0].startswith("no price") else
-                     f"{term}: no price source for {_names(lacking)}")
+        lines.append(f"{term}: no price source in the covered market" if not lacking else
+                     f"{term}: priced by {_names(record['priced'][term])}; no price source for {_names(lacking)}")
     if explain:
         lines += [f"level {x.level} ({x.hours_per_month:.2f} h a month): {x.purchase} {x.offer.provider} "
                   f"{x.offer.region.code}: {x.how}" for x in result.levels]

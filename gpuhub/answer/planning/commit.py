@@ -111,7 +111,8 @@ class BreakEven:
 @dataclass
 class CommitPlan:
     """The cheapest mix for a profile: its levels, parts, total a month, the alternatives, break-evens and what
-    the plan assumes (``unpriced``: purchase models with no price source in the market, with who lacks them)."""
+    the plan assumes (``unpriced``: each term or capacity model that some provider of the market has no price
+    for, with those providers, or ``[]`` when none has one; ``priced``: who has a price for it)."""
 
     profile: Profile
     gpus_per_instance: float
@@ -121,6 +122,7 @@ class CommitPlan:
     break_evens: list[BreakEven]
     assumptions: list[str] = field(default_factory=list)
     unpriced: dict[str, list[str]] = field(default_factory=dict)
+    priced: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def parts(self) -> list[Part]:
@@ -278,8 +280,9 @@ def plan_commitments(offers: Iterable[Offer], profile: Profile, gpus_per_instanc
     providers = sorted({o.provider for o in pool} | set(market))
     for term in (*TERMS, "capacity_block"):
         lacking = [p for p in providers if (p, term) not in present]
+        plan.priced[term] = [p for p in providers if (p, term) in present]
         if len(lacking) == len(providers):
-            plan.unpriced[term] = ["no price source in the covered market"]
+            plan.unpriced[term] = []
         elif lacking:
             plan.unpriced[term] = lacking
     return plan

@@ -53,6 +53,7 @@ def commit_record(plan: CommitPlan) -> dict[str, Any]:
                          "utilization": _f(b.utilization, 4), "cost_per_month": _f(b.cost), "how": b.how}
                         for b in plan.break_evens],
         "assumptions": plan.assumptions, "unpriced": plan.unpriced,
+        "priced": plan.priced,
     }
 
 
