@@ -1,6 +1,7 @@
-"""``gpuhub plan`` and ``gpuhub.plan`` on the installed plugins' bundled recordings: the arithmetic of a
-commitment plan (total = sum of its parts to the cent, break-even where two costs meet), the shared cluster of
-three 8-hour teams, an instance type's spread as money a month, and the errors for bad arguments."""
+"""``gpuhub plan``, ``gpuhub.plan`` and ``/api/plan/*`` on the installed plugins' bundled recordings: the
+arithmetic of a commitment plan (total = sum of its parts to the cent, break-even where two costs meet), the
+shared cluster of three 8-hour teams, an instance type's spread as money a month, and the errors for bad
+arguments."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -45,6 +47,19 @@ def installed() -> Iterator[Engine]:
     yield engine
     reset_default_engine(None)
     reset_registry(None)
+
+
+@pytest.fixture(scope="module")
+def client(installed: Engine) -> Iterator[Any]:
+    """The web app over the same engine (``/api/plan/*``)."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("jinja2")
+    from starlette.testclient import TestClient
+
+    from gpuhub.web.app import create_app
+
+    with TestClient(create_app(installed)) as test_client:
+        yield test_client
 
 
 def test_plan_is_public_and_documented() -> None:
@@ -217,3 +232,48 @@ def test_arbitrage_since_reads_the_store(installed: Engine, tmp_path: Path, monk
     east = next(p for p in arb.places if p.offer.region.code == "us-east-1")
     assert east.history is not None and east.history["median"] == Decimal("55.04")
     assert east.saving_at_median == east.saving == cents(Decimal("75.9552") * 730) - cents(Decimal("55.04") * 730)
+
+
+# --- /api/plan/*: the same records as gpuhub plan ... --format json ----------------------------------------
+def test_arbitrage_api_answers_as_the_cli(client: Any) -> None:
+    query = "instance_type=p5.48xlarge&gpus=8&hours_per_day=12&days_per_week=5&from=ap-southeast-3"
+    api = client.get(f"/api/plan/arbitrage?{query}")
+    assert api.status_code == 200, api.text
+    cli = runner.invoke(app, ["plan", "arbitrage", "--instance-type", "p5.48xlarge", "--gpus", "8",
+                                  "--hours-per-day", "12", "--days-per-week", "5", "--from", "ap-southeast-3",
+                                  "--format", "json"])
+    assert cli.exit_code == 0, cli.output
+    assert api.json() == json.loads(cli.stdout)
+    assert api.json()["best_saving_per_month"] == 5452.90
+
+
+def test_commitments_and_follow_the_sun_api(client: Any) -> None:
+    plan = client.get("/api/plan/commitments?gpu=A100-80GB&gpus=2&months=12&provider=azure&gpus_per_instance=2")
+    assert plan.status_code == 200, plan.text
+    body = plan.json()
+    assert body["total_per_month"] == round(sum(r["cost_per_month"] for r in body["rows"] if r["option"] == "mix"), 2)
+    spans = ((0, 8), (8, 16), (16, 24))
+    teams = "&".join(f"team=tz%3DUTC%2Cplace%3DLondon%2Chours%3D{a}-{b}%2Cgpus%3D8%2Cname%3Dt{a}" for a, b in spans)
+    sun = client.get(f"/api/plan/follow-the-sun?gpu=H100&{teams}&week=2027-01-04&gpus_per_instance=8")
+    assert sun.status_code == 200, sun.text
+    shared = next(r for r in sun.json()["rows"] if r["option"] == "shared")
+    assert shared["utilization_working_days"] == 1.0 and shared["gpus"] == 8
+
+
+@pytest.mark.parametrize(("query", "parameter"), [
+    ("plan/commitments?gpu=H100&gpus=-1", "gpus"),
+    ("plan/commitments?gpu=H100&gpus=8&months=99", "months"),
+    ("plan/commitments?gpu=H100&gpus=eight", "gpus"),
+    ("plan/follow-the-sun?gpu=H100&team=tz%3DNowhere%2FLand%2Chours%3D9-17%2Cgpus%3D8", "team"),
+    ("plan/arbitrage?instance_type=p5.48xlarge&from=mars-1", "from"),
+    ("plan/arbitrage?instance_type=p5.48xlarge&colour=red", "colour"),
+])
+def test_plan_api_names_the_bad_parameter(client: Any, query: str, parameter: str) -> None:
+    answer = client.get(f"/api/{query}")
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["error"]["parameter"] == parameter
+
+
+def test_plan_routes_are_in_openapi(client: Any) -> None:
+    paths = client.get("/api/openapi.json").json()["paths"]
+    assert {"/api/plan/commitments", "/api/plan/follow-the-sun", "/api/plan/arbitrage"} <= set(paths)
