@@ -144,6 +144,9 @@ def test_team_slots_follow_the_zone() -> None:
     assert next(i for i, busy in enumerate(kolkata) if busy) == 3 * 4 + 2  # 03:30 UTC
     berlin = parse_team("place=Berlin,hours=9-17,gpus=2")
     assert berlin.zone == "Europe/Berlin"
+    # GeoNames' zone of the place, not the nearest zone city of the time zone database (Boise, Mountain time)
+    assert parse_team("place=Seattle,hours=9-17,gpus=2").zone == "America/Los_Angeles"
+    assert parse_team("place=47.6,-122.3,hours=9-17,gpus=2").zone == "America/Los_Angeles"
 
 
 def test_arbitrage_saving_per_month_on_real_prices(installed: Engine) -> None:

@@ -5,10 +5,10 @@ The week is Monday 00:00 UTC to Sunday 24:00 UTC in :data:`SLOTS` quarter hours 
 such as Asia/Kolkata, +05:30, or Asia/Kathmandu, +05:45, fall on the grid). A team's local hours are put on it
 for one reference week (``week``, a Monday; daylight saving time is that week's), wrapping around the week's end.
 
-Time zones are IANA names read through :mod:`zoneinfo`. A team given only a place gets the time zone of the
-nearest zone city of the time zone database (``zone1970.tab``); a team given only a time zone is placed at that
-zone's city (``Europe/Berlin`` → Berlin, through :func:`gpuhub.facts.location.resolve_place`, else the zone's own
-coordinates in ``zone1970.tab``).
+Time zones are IANA names read through :mod:`zoneinfo`. A team given only a place gets that place's time zone
+(:func:`gpuhub.facts.zones.zone_at`); a team given only a time zone is placed at that zone's city
+(``Europe/Berlin`` → Berlin, through :func:`gpuhub.facts.location.resolve_place`, else the zone's own coordinates
+in the time zone database).
 """
 
 from __future__ import annotations
@@ -21,15 +21,14 @@ import zoneinfo
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import lru_cache
 from pathlib import Path
 
 from gpuhub.errors import QueryError
-from gpuhub.facts.geo import distance_km
 from gpuhub.facts.location import Place, resolve_place
+from gpuhub.facts.zones import zone_at, zone_city
 
 __all__ = ["HOURS_PER_MONTH", "MAX_MONTHS", "SLOTS", "SLOTS_PER_HOUR", "WEEKS_PER_MONTH", "Profile", "Team",
-           "parse_team", "read_profile", "simple_profile", "team_slots", "zone_of_place"]
+           "parse_team", "read_profile", "simple_profile", "team_slots"]
 
 SLOTS_PER_HOUR = 4
 SLOTS = 168 * SLOTS_PER_HOUR
@@ -202,49 +201,6 @@ def _days(text: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=1)
-def _zone_table() -> tuple[tuple[str, float, float], ...]:
-    """``(zone, lat, lon)`` of every zone in ``zone1970.tab`` (system time zone data, else the tzdata package)."""
-    text = None
-    for base in zoneinfo.TZPATH:
-        try:
-            text = (Path(base) / "zone1970.tab").read_text(encoding="utf-8")
-            break
-        except OSError:
-            continue
-    if text is None:
-        try:
-            from importlib import resources
-
-            text = resources.files("tzdata").joinpath("zoneinfo").joinpath("zone1970.tab").read_text(encoding="utf-8")
-        except (ModuleNotFoundError, OSError):
-            return ()
-
-    def degrees(raw: str, width: int) -> float:
-        sign = -1 if raw[0] == "-" else 1
-        d, m, s = int(raw[1:1 + width]), int(raw[1 + width:3 + width]), int(raw[3 + width:5 + width] or 0)
-        return sign * (d + m / 60 + s / 3600)
-
-    rows = []
-    for line in text.splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        fields = line.split("\t")
-        m = re.fullmatch(r"([+-]\d+)([+-]\d+)", fields[1])
-        if m:
-            lat, lon = m.group(1), m.group(2)
-            rows.append((fields[2], degrees(lat, 2), degrees(lon, 3)))
-    return tuple(rows)
-
-
-def zone_of_place(place: Place) -> str | None:
-    """The time zone of the zone city nearest to ``place`` (``zone1970.tab``), or None without that table."""
-    table = _zone_table()
-    if not table:
-        return None
-    return min(table, key=lambda z: distance_km(place.latitude, place.longitude, z[1], z[2]))[0]
-
-
 def _zone(name: str) -> zoneinfo.ZoneInfo:
     try:
         return zoneinfo.ZoneInfo(name)
@@ -259,9 +215,9 @@ def _place_of_zone(name: str) -> Place:
         return resolve_place(city)
     except QueryError:
         pass
-    for zone, lat, lon in _zone_table():
-        if zone == name:
-            return Place(name, lat, lon)
+    found = zone_city(name)
+    if found is not None:
+        return Place(name, *found)
     raise QueryError("team", f"tz={name!r} names no place whose coordinates are known; add place=CITY")
 
 
@@ -274,9 +230,14 @@ def parse_team(text: str) -> Team:
             negative or zero GPU count.
     """
     fields: dict[str, str] = {}
+    last = ""
     for part in text.split(","):
         key, sep, value = part.partition("=")
         key = key.strip().lower()
+        if not sep and last == "place":  # place=LAT,LON or place=Cambridge, GB: the comma belongs to the place
+            fields["place"] += "," + part
+            continue
+        last = key
         if not sep or key not in ("name", "tz", "place", "hours", "days", "gpus"):
             raise QueryError("team", f"{part.strip()!r} in {text!r}: write key=value pairs joined by commas; "
                                      "allowed keys: name, tz, place, hours, days, gpus")
@@ -305,11 +266,11 @@ def parse_team(text: str) -> Team:
             place = _place_of_zone(zone)
             how.append(f"placed at {place.label} (the city of {zone})")
     else:
-        found = zone_of_place(place)
+        found = zone_at(place.latitude, place.longitude)
         if found is None:
             raise QueryError("team", f"place={fields['place']!r}: no time zone table to look it up; give tz=ZONE")
-        zone = found
-        how.append(f"time zone {zone} (the nearest zone city to {place.label})")
+        zone = found[0]
+        how.append(f"time zone {zone} ({found[1]})")
     hours = _hours(fields["hours"])
     days = _days(fields.get("days", "mon-fri"))
     name = fields.get("name") or fields.get("place") or zone
