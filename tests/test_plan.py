@@ -280,3 +280,15 @@ def test_plan_api_names_the_bad_parameter(client: Any, query: str, parameter: st
 def test_plan_routes_are_in_openapi(client: Any) -> None:
     paths = client.get("/api/openapi.json").json()["paths"]
     assert {"/api/plan/commitments", "/api/plan/follow-the-sun", "/api/plan/arbitrage"} <= set(paths)
+
+
+def test_plan_page_shows_the_table_summary_and_arithmetic(client: Any) -> None:
+    page = client.get("/plan?kind=commitments&gpu=A100-80GB&gpus=2&months=12&provider=azure&gpus_per_instance=2"
+                      "&hours_per_day=&region=")  # a form sends its empty fields too
+    assert page.status_code == 200, page.text
+    assert "Cheapest mix: 5,356.45 USD a month" in page.text
+    assert "7.337606/h × 8760 h = 64277.43 a term × 1 term / 12 months" in page.text
+    bad = client.get("/plan?kind=follow-the-sun&gpu=H100&team=tz%3DMars%2FOlympus%2Chours%3D9-17%2Cgpus%3D8")
+    assert bad.status_code == 400 and "<strong>team</strong>" in bad.text and "not a known time zone" in bad.text
+    assert client.get("/plan?kind=nope").status_code == 400
+    assert client.get("/plan").status_code == 200 and 'name="hours_per_day"' in client.get("/plan").text

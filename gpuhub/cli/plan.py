@@ -75,11 +75,9 @@ def _say(lines: list[str]) -> None:
 
 
 def _m(value: Any) -> str:
-    return "-" if value is None else f"{value:,.2f}"
+    from gpuhub.answer.planning.text import money_text
 
-
-def _names(items: list[str], limit: int = 4) -> str:
-    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+    return money_text(value)
 
 
 @plan_app.command()
@@ -106,6 +104,7 @@ def commitments(
     """The cheapest mix of purchase models for a usage profile over months, each alternative's total a month, the
     break-even points and what the plan assumes."""
     from gpuhub.answer.planning.records import commit_record
+    from gpuhub.answer.planning.text import commit_text
     from gpuhub.service.planning import plan
 
     result = _run(output, fetch, lambda: plan.commitments(
@@ -126,22 +125,8 @@ def commitments(
              str(r["instances"]), f"{r['hours_per_month']:.2f}",
              "" if r["price_per_hour"] is None else f"{r['price_per_hour']:g}", _m(r["cost_per_month"])]
             for r in record["rows"]])
-    lines = [f"{record['profile']}: {record['instances']} × {record['gpus_per_instance']:g}-GPU instances; "
-             f"cheapest mix {_m(record['total_per_month'])} USD a month"]
-    for b in result.break_evens:
-        lines.append(f"break-even {b.term} vs {b.against}: {b.hours_per_month:.1f} h a month "
-                     f"({b.utilization:.0%} of 730 h)")
-    for term, lacking in record["unpriced"].items():
-        lines.append(f"{term}: no price source in the covered market" if not lacking else
-                     f"{term}: priced by {_names(record['priced'][term])}; no price source for {_names(lacking)}")
-    if explain:
-        lines += [f"level {x.level} ({x.hours_per_month:.2f} h a month): {x.purchase} {x.offer.provider} "
-                  f"{x.offer.region.code}: {x.how}" for x in result.levels]
-        lines.append("mix total = " + " + ".join(str(p.cost) for p in result.parts) + f" = {result.total}")
-        lines += [f"all {a.purchase}: {a.how}" for a in result.alternatives]
-        lines += [f"break-even: {b.how}" for b in result.break_evens]
-        lines += [f"assumes: {a}" for a in result.assumptions]
-    _say(lines)
+    lines, arithmetic = commit_text(result, record)
+    _say(lines + (arithmetic if explain else []))
 
 
 @plan_app.command("follow-the-sun")
@@ -165,6 +150,7 @@ def follow_the_sun(
     """One shared cluster used in turn, one cluster per team, or rental per working day: utilization, latency from
     each team, cost and carbon a month, and the best shared region within the latency budget."""
     from gpuhub.answer.planning.records import sun_record
+    from gpuhub.answer.planning.text import sun_text
     from gpuhub.errors import QueryError
     from gpuhub.service.planning import plan
 
@@ -194,16 +180,8 @@ def follow_the_sun(
              f"{r['utilization_working_days']:.0%}", f"{r['utilization_week']:.0%}", r["rtt_ms"],
              _m(r["cost_per_month"]), "-" if r["carbon_kg_per_month"] is None else f"{r['carbon_kg_per_month']:,.0f}"]
             for r in record["rows"]])
-    lines = []
-    for option, t in record["totals"].items():
-        carbon = "unknown" if t["carbon_kg_per_month"] is None else f"{t['carbon_kg_per_month']:,.0f} kg CO2e"
-        lines.append(f"{option}: {_m(t['cost_per_month'])} USD a month, {carbon} a month")
-    lines.append(f"best shared region within {result.budget_ms:g} ms: {record['best_shared_region']}")
-    lines += record["notes"]
-    if explain:
-        for row in record["rows"]:
-            lines += [f"{row['option']} {row['teams']}: {h}" for h in row["how"]]
-    _say(lines)
+    lines, arithmetic = sun_text(result, record)
+    _say(lines + (arithmetic if explain else []))
 
 
 @plan_app.command()
@@ -225,6 +203,7 @@ def arbitrage(
 ) -> None:
     """An instance type's (or GPU's) price spread across regions and providers, and what moving saves a month."""
     from gpuhub.answer.planning.records import arbitrage_record
+    from gpuhub.answer.planning.text import arbitrage_text
     from gpuhub.errors import QueryError
     from gpuhub.service.planning import plan
 
@@ -253,13 +232,5 @@ def arbitrage(
                       f"{r['price_per_hour']:g}", _m(r["cost_per_month"]), _m(r["saving_per_month"])]
                      + ([f"{r['median_price_per_hour']:g}" if r["median_price_per_hour"] is not None else "-",
                          _m(r["saving_at_median"])] if history else []) for r in shown])
-    lines = [f"{record['what']} {record['purchase']}: {len(rows)} places, spread {record['spread_per_hour']:g} "
-             f"USD/h ({record['spread_fraction']:.1%}); {record['instances']} instance(s) × "
-             f"{record['hours_per_month']:.2f} h a month; moving from {record['reference']} to the cheapest saves "
-             f"{_m(record['best_saving_per_month'])} USD a month"]
-    if explain:
-        lines += result.how
-        lines += [f"{p.label}: {p.offer.price.amount.normalize():f}/h × {result.hours_per_month:.2f} h × "
-                  f"{result.instances} = {p.cost}; saving {result.reference.cost} − {p.cost} = {p.saving}"
-                  for p in result.places if p.label in {f"{r['provider']}:{r['region']}" for r in shown}]
-    _say(lines)
+    lines, arithmetic = arbitrage_text(result, record, [f"{r['provider']}:{r['region']}" for r in shown])
+    _say(lines + (arithmetic if explain else []))

@@ -439,7 +439,7 @@ def create_app(engine: Engine | None = None, *, fixtures_dir: Path | None = None
         Route("/api/points", web.api_points), Route("/api/estimate", web.api_estimate),
         Route("/api/gpus", web.api_gpus), Route("/api/providers", web.api_providers),
         Route("/api/rankers", web.api_rankers), Route("/api/openapi.json", web.api_openapi),
-        *plan_routes(lambda: web.engine, fixtures_dir, fetch),  # /api/plan/*: gpuhub plan's answers
+        *plan_routes(lambda: web.engine, fixtures_dir, fetch, web.templates),  # /api/plan/*, /plan
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(_Limits)])

@@ -1,5 +1,6 @@
 """``/api/plan/commitments``, ``/api/plan/follow-the-sun``, ``/api/plan/arbitrage``: ``gpuhub plan``'s answers
-as JSON, the same records as ``gpuhub plan ... --format json`` (:mod:`gpuhub.answer.planning.records`).
+as JSON, the same records as ``gpuhub plan ... --format json`` (:mod:`gpuhub.answer.planning.records`); and the
+page ``/plan?kind=...``: a form per question, the table, the summary and the arithmetic.
 
 Parameters are named like the CLI's options without dashes (``--hours-per-day`` → ``hours_per_day``, ``--from``
 → ``from``); a profile file is a CLI-only input (a request sends no files). A bad parameter answers 400 with
@@ -10,12 +11,13 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.templating import Jinja2Templates
 
 from gpuhub.errors import QueryError
 from gpuhub.web.params import MAX_LIST_VALUES, Param
@@ -60,18 +62,18 @@ PLAN_PARAMS: dict[str, dict[str, Param]] = {
 """Each plan endpoint's parameters (name, kind, help, default)."""
 
 
-def _values(request: Request, params: Mapping[str, Param]) -> dict[str, Any]:
-    """The request's parameters converted to their kinds.
+def _values(names: Iterable[str], getlist: Callable[[str], list[str]], params: Mapping[str, Param]) -> dict[str, Any]:
+    """The parameters ``names`` (read with ``getlist``) converted to their kinds.
 
     Raises:
         QueryError: an unknown parameter, or a value that is not of its kind (named, with the allowed values).
     """
     out: dict[str, Any] = {}
-    for name in request.query_params:
+    for name in names:
         if name not in params:
             raise QueryError(name, f"unknown parameter; allowed: {', '.join(params)}")
     for name, param in params.items():
-        values = request.query_params.getlist(name)
+        values = getlist(name)
         if not values:
             continue
         if param.kind == "list":
@@ -98,17 +100,15 @@ def _values(request: Request, params: Mapping[str, Param]) -> dict[str, Any]:
     return out
 
 
-def _commitments(v: dict[str, Any], common: dict[str, Any]) -> dict[str, Any]:
-    from gpuhub.answer.planning.records import commit_record
+def _commitments(v: dict[str, Any], common: dict[str, Any]) -> Any:
     from gpuhub.service.planning import plan
 
     if "gpu" not in v:
         raise QueryError("gpu", "is required, e.g. H100")
-    return commit_record(plan.commitments(v.pop("gpu"), **v, **common))
+    return plan.commitments(v.pop("gpu"), **v, **common)
 
 
-def _follow_the_sun(v: dict[str, Any], common: dict[str, Any]) -> dict[str, Any]:
-    from gpuhub.answer.planning.records import sun_record
+def _follow_the_sun(v: dict[str, Any], common: dict[str, Any]) -> Any:
     from gpuhub.service.planning import plan
 
     for name in ("gpu", "team"):
@@ -119,37 +119,108 @@ def _follow_the_sun(v: dict[str, Any], common: dict[str, Any]) -> dict[str, Any]
             v["week"] = dt.date.fromisoformat(v["week"])
         except ValueError:
             raise QueryError("week", f"{v['week']!r} is not an ISO date; give a Monday such as 2027-01-04") from None
-    return sun_record(plan.follow_the_sun(v.pop("gpu"), v.pop("team"), **v, **common))
+    return plan.follow_the_sun(v.pop("gpu"), v.pop("team"), **v, **common)
 
 
-def _arbitrage(v: dict[str, Any], common: dict[str, Any]) -> dict[str, Any]:
-    from gpuhub.answer.planning.records import arbitrage_record
+def _arbitrage(v: dict[str, Any], common: dict[str, Any]) -> Any:
     from gpuhub.service.planning import plan
 
     if "from" in v:
         v["move_from"] = v.pop("from")
-    return arbitrage_record(plan.arbitrage(**v, **common))
+    return plan.arbitrage(**v, **common)
 
 
-_ANSWERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
+_ANSWERS: dict[str, Callable[[dict[str, Any], dict[str, Any]], Any]] = {
     "commitments": _commitments, "follow-the-sun": _follow_the_sun, "arbitrage": _arbitrage}
 
 
-def plan_routes(engine: Callable[[], Engine], fixtures_dir: Any, fetch: RequestedMode) -> list[Route]:
-    """The three routes, answering with the server's engine and data source."""
+def _record(kind: str, result: Any) -> dict[str, Any]:
+    from gpuhub.answer.planning import records
+
+    if kind == "commitments":
+        return records.commit_record(result)
+    if kind == "follow-the-sun":
+        return records.sun_record(result)
+    return records.arbitrage_record(result)
+
+
+def _error(exc: QueryError) -> dict[str, str]:
+    return {"parameter": "from" if exc.argument == "move_from" else exc.argument, "message": exc.detail}
+
+
+def plan_routes(engine: Callable[[], Engine], fixtures_dir: Any, fetch: RequestedMode,
+                templates: Jinja2Templates | None = None) -> list[Route]:
+    """The three API routes and, with ``templates``, the page ``/plan?kind=...``, answering with the server's
+    engine and data source."""
+    def common() -> dict[str, Any]:
+        return {"fixtures_dir": fixtures_dir, "fetch": fetch, "engine": engine()}
+
     def endpoint(kind: str) -> Callable[[Request], Response]:
         def answer(request: Request) -> Response:
             try:
-                values = _values(request, PLAN_PARAMS[kind])
-                record = _ANSWERS[kind](values, {"fixtures_dir": fixtures_dir, "fetch": fetch,
-                                                 "engine": engine()})
+                values = _values(request.query_params, request.query_params.getlist, PLAN_PARAMS[kind])
+                record = _record(kind, _ANSWERS[kind](values, common()))
             except QueryError as exc:
-                return JSONResponse({"error": {"parameter": "from" if exc.argument == "move_from" else exc.argument,
-                                               "message": exc.detail}}, status_code=400)
+                return JSONResponse({"error": _error(exc)}, status_code=400)
             return JSONResponse(record)
         return answer
 
-    return [Route(f"/api/plan/{kind}", endpoint(kind)) for kind in PLAN_PARAMS]
+    def page(request: Request) -> Response:
+        assert templates is not None  # the route exists only with templates
+        kind = request.query_params.get("kind") or "commitments"
+        context: dict[str, Any] = {"kinds": list(PLAN_PARAMS), "kind": kind, "values": {}, "error": None,
+                                   "rows": None, "params": []}
+        if kind not in PLAN_PARAMS:
+            context["kind"] = "commitments"
+            context["error"] = {"parameter": "kind", "message": f"{kind!r} is not allowed; allowed values: "
+                                                                f"{', '.join(PLAN_PARAMS)}"}
+            context["params"] = list(PLAN_PARAMS["commitments"].values())
+            return templates.TemplateResponse(request, "plan.html", context, status_code=400)
+        params = PLAN_PARAMS[kind]
+        context["params"] = list(params.values())
+
+        def getlist(name: str) -> list[str]:  # a form sends every field: empty ones are not given
+            raw = [v for v in request.query_params.getlist(name) if v.strip()]
+            if params.get(name) is not None and params[name].kind == "list" and name != "team":
+                raw = [part.strip() for v in raw for part in v.split(",") if part.strip()]
+            return raw
+
+        given = [n for n in dict.fromkeys(request.query_params) if n != "kind" and getlist(n)]
+        try:
+            values = _values(given, getlist, params)
+            context["values"] = dict(values)
+            if not given:
+                return templates.TemplateResponse(request, "plan.html", context)
+            result = _ANSWERS[kind](dict(values), common())
+            record = _record(kind, result)
+        except QueryError as exc:
+            context["error"] = _error(exc)
+            return templates.TemplateResponse(request, "plan.html", context, status_code=400)
+        context.update(_view(kind, result, record))
+        return templates.TemplateResponse(request, "plan.html", context)
+
+    routes = [Route(f"/api/plan/{kind}", endpoint(kind)) for kind in PLAN_PARAMS]
+    return routes + ([Route("/plan", page, name="plan")] if templates is not None else [])
+
+
+def _view(kind: str, result: Any, record: dict[str, Any]) -> dict[str, Any]:
+    """The page's table (columns, rows), summary lines and arithmetic for one answer."""
+    from gpuhub.answer.planning import text
+
+    if kind == "commitments":
+        lines, explain = text.commit_text(result, record)
+        rows = record["rows"]
+        title = f"Cheapest mix: {text.money_text(record['total_per_month'])} USD a month"
+    elif kind == "follow-the-sun":
+        lines, explain = text.sun_text(result, record)
+        rows = [{k: v for k, v in r.items() if k != "how"} for r in record["rows"]]
+        title = f"Best shared region: {record['best_shared_region']}"
+    else:
+        lines, explain = text.arbitrage_text(result, record)
+        rows = record["places"]
+        title = f"{record['what']}: moving saves up to {text.money_text(record['best_saving_per_month'])} USD a month"
+    return {"rows": rows, "columns": list(rows[0]) if rows else [], "lines": lines, "explain": explain,
+            "title": title}
 
 
 def openapi_paths(parameters: Callable[[Any], list[dict[str, Any]]],
