@@ -292,3 +292,12 @@ def test_plan_page_shows_the_table_summary_and_arithmetic(client: Any) -> None:
     assert bad.status_code == 400 and "<strong>team</strong>" in bad.text and "not a known time zone" in bad.text
     assert client.get("/plan?kind=nope").status_code == 400
     assert client.get("/plan").status_code == 200 and 'name="hours_per_day"' in client.get("/plan").text
+
+
+def test_listing_statistics_are_not_planned_on(installed: Engine) -> None:
+    registry = installed.registry
+    if "vast" not in registry.providers:
+        pytest.skip("gpuhub-vast is not installed")
+    arb = gpuhub.plan.arbitrage(gpu="H100", gpus_per_instance=1)
+    assert all(p.offer.price.listing_stat is None for p in arb.places)
+    assert any("listing statistics left out" in line for line in arb.how)  # known fault C35: said, not hidden

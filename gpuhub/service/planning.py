@@ -29,7 +29,9 @@ __all__ = ["Planner", "plan"]
 def _offers(gpu: str | None, *, instance_type: str | None = None, region: str | Sequence[str] | None = None,
             provider: str | Sequence[str] | None = None, near: str | None = None, max_rtt: float | None = None,
             fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
-            engine: Engine | None = None) -> list[Offer]:
+            engine: Engine | None = None) -> tuple[list[Offer], list[str]]:
+    """The market's whole-GPU offers, and a note on the listing statistics left out (a median of marketplace
+    listings is no rentable listing to plan on: known fault C35)."""
     from gpuhub.service.searching import search
 
     if gpu is None and instance_type is None:
@@ -37,10 +39,14 @@ def _offers(gpu: str | None, *, instance_type: str | None = None, region: str | 
     result = search(gpu, instance_type=instance_type, region=region, provider=provider, near=near, max_rtt=max_rtt,
                     limit=None, fixtures_dir=fixtures_dir, fetch=fetch, engine=engine)
     offers = [o for o in result.offers if not o.instance.fractional]
+    stats = [o for o in offers if o.price.listing_stat is not None]
+    offers = [o for o in offers if o.price.listing_stat is None]
+    notes = [f"{len(stats)} listing statistics left out (e.g. {stats[0].provider}'s {stats[0].price.listing_label()}"
+             "): a summary of marketplace listings is not one rentable listing"] if stats else []
     if not offers:
         raise QueryError("gpu" if instance_type is None else "instance_type",
                          f"no offer of {instance_type or gpu} in the market asked for")
-    return offers
+    return offers, notes
 
 
 def _size(offers: list[Offer], peak: float, gpus_per_instance: float | None) -> float:
@@ -115,12 +121,14 @@ class Planner:
             usage = simple_profile(gpus, hours_per_day, days_per_week, months)
         if not (math.isfinite(checkpoint_every) and checkpoint_every > 0):
             raise QueryError("checkpoint_every", f"must be a positive number of hours, got {checkpoint_every!r}")
-        offers = _offers(gpu, region=region, provider=provider, near=near, max_rtt=max_rtt,
-                         fixtures_dir=fixtures_dir, fetch=fetch, engine=engine)
+        offers, notes = _offers(gpu, region=region, provider=provider, near=near, max_rtt=max_rtt,
+                                fixtures_dir=fixtures_dir, fetch=fetch, engine=engine)
         size = _size(offers, usage.peak, gpus_per_instance)
         market = sorted({o.provider for o in offers})
-        return plan_commitments(offers, usage, size, interruptible=interruptible,
-                                checkpoint_every_h=checkpoint_every, market=market)
+        result = plan_commitments(offers, usage, size, interruptible=interruptible,
+                                  checkpoint_every_h=checkpoint_every, market=market)
+        result.assumptions += notes
+        return result
 
     def follow_the_sun(self, gpu: str, teams: Sequence[str | Team], *, months: int = 12, max_rtt: float = 150.0,
                        near_rtt: float = 50.0, week: dt.date | None = None, gpus_per_instance: float | None = None,
@@ -149,11 +157,13 @@ class Planner:
         names = [t.name for t in parsed]
         if len(set(names)) != len(names):
             raise QueryError("team", f"team names must differ, got {', '.join(names)}: add name=...")
-        offers = _offers(gpu, provider=provider, fixtures_dir=fixtures_dir, fetch=fetch, engine=engine)
+        offers, notes = _offers(gpu, provider=provider, fixtures_dir=fixtures_dir, fetch=fetch, engine=engine)
         size = _size(offers, max((t.gpus for t in parsed), default=1), gpus_per_instance)
-        return plan_sun(offers, [(t, team_slots(t, monday)) for t in parsed], size, months, budget_ms=max_rtt,
-                        near_ms=near_rtt, power_kw_per_gpu=_power_kw(offers), interruptible=interruptible,
-                        checkpoint_every_h=checkpoint_every)
+        result = plan_sun(offers, [(t, team_slots(t, monday)) for t in parsed], size, months, budget_ms=max_rtt,
+                          near_ms=near_rtt, power_kw_per_gpu=_power_kw(offers), interruptible=interruptible,
+                          checkpoint_every_h=checkpoint_every)
+        result.notes += notes
+        return result
 
     def arbitrage(self, *, instance_type: str | None = None, gpu: str | None = None,
                   gpus_per_instance: float | None = None, gpus: float | None = None, hours_per_day: float = 24.0,
@@ -177,8 +187,8 @@ class Planner:
         from gpuhub.answer.planning.usage import simple_profile
 
         usage = simple_profile(gpus if gpus is not None else 1.0, hours_per_day, days_per_week, 1)
-        offers = _offers(gpu, instance_type=instance_type, provider=provider, region=region,
-                         fixtures_dir=fixtures_dir, fetch=fetch, engine=engine)
+        offers, notes = _offers(gpu, instance_type=instance_type, provider=provider, region=region,
+                                fixtures_dir=fixtures_dir, fetch=fetch, engine=engine)
         if instance_type is None:
             size = _size(offers, usage.peak, gpus_per_instance)
             offers = [o for o in offers if o.gpu_count == size]
@@ -189,7 +199,9 @@ class Planner:
         instances = max(usage.instances(size))
         hours = usage.gpu_hours_per_week / Decimal(str(usage.peak)) * Decimal(730) / 168
         history = _history(instance_type, gpu, purchase, since) if since else None
-        return arbitrage(offers, what, hours, instances, purchase=purchase, move_from=move_from, history=history)
+        result = arbitrage(offers, what, hours, instances, purchase=purchase, move_from=move_from, history=history)
+        result.how += notes
+        return result
 
 
 def _history(instance_type: str | None, gpu: str | None, purchase: str,
