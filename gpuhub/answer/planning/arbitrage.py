@@ -33,6 +33,7 @@ class Place:
 
     @property
     def label(self) -> str:
+        """``provider:region``."""
         return f"{self.offer.provider}:{self.offer.region.code}"
 
 
@@ -51,6 +52,7 @@ class Arbitrage:
 
     @property
     def spread(self) -> Decimal:
+        """Dearest minus cheapest price per instance-hour."""
         return self.places[-1].offer.price.amount - self.places[0].offer.price.amount
 
     @property

@@ -141,6 +141,7 @@ class CommitPlan:
 
     @property
     def instances(self) -> int:
+        """Instances at the peak (one per level)."""
         return len(self.levels)
 
 

@@ -47,6 +47,7 @@ class Site:
 
     @property
     def label(self) -> str:
+        """``provider:region``."""
         return f"{self.provider}:{self.region}"
 
 
@@ -88,6 +89,7 @@ class SunPlan:
 
     @property
     def best_shared(self) -> SunRow | None:
+        """The shared cluster's row: the best shared region."""
         return next((r for r in self.rows if r.option == "shared"), None)
 
 

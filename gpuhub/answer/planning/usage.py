@@ -159,6 +159,7 @@ class Team:
 
     @property
     def hours_per_day(self) -> float:
+        """Working hours a day."""
         return sum(end - start for start, end in self.hours)
 
 
