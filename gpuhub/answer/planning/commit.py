@@ -331,6 +331,8 @@ def _assumptions(plan: CommitPlan, interruptible: bool, checkpoint_every_h: floa
     return [
         f"instances of {n:g} GPUs, bought whole: the peak of {plan.profile.peak:g} GPUs needs {plan.instances}",
         "a month is 730 h (8760 / 12), 730/168 = 4.345 weeks; the profile repeats every week",
+        "each instance is bought where it is cheapest in the market asked for, so a mix may span regions and "
+        "providers (region, provider or near narrow the market)",
         f"terms are owed in full: a plan of {plan.profile.months} months buys whole terms and pays them whatever "
         "the use; terms do not move between offers, regions or providers",
         "on-demand and flex-start are billed for the time used (flex-start in runs of at most its window, 7 days "

@@ -31,12 +31,12 @@ def commit_text(plan: CommitPlan, record: dict[str, Any]) -> tuple[list[str], li
     for term, lacking in record["unpriced"].items():
         lines.append(f"{term}: no price source in the covered market" if not lacking else
                      f"{term}: priced by {_names(record['priced'][term])}; no price source for {_names(lacking)}")
+    lines += [f"assumes: {a}" for a in plan.assumptions]
     explain = [f"level {x.level} ({x.hours_per_month:.2f} h a month): {x.purchase} {x.offer.provider} "
                f"{x.offer.region.code}: {x.how}" for x in plan.levels]
     explain.append("mix total = " + " + ".join(str(p.cost) for p in plan.parts) + f" = {plan.total}")
     explain += [f"all {a.purchase}: {a.how}" for a in plan.alternatives]
     explain += [f"break-even: {b.how}" for b in plan.break_evens]
-    explain += [f"assumes: {a}" for a in plan.assumptions]
     return lines, explain
 
 
