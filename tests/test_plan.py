@@ -301,3 +301,9 @@ def test_listing_statistics_are_not_planned_on(installed: Engine) -> None:
     arb = gpuhub.plan.arbitrage(gpu="H100", gpus_per_instance=1)
     assert all(p.offer.price.listing_stat is None for p in arb.places)
     assert any("listing statistics left out" in line for line in arb.how)  # known fault C35: said, not hidden
+
+
+def test_history_without_a_store_names_since(installed: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUHUB_STORE", "off")
+    result = runner.invoke(app, ["plan", "arbitrage", "--instance-type", "p5.48xlarge", "--since", "30d"])
+    assert result.exit_code == 2 and "--since" in result.output and "GPUHUB_STORE=off" in result.output

@@ -208,9 +208,13 @@ def _history(instance_type: str | None, gpu: str | None, purchase: str,
              since: str) -> dict[tuple[str, str, str], dict[str, Decimal | None]]:
     """Each place's min / median / max price over the window, from the store's history."""
     from gpuhub.history import history
+    from gpuhub.store import StoreError
 
-    result = history(instance_type=instance_type, gpu=None if instance_type else gpu, purchase=purchase,
-                     since=since)
+    try:
+        result = history(instance_type=instance_type, gpu=None if instance_type else gpu, purchase=purchase,
+                         since=since)
+    except StoreError as exc:  # a user's setting, not a crash: the option that needs the store is named
+        raise QueryError("since", f"needs the offer store's history: {exc}") from None
     out: dict[tuple[str, str, str], dict[str, Decimal | None]] = {}
     for series in result:
         o = series.offer
