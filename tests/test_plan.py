@@ -176,6 +176,7 @@ def test_arbitrage_saving_per_month_on_real_prices(installed: Engine) -> None:
     (["follow-the-sun", "--gpu", "H100", "--team", "tz=UTC,hours=9-17,gpus=2", "--week", "2027-01-05"], "--week",
      "give a Monday"),
     (["arbitrage", "--instance-type", "p5.48xlarge", "--from", "mars-1"], "--from", "aws:us-east-1"),
+    (["arbitrage", "--instance-type", "p5.48xlarge", "--purchase", "bogus"], "--purchase", "on_demand, spot"),
 ])
 def test_bad_arguments_are_named(installed: Engine, args: list[str], option: str, words: str) -> None:
     result = runner.invoke(app, ["plan", *args])

@@ -185,7 +185,11 @@ class Planner:
         """
         from gpuhub.answer.planning.arbitrage import arbitrage
         from gpuhub.answer.planning.usage import simple_profile
+        from gpuhub.model import known_purchase_models
 
+        if purchase not in known_purchase_models():
+            raise QueryError("purchase", f"{purchase!r} is not allowed; allowed values: "
+                                         f"{', '.join(known_purchase_models())}")
         usage = simple_profile(gpus if gpus is not None else 1.0, hours_per_day, days_per_week, 1)
         offers, notes = _offers(gpu, instance_type=instance_type, provider=provider, region=region,
                                 fixtures_dir=fixtures_dir, fetch=fetch, engine=engine)
