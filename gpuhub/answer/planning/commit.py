@@ -180,7 +180,8 @@ def _cost(offer: Offer, hours: Decimal, days: int, months: int, checkpoint_every
         risk = offer.obtain.risk if offer.obtain else None
         lost = expected_interruptions(risk, float(hours), checkpoint_every_h, fallback)
         extra = Decimal(str(round(lost.extra_hours, 6)))
-        return p * (hours + extra), f"{_g(p)}/h × ({_h(hours)} h + {_g(round(extra, 3))} h expected re-run)"
+        return p * (hours + extra), (f"{_g(p)}/h × ({_h(hours)} h + {_g(round(extra, 3))} h expected re-run "
+                                     f"[{lost.explanation}])")
     if purchase == "capacity_block":
         window, per_window = _window(offer)
         if window <= 24:
