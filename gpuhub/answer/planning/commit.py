@@ -145,8 +145,8 @@ class CommitPlan:
         return len(self.levels)
 
 
-def _level_hours(profile: Profile, gpus_per_instance: float) -> list[tuple[Decimal, int, int, int]]:
-    """For each level: hours a month used, and how many days, weeks and fortnights of a week it is used in."""
+def _level_hours(profile: Profile, gpus_per_instance: float) -> list[tuple[Decimal, int]]:
+    """For each level: hours a month used, and on how many days of the week it is used."""
     counts = profile.instances(gpus_per_instance)
     out = []
     for k in range(1, max(counts) + 1):
@@ -155,7 +155,7 @@ def _level_hours(profile: Profile, gpus_per_instance: float) -> list[tuple[Decim
         day_slots = 24 * SLOTS_PER_HOUR
         days = sum(1 for d in range(7) if any(used[d * day_slots:(d + 1) * day_slots]))
         hours = Decimal(slots) / SLOTS_PER_HOUR * WEEKS_PER_MONTH
-        out.append((hours, days, 1, 1))
+        out.append((hours, days))
     return out
 
 
@@ -229,11 +229,11 @@ def plan_commitments(offers: Iterable[Offer], profile: Profile, gpus_per_instanc
     if not pool:
         raise QueryError("gpus", f"no {currency} offer with {gpus_per_instance:g} GPUs per instance in the market")
     levels_in = _level_hours(profile, gpus_per_instance)
-    allowed = {o.price.purchase for o in pool}
     chosen: list[Level] = []
-    by_purchase: dict[str, list[tuple[Decimal, Offer, str]]] = {p: [] for p in sorted(allowed)}
+    by_purchase: dict[str, list[tuple[Decimal, Offer, str]]] = {p: [] for p in sorted({o.price.purchase
+                                                                                        for o in pool})}
     memo: dict[tuple[Decimal, int], dict[str, tuple[Decimal, Offer, str]]] = {}
-    for k, (hours, days, _, _) in enumerate(levels_in, 1):
+    for k, (hours, days) in enumerate(levels_in, 1):
         key = (hours, days)
         if key not in memo:
             best: dict[str, tuple[Decimal, Offer, str]] = {}
