@@ -623,6 +623,10 @@ from gpuhub.cli import history as cli_history  # noqa: E402  (light: typer only;
 
 cli_history.register(app)
 
+from gpuhub.cli.plan import plan_app  # noqa: E402  (light: typer only; commitments, follow-the-sun, arbitrage)
+
+app.add_typer(plan_app, name="plan")
+
 
 def _builtin_commands() -> set[str]:
     names = {c.name or typer.main.get_command_name(c.callback.__name__)  # type: ignore[union-attr]
