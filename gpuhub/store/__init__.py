@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from gpuhub.store.columns import OfferColumns
 
 __all__ = ["SOURCE_KINDS", "PruneReport", "Quarantined", "Snapshot", "SnapshotMeta", "SourceKind", "Store",
-           "StoreError", "UndecodableRow", "default_location", "open_store"]
+           "StoreError", "StoreReadOnly", "UndecodableRow", "default_location", "open_store"]
 
 SourceKind = Literal["live", "captured", "reconstructed", "static"]
 log = logging.getLogger("gpuhub.store")
@@ -45,6 +45,11 @@ SOURCE_KINDS: tuple[str, ...] = ("live", "captured", "reconstructed", "static")
 
 class StoreError(Exception):
     """The store cannot be opened or written (the message names the location and the cause)."""
+
+
+class StoreReadOnly(StoreError):
+    """The store can be read but not written (a read-only file or directory, a full disk): stored data is still
+    served, new fetches are not kept. The store warns once when it finds out; callers need not warn again."""
 
 
 @dataclass(frozen=True)
