@@ -101,7 +101,8 @@ class AwsProvider(Provider):
     Prices are per instance-hour in USD (CNY in the China regions), billed per second with a 60-second minimum
     (Linux). Settings: ``GPUHUB_AWS_REGIONS`` (comma-separated region codes), ``GPUHUB_AWS_BASE_URL`` (offer-file
     host), ``GPUHUB_AWS_CN_BASE_URL`` (China offer-file host), ``GPUHUB_AWS_EC2_ENDPOINT`` (a URL template with
-    ``{region}``), ``GPUHUB_AWS_PUBLIC_ONLY=1`` (live without credentials: offer files only, no spot).
+    ``{region}``), ``GPUHUB_AWS_PUBLIC_ONLY=1`` (live without credentials: offer files only, no spot),
+    ``GPUHUB_AWS_SIDE_SOURCES_S`` (seconds the side sources may add to a live fetch, :mod:`gpuhub_aws.side`).
     """
 
     name = "aws"
