@@ -315,7 +315,7 @@ class ProviderContext:
         self._retry = retry or RetryPolicy()
         self._last_request = 0.0
         self._lock = threading.Lock()
-        self._count_lock = threading.Lock()  # side sources may send requests from several threads
+        self._count_lock = threading.Lock()  # a provider may fetch side sources from several threads
         self.secrets_seen: list[str] = _SecretList()
         """Credential values this fetch used; each is registered at once
         (:func:`gpuhub.fetch.recording.remember_secret`), so recordings, messages and logs blank it even in answers
@@ -530,14 +530,16 @@ class ProviderContext:
 
     def skip(self, reason: str, count: int = 1) -> None:
         """Count ``count`` malformed or out-of-scope records (by reason) instead of raising."""
-        self.report.skipped[reason] += count
+        with self._count_lock:
+            self.report.skipped[reason] += count
 
     def partial(self, reason: str, count: int = 1, detail: str | None = None) -> None:
         """Say the catalog is incomplete: ``reason`` (a short, stable kind such as "regions whose walk failed"),
         ``count`` things missing, and ``detail`` (which ones) for the warnings. The status becomes
         ``ok (partial: N reasons)`` and lists ``detail`` (else ``reason``) as a warning. Never use it for records
         that are out of scope on purpose (use :meth:`skip`)."""
-        self.report.partial[redact(reason)] += count
+        with self._count_lock:
+            self.report.partial[redact(reason)] += count
         self.warn(detail or reason)
 
     def guard(self, what: str) -> RecordGuard:
@@ -547,8 +549,9 @@ class ProviderContext:
     def warn(self, message: str) -> None:
         """A warning that ends up in the provider's status."""
         message = redact(message)
-        if message not in self.report.warnings:
-            self.report.warnings.append(message)
+        with self._count_lock:
+            if message not in self.report.warnings:
+                self.report.warnings.append(message)
 
 
 class RecordGuard:

@@ -107,3 +107,18 @@ def test_side_sources_that_hang_or_fail_never_cost_the_prices(fault: str, clean:
         why in c for c in o.obtain.checks) for o in on_demand)
     if fault == "hang":  # no retry past the budget: each hanging request was sent once
         assert asked and max(asked.values()) == 1, asked
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-5", "86400"])
+def test_a_bad_side_source_budget_is_named_before_any_download(value: str, rel_registry: Registry,
+                                                              transport: LoopbackOnly) -> None:
+    case = case_or_skip(rel_registry, "aws")
+    env = {**{k: v for k, v in case.env.items() if v}, "GPUHUB_AWS_BASE_URL": "http://127.0.0.1:9",
+           "GPUHUB_AWS_SIDE_SOURCES_S": value}
+    engine = live_engine(rel_registry, env, transport)
+    try:
+        offers, status = run_provider(engine, "aws", mode="live", refresh=True)
+    finally:
+        engine.shutdown()
+    assert not offers and status.state == "failed", status.line()
+    assert f"GPUHUB_AWS_SIDE_SOURCES_S={value!r}: give seconds, more than 0 and at most 3600" in (status.reason or "")

@@ -66,7 +66,7 @@ from gpuhub_aws.parse import (
 )
 from gpuhub_aws.placement import placement_scores, with_scores
 from gpuhub_aws.quotas import QUOTA_TARGET, Quotas, list_quotas_body, parse_quotas, quota_error, with_quotas
-from gpuhub_aws.side import SideSources
+from gpuhub_aws.side import SideSources, side_budget
 
 __all__ = ["DEFAULT_REGIONS", "AwsProvider", "describe_instance_types_params", "spot_history_params", "stream"]
 
@@ -133,6 +133,7 @@ class AwsProvider(Provider):
                 pagination loop / page cap was hit.
         """
         regions = self._regions(ctx)
+        budget = side_budget(ctx)  # a bad setting fails before any download
         creds = self._credentials(ctx)
         with_ec2 = ctx.mode == "replay" or creds is not None
         results: list[OfferFileResult] = []
@@ -151,7 +152,7 @@ class AwsProvider(Provider):
         instances: dict[str, Instance | None] = {}
         for result in results:  # first: the side sources ask only about types that make offers
             self._instances(ctx, result, specs, instances)
-        side = SideSources(ctx)  # advisor, quotas, placement, capacity blocks: concurrent, time-bounded (.side)
+        side = SideSources(ctx, budget)  # advisor, quotas, placement, capacity blocks: concurrent, time-bounded (.side)
         try:
             advisor, quotas, scores, blocks = self._side_sources(ctx, side, creds, regions, results, types,
                                                                  instances, with_ec2)

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from gpuhub.plugin import ProviderContext, ProviderError
 
-__all__ = ["DEFAULT_BUDGET_S", "SideSources"]
+__all__ = ["DEFAULT_BUDGET_S", "SideSources", "side_budget"]
 
 DEFAULT_BUDGET_S = 20.0
 """Seconds the side sources may add to a live fetch, unless ``GPUHUB_AWS_SIDE_SOURCES_S`` says otherwise."""
@@ -30,7 +30,12 @@ GRACE_S = 1.0
 T = TypeVar("T")
 
 
-def _budget(ctx: ProviderContext) -> float | None:
+def side_budget(ctx: ProviderContext) -> float | None:
+    """``GPUHUB_AWS_SIDE_SOURCES_S`` in seconds (default :data:`DEFAULT_BUDGET_S`); None when replayed.
+
+    Raises:
+        ProviderError: not a number of seconds in (0, 3600].
+    """
     if ctx.mode == "replay":
         return None
     text = ctx.setting("SIDE_SOURCES_S")
@@ -41,21 +46,22 @@ def _budget(ctx: ProviderContext) -> float | None:
     if not 0 < budget <= 3600:
         raise ProviderError(f"GPUHUB_AWS_SIDE_SOURCES_S={text!r}: give seconds, more than 0 and at most 3600 "
                             f"(default {DEFAULT_BUDGET_S:g})")
-    left = ctx.time_left_s()
-    return budget if left is None else min(budget, left / 2)
+    return budget
 
 
 class SideSources:
     """The side-source jobs of one fetch: :meth:`submit` starts one, :meth:`result` waits for it until the budget's
     :attr:`deadline` (plus :data:`GRACE_S`) and answers ``late(reason)`` for one that did not end in time or raised.
 
-    Raises:
-        ProviderError: ``GPUHUB_AWS_SIDE_SOURCES_S`` is not a number of seconds in (0, 3600].
+    Args:
+        ctx: the fetch's context.
+        budget_s: :func:`side_budget`, seconds from now (None: no limit); cut to half the fetch's time left.
     """
 
-    def __init__(self, ctx: ProviderContext) -> None:
+    def __init__(self, ctx: ProviderContext, budget_s: float | None) -> None:
         self.ctx = ctx
-        self.budget_s = _budget(ctx)
+        left = ctx.time_left_s()
+        self.budget_s = budget_s if budget_s is None or left is None else min(budget_s, left / 2)
         self.deadline = None if self.budget_s is None else time.monotonic() + self.budget_s
         """When every side-source request has ended (a :func:`time.monotonic` time; None: replayed, no limit)."""
         self._pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="gpuhub-aws-side")
