@@ -113,6 +113,12 @@ class Store(Protocol):
     location: str
     """Where the store is (a path, or a URL with any password removed), for messages and ``gpuhub store path``."""
 
+    @property
+    def read_only(self) -> str | None:
+        """Why this process cannot write the store (read-only file or directory, no write rights, full disk: stored
+        offers are still served), or None when it can."""
+        ...
+
     def put_snapshot(self, meta: SnapshotMeta, columns: OfferColumns | None) -> Snapshot:
         """Store one fetch. ``columns`` None (or ``meta.complete`` False) records an attempt that is never served.
 

@@ -192,6 +192,12 @@ class SqliteStore:
             if not _unwritable(exc) or not self.path.is_file() or self.path.stat().st_size == 0:
                 raise
             return (*self._connect_read_only(exc), _cause(exc))
+        effective = os.access in os.supports_effective_ids
+        if not os.access(self.path, os.W_OK, effective_ids=effective):  # SQLite opened it read-only, silently
+            why = "no permission to write the file"
+            _warn_once(self.path, "the offer store at %s is read-only (%s): stored offers are served, new fetches "
+                                  "are not kept", why)
+            return db, inode, why
         return db, inode, None
 
     def _connect_read_only(self, why: OSError | sqlite3.Error) -> tuple[sqlite3.Connection, tuple[int, int]]:

@@ -146,6 +146,13 @@ def test_a_read_only_store_is_still_read(stored: tuple[FaultServer, dict[str, st
         assert line.startswith("lambda: ok"), err
         assert _has_price(offers)
         assert err.count("is read-only") == 1 and "not usable" not in err, err
+
+        shown = subprocess.run([sys.executable, "-m", "gpuhub.cli", "store", "show", "--format", "json"], env=env,
+                               capture_output=True, text=True, timeout=120, preexec_fn=_as_a_user)
+        assert shown.returncode == 0, shown.stderr
+        listed = json.loads(shown.stdout)
+        assert listed["read_only"], listed  # known at once, before any write
+        assert sorted(s["id"] for s in listed["snapshots"]) == [i for i, _ in before]
     assert _snapshots(store) == before  # nothing was written
 
 
