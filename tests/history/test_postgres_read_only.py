@@ -16,8 +16,6 @@ import gpuhub
 from gpuhub.kit.testing import run_cli
 from gpuhub.store import StoreReadOnly
 
-pytestmark = pytest.mark.postgres
-
 
 @pytest.fixture
 def reader_url(pg_url: str) -> str:
