@@ -362,6 +362,17 @@ class Offer(_Frozen):
     available_count: int | None = Field(
         default=None, ge=0, description="how many of this offer can be started now (free nodes, GPUs or MIG "
                                         "slices), when the provider counts them; None when unknown")
+    provisionable_count: int | None = Field(
+        default=None, ge=0, description="how many more of this offer can be added on request, beyond "
+                                        "``available_count`` (capacity that does not run now): an autoscaled node "
+                                        "pool below its limit (Karpenter NodePool limits, cluster-autoscaler's "
+                                        "max size), Slurm cloud or powered-down nodes; in instances of this offer "
+                                        "(nodes, GPUs or slices as the offer is). None: nothing can be added or the "
+                                        "provider does not say")
+    provision_wait_s: int | None = Field(
+        default=None, ge=0, description="expected seconds until provisionable capacity is ready to use (a node "
+                                        "booted and joined), as the operator's settings or the provider state it; "
+                                        "None when not known")
     source: Source
     obtain: Obtainability | None = Field(default=None, description="interruption risk, reservation window, "
                                          "quota and capacity, where a source says (see gpuhub.obtain)")
@@ -421,6 +432,19 @@ class Offer(_Frozen):
             return None
         return self.price.amount / Decimal(str(total))
 
+    @property
+    def capacity_label(self) -> str | None:
+        """What can be had and when, for the ``avail`` column: ``"6 free"``, ``"+16 in ~5 min"``, ``"2 free, +8 in
+        ~5 min"``; None when the offer counts neither (a price list's availability is a yes/no)."""
+        parts = []
+        if self.available_count is not None and (self.available_count or not self.provisionable_count):
+            parts.append(f"{self.available_count} free")
+        if self.provisionable_count:
+            wait = self.provision_wait_s
+            when = "" if wait is None else f" in ~{max(1, round(wait / 60))} min" if wait >= 60 else f" in ~{wait} s"
+            parts.append(f"+{self.provisionable_count}{when}")
+        return ", ".join(parts) or None
+
     def to_record(self) -> dict[str, Any]:
         """The flat, JSON-ready dict the CLI and exports use (keys documented in the README).
 
@@ -469,6 +493,8 @@ class Offer(_Frozen):
             "payment_option": price.payment_option,
             "available": self.available,
             "available_count": self.available_count,
+            "provisionable_count": self.provisionable_count,
+            "provision_wait_s": self.provision_wait_s,
             "bare_metal": inst.bare_metal,
             "tenancy": inst.tenancy,
             "control_source": inst.control_source,

@@ -287,8 +287,7 @@ def _print_result(result: SearchResult, output: OutputFormat) -> None:
             _num(r["vcpus"]), _num(r["memory_gib"]), *((r["cpu_arch"],) if arm else ()),
             r["purchase"] + (f" ({stat})" if stat else ""),
             f"{_money(offer.price.amount)} {r['currency']}", _money(per_gpu, derived=True) if per_gpu else "-",
-            {"available": "yes", "sold_out": "sold out", "unknown": "?"}[r["availability"]],
-            _risk(r), r["source"],
+            _avail(r, offer), _risk(r), r["source"],
             *([network_label(offer.instance)] if network else []),
             *([f"{_money(offer.price.amount * q.nodes)} {r['currency']}"] if q.nodes > 1 else []),
             *([f"{r['score']:.4g}" if r.get("score") is not None else "-"] if scored else []))
@@ -320,6 +319,14 @@ def _print_groups(result: SearchResult) -> None:
                       f"{g.best.price.purchase} {_money(g.best.price.amount)}")
     _out().print(table)
     err.print(f"{len(result.groups)} groups of {result.matched} matching offers", highlight=False)
+
+
+def _avail(record: dict[str, Any], offer: Offer) -> str:
+    """The avail cell: what an internal cluster has free and can add (``6 free``, ``+8 in ~5 min``) when its
+    plugin counts capacity that can be provisioned, else yes / sold out / ?."""
+    if offer.provisionable_count is not None:
+        return offer.capacity_label or "sold out"
+    return {"available": "yes", "sold_out": "sold out", "unknown": "?"}[record["availability"]]
 
 
 def _write_csv(records: list[dict[str, Any]], fields: list[str]) -> None:
