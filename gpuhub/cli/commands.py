@@ -641,12 +641,21 @@ def _process_age_s() -> float:
         return 0.0
 
 
-def _leave(code: object, inherited: frozenset[int] = frozenset()) -> None:
+def _leave(code: object, inherited: frozenset[int] = frozenset(), own_process: bool = False) -> None:
     """Exit with ``code``. Fetch or plugin threads this command started and that still run (a provider past its
     deadline, a plugin that hung at import) are abandoned: flush and end the process at once instead of letting
     interpreter exit wait. Threads that were alive before ``main`` (``inherited`` idents: a host process calling
-    ``main`` in-process, such as a test runner) are not this command's and never end the host."""
+    ``main`` in-process, such as a test runner) are not this command's and never end the host.
+
+    ``own_process`` (the console script): the heap is frozen first (:func:`gc.freeze`), so the collections that
+    interpreter exit runs skip every object this command made (a tenth to a fifth of a warm search's time went
+    there); atexit handlers and module teardown still run."""
     import threading
+
+    if own_process:
+        import gc
+
+        gc.freeze()
 
     if isinstance(code, str):
         err.print(code, highlight=False, markup=False)
@@ -720,11 +729,11 @@ def main(own_process: bool = False) -> None:
     try:
         _main_inner()
     except SystemExit as exc:
-        _leave(exc.code, inherited)
+        _leave(exc.code, inherited, own_process)
     except KeyboardInterrupt:  # a real Ctrl-C (a plugin's own KeyboardInterrupt is contained as its failure)
         err.print("interrupted", highlight=False)
-        _leave(130, inherited)
-    _leave(0, inherited)
+        _leave(130, inherited, own_process)
+    _leave(0, inherited, own_process)
 
 
 def _main_inner() -> None:

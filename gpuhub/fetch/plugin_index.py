@@ -14,13 +14,15 @@ Later runs rebuild the :class:`~gpuhub.fetch.plugins.Registry` from the index wi
 credentials, bundled recording, code identity); the first time anything else is needed (``fetch``, an error
 translation, a plugin's own attribute) it loads the plugins for real and hands over to the real provider.
 
-Not indexed (loaded for real every run): a plugin that registers rankers, regions or CLI commands (that is code,
-not data), any plugin that failed, hung, clashed or warned (its warning must be shown again), and runs with
+Region facts a plugin registers are data (:class:`~gpuhub.facts.regions.RegionFacts`) and are indexed with the
+rest. Not indexed (loaded for real every run): a plugin that registers rankers or CLI commands (that is code, not
+data), any plugin that failed, hung, clashed or warned (its warning must be shown again), and runs with
 ``GPUHUB_STRICT_PLUGINS`` or ``GPUHUB_TRACE_PLUGINS`` set.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["INDEX_META", "IndexedProvider", "capture", "index_key", "load_registry", "restore"]
 
 log = logging.getLogger("gpuhub.fetch.plugins")
-_DATA_HOOKS = frozenset({"register_gpu_specs", "register_providers"})
+_DATA_HOOKS = frozenset({"register_gpu_specs", "register_providers", "register_regions"})
 
 
 def capture(registry: Registry, key: str) -> dict[str, Any] | None:
@@ -83,7 +85,8 @@ def capture(registry: Registry, key: str) -> dict[str, Any] | None:
         })
     return {"format": INDEX_FORMAT, "key": key, "stamp": installation_stamp(),
             "reports": [r.to_dict() for r in registry.reports], "providers": providers,
-            "gpus": registry.gpus.to_state()}
+            "gpus": registry.gpus.to_state(),
+            "regions": [dataclasses.asdict(facts) for facts in registry.regions]}
 
 
 class IndexedProvider(Provider):
@@ -184,6 +187,7 @@ def restore(index: Mapping[str, Any], environ: Mapping[str, str] | None = None) 
         PluginError: the built-in plugin cannot register its rankers.
     """
     from gpuhub.facts.gpus import GpuTable
+    from gpuhub.facts.regions import RegionFacts
     from gpuhub.fetch.plugins import PluginReport, Registry
 
     if index.get("format") != INDEX_FORMAT:
@@ -192,7 +196,7 @@ def restore(index: Mapping[str, Any], environ: Mapping[str, str] | None = None) 
     reports = [PluginReport(**row) for row in index["reports"]]
     providers = {p["name"]: (str(p["plugin"]), _stand_in(p, loader)) for p in index["providers"]}
     return Registry.restore(reports=reports, providers=providers, gpus=GpuTable.from_state(index["gpus"]),
-                            environ=environ)
+                            regions=[RegionFacts(**facts) for facts in index["regions"]], environ=environ)
 
 
 def load_registry(environ: Mapping[str, str] | None = None, store: Store | None = None) -> Registry:

@@ -78,7 +78,9 @@ def test_a_refresh_through_the_index_hands_over_to_the_real_provider(tmp_path: P
     first, _, _ = _run(tmp_path, *H100)
     again, status, imported = _run(tmp_path, *H100, "--provider", "lambda", "--refresh")
     assert "gpuhub_lambda" in {m.split(".")[0] for m in imported}  # parsed again: the real plugin ran
-    assert {k: v for k, v in _prices(first).items() if k[0] == "lambda"} == _prices(again)
+    # --provider lambda also shows Lambda's machines resold through aggregators (seller lambda): compare Lambda's own.
+    assert {k: v for k, v in _prices(first).items() if k[0] == "lambda"} == {
+        k: v for k, v in _prices(again).items() if k[0] == "lambda"}
     assert "lambda: ok, " in status
 
 
@@ -158,5 +160,6 @@ def test_a_plugin_switch_naming_no_installed_plugin_is_reported_on_every_run(tmp
     for _ in range(2):  # loaded for real, then restored from the index: the warning both times
         out, status, _ = _run(tmp_path, *H100, env={"GPUHUB_DISABLE_PLUGINS": "lamda"})
         assert "GPUHUB_DISABLE_PLUGINS names 'lamda': not an installed plugin" in status
-        assert "installed: aws, azure, coreweave, gcp, kubernetes, lambda" in status
+        installed = sorted(ep.name for ep in metadata.entry_points(group="gpuhub"))
+        assert f"installed: {', '.join(installed)})" in status and {"aws", "lambda"} <= set(installed)
         assert _prices(out)[("lambda", "gpu_1x_h100_pcie", "us-east-1")] == 2.49  # nothing was switched off
