@@ -595,9 +595,20 @@ class Catalog:
     def _per_gpu_values(self) -> FloatArray:
         """Per-GPU TFLOPS per precision, bandwidth and power of every instance-table row (parts end to end)."""
         width = len(PRECISIONS) + 2
-        values: FloatArray = np.asarray([_per_gpu(c.instance(i), self._gpus) for c in self._stored
-                                         for i in range(len(c.tables["instances"]))],
-                                        dtype=np.float64).reshape(-1, width)
+        # The figures depend only on the GPU (name, form factor, known) and the count: computed once per distinct
+        # pair, not per instance row (thousands of rows share a few dozen GPUs; each lookup scans the GPU table).
+        seen: dict[tuple[Any, ...], tuple[float, ...]] = {}
+        out: list[tuple[float, ...]] = []
+        for c in self._stored:
+            for i in range(len(c.tables["instances"])):
+                instance = c.instance(i)
+                gpu = instance.gpu
+                key = (None if gpu is None else (gpu.name, gpu.form_factor, gpu.known), instance.gpu_count)
+                figures = seen.get(key)
+                if figures is None:
+                    figures = seen[key] = _per_gpu(instance, self._gpus)
+                out.append(figures)
+        values: FloatArray = np.asarray(out, dtype=np.float64).reshape(-1, width)
         return values
 
     @cached_property
