@@ -36,7 +36,7 @@ INDEX_FORMAT = 2
 _SWITCHES = ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")
 
 __all__ = ["INDEX_META", "code_fingerprint", "gpu_table_fingerprint", "index_key", "installation_stamp", "live_key",
-           "recording_digest", "registry_fingerprint", "replay_key"]
+           "quick_key", "recording_digest", "registry_fingerprint", "replay_key"]
 
 
 def _stamp(info: os.stat_result) -> str:
@@ -213,6 +213,17 @@ def index_key(environ: Mapping[str, str] | None = None,
         parts.append(f"{ep.name}={ep.value}|{dist.metadata['Name'] if dist else ''}|{dist.version if dist else ''}|"
                      f"{dist.locate_file('') if dist else ''}|{code_fingerprint(ep.value.split(':')[0])}")
     parts += [f"{name}={env.get(name, '')}" for name in _SWITCHES]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def quick_key(modules: Iterable[str], environ: Mapping[str, str] | None = None) -> str:
+    """A key of the plugin index that reads no entry point (listing them reads every installed distribution's
+    metadata, tens of milliseconds): the :func:`installation_stamp` (installing, removing or upgrading any
+    distribution changes a directory on ``sys.path``; the plugin switches), gpuhub's files, and the files of each
+    package the index's entry points live in (``modules``: an edited plugin). When it differs, the full
+    :func:`index_key` decides."""
+    parts = [f"format={INDEX_FORMAT}", installation_stamp(environ), code_fingerprint("gpuhub"),
+             *(f"{module}={code_fingerprint(module)}" for module in sorted(modules))]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 

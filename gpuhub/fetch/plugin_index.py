@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gpuhub.fetch.keys import INDEX_FORMAT, INDEX_META, index_key, installation_stamp
+from gpuhub.fetch.keys import INDEX_FORMAT, INDEX_META, index_key, installation_stamp, quick_key
 from gpuhub.fetch.provider import Credential, Provider
 
 if TYPE_CHECKING:
@@ -219,19 +219,44 @@ def load_registry(environ: Mapping[str, str] | None = None, store: Store | None 
         store = None
     if store is None:
         return Registry(environ=environ)
-    key = index_key(env)
+    index: Any = None
     try:
         text = store.get_meta(INDEX_META)
         index = json.loads(text) if text else None
-        if isinstance(index, dict) and index.get("key") == key:
+        # First the quick key (no entry point read: installation stamp and package files), then the full one.
+        if isinstance(index, dict) and isinstance(index.get("modules"), list) and index.get("quick") == quick_key(
+                [str(m) for m in index["modules"]], env):
             return restore(index, environ)
+    except (StoreError, OSError, ValueError, KeyError, TypeError) as exc:
+        log.debug("plugin index not usable, loading the plugins: %s", exc)
+        index = None
+    from importlib import metadata
+
+    from gpuhub.bundled import ENTRY_POINT_GROUP
+
+    eps = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+    key = index_key(env, eps)
+    modules = sorted({ep.value.split(":")[0].strip() for ep in eps})
+    try:
+        if isinstance(index, dict) and index.get("key") == key:
+            registry = restore(index, environ)
+            if index.get("modules") != modules or index.get("quick") != quick_key(modules, env):
+                _put_index(store, {**index, "modules": modules, "quick": quick_key(modules, env)})
+            return registry
     except (StoreError, OSError, ValueError, KeyError, TypeError) as exc:
         log.debug("plugin index not usable, loading the plugins: %s", exc)
     registry = Registry(environ=environ)
     index = capture(registry, key)
     if index is not None:
-        try:
-            store.put_meta(INDEX_META, json.dumps(index, separators=(",", ":")))
-        except (StoreError, OSError) as exc:
-            log.debug("could not write the plugin index: %s", exc)
+        _put_index(store, {**index, "modules": modules, "quick": quick_key(modules, env)})
     return registry
+
+
+def _put_index(store: Store, index: Mapping[str, Any]) -> None:
+    """Write the plugin index (a failure only costs the next run a real load)."""
+    from gpuhub.store import StoreError
+
+    try:
+        store.put_meta(INDEX_META, json.dumps(index, separators=(",", ":")))
+    except (StoreError, OSError) as exc:
+        log.debug("could not write the plugin index: %s", exc)

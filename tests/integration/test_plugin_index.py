@@ -94,6 +94,10 @@ def test_the_index_restores_an_equal_registry(tmp_path: Path) -> None:
     assert restored.gpus.fingerprint() == registry.gpus.fingerprint()
     assert registry_fingerprint(restored) == registry_fingerprint(registry)
     assert sorted(restored.rankers) == sorted(registry.rankers)
+    # Region facts are data: indexed and registered again (OCI's Frankfurt region is in Germany, Europe).
+    assert restored.regions == registry.regions
+    frankfurt = next(f for f in restored.regions if (f.provider, f.region) == ("oci", "eu-frankfurt-1"))
+    assert (frankfurt.country, frankfurt.continent) == ("DE", "Europe")
     for name, real in registry.providers.items():
         stand_in = restored.providers[name]
         assert isinstance(stand_in, IndexedProvider)
@@ -141,6 +145,25 @@ def test_editing_a_plugin_file_changes_the_key(tmp_path: Path, monkeypatch: pyte
     code_fingerprint.cache_clear()
     assert index_key({}, [ep]) != before
     assert index_key({"GPUHUB_DISABLE_PLUGINS": "tmpcloud"}, [ep]) != index_key({}, [ep])
+
+
+def test_the_quick_key_follows_an_edited_plugin_and_the_switches(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuhub.fetch.keys import code_fingerprint, quick_key
+
+    package = tmp_path / "gpuhub_quickcloud"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    plugin = package / "plugin.py"
+    plugin.write_text("PRICE_CENTS = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    modules = ["gpuhub_quickcloud.plugin"]
+    before = quick_key(modules, {})
+    assert quick_key(modules, {}) == before
+    plugin.write_text("PRICE_CENTS = 22\n")
+    code_fingerprint.cache_clear()
+    assert quick_key(modules, {}) != before
+    assert quick_key(modules, {"GPUHUB_PLUGINS": "aws"}) != quick_key(modules, {})
 
 
 def test_a_damaged_index_is_a_miss(tmp_path: Path) -> None:
