@@ -126,7 +126,7 @@ def test_a_plugin_that_registers_code_is_never_indexed() -> None:
 
 
 def test_editing_a_plugin_file_changes_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpuhub.fetch.keys import code_fingerprint
+    from gpuhub.fetch.keys import code_fingerprint, quick_key
 
     package = tmp_path / "gpuhub_tmpcloud"
     package.mkdir()
@@ -135,35 +135,18 @@ def test_editing_a_plugin_file_changes_the_key(tmp_path: Path, monkeypatch: pyte
     plugin.write_text("PRICE_CENTS = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     ep = metadata.EntryPoint(name="tmpcloud", value="gpuhub_tmpcloud.plugin", group="gpuhub")
-    before = index_key({}, [ep])
-    assert index_key({}, [ep]) == before
+    keys = (lambda env: index_key(env, [ep]), lambda env: quick_key([ep.value], env))  # full, then quick
+    before = [key({}) for key in keys]
+    assert [key({}) for key in keys] == before
     # An edit that keeps the size and puts the modification time back (cp -p, rsync -t, touch -r) still counts.
     stat = plugin.stat()
     plugin.write_text("PRICE_CENTS = 2\n")
     os.utime(plugin, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert plugin.stat().st_size == stat.st_size and plugin.stat().st_mtime_ns == stat.st_mtime_ns
     code_fingerprint.cache_clear()
-    assert index_key({}, [ep]) != before
-    assert index_key({"GPUHUB_DISABLE_PLUGINS": "tmpcloud"}, [ep]) != index_key({}, [ep])
-
-
-def test_the_quick_key_follows_an_edited_plugin_and_the_switches(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from gpuhub.fetch.keys import code_fingerprint, quick_key
-
-    package = tmp_path / "gpuhub_quickcloud"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    plugin = package / "plugin.py"
-    plugin.write_text("PRICE_CENTS = 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    modules = ["gpuhub_quickcloud.plugin"]
-    before = quick_key(modules, {})
-    assert quick_key(modules, {}) == before
-    plugin.write_text("PRICE_CENTS = 22\n")
-    code_fingerprint.cache_clear()
-    assert quick_key(modules, {}) != before
-    assert quick_key(modules, {"GPUHUB_PLUGINS": "aws"}) != quick_key(modules, {})
+    for key, old in zip(keys, before, strict=True):
+        assert key({}) != old
+        assert key({"GPUHUB_DISABLE_PLUGINS": "tmpcloud"}) != key({})
 
 
 def test_a_damaged_index_is_a_miss(tmp_path: Path) -> None:
