@@ -241,14 +241,18 @@ def load_registry(environ: Mapping[str, str] | None = None, store: Store | None 
         if isinstance(index, dict) and index.get("key") == key:
             registry = restore(index, environ)
             if index.get("modules") != modules or index.get("quick") != quick_key(modules, env):
-                _put_index(store, {**index, "modules": modules, "quick": quick_key(modules, env)})
+                # The index describes this installation: its stamp and quick key become this process's (another
+                # interpreter path, such as ``python -c``, sees other sys.path directories).
+                _put_index(store, {**index, "modules": modules, "quick": quick_key(modules, env),
+                                   "stamp": installation_stamp(env)})
             return registry
     except (StoreError, OSError, ValueError, KeyError, TypeError) as exc:
         log.debug("plugin index not usable, loading the plugins: %s", exc)
     registry = Registry(environ=environ)
     index = capture(registry, key)
     if index is not None:
-        _put_index(store, {**index, "modules": modules, "quick": quick_key(modules, env)})
+        _put_index(store, {**index, "modules": modules, "quick": quick_key(modules, env),
+                           "stamp": installation_stamp(env)})
     return registry
 
 
