@@ -15,15 +15,13 @@ offer); peak resident memory is read at exit. Fails unless every process was ser
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
-from pathlib import Path
 from typing import Any
 
 from store_bench import GPUHUNT_ONE_SHOT, GPUHUNT_PYTHON, HERE, INGEST, _run
-from timing import emit, load_average, timed_run
+from timing import data_arguments, emit, load_average, timed_run
 
 CLI_ONE_SHOT = """
 import os, resource, sys
@@ -47,13 +45,7 @@ VARIANTS = {"default table": [], "--all-regions": ["--all-regions"]}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
-    data = args.data.resolve()
-    fx = str(data / "gpuhub")
+    args, data, fx = data_arguments(3)
     out: dict[str, Any] = {"data": str(data)}
     samples: dict[str, list[tuple[float, float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="gpuhub-cli-scale-") as store:
