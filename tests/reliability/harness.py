@@ -95,7 +95,7 @@ def serving(registry: Registry, case: ProviderCase, *, rewrite_origins: bool = T
     """A started fault server replaying ``case``'s bundled recording; stopped on exit."""
     fixtures = registry.providers[case.name].fixtures_dir()
     assert fixtures is not None, f"{case.name} bundles no recording"
-    server = FaultServer(fixtures, rewrite_origins=rewrite_origins).start()
+    server = FaultServer(fixtures, rewrite_origins=rewrite_origins, unrecorded=case.unrecorded).start()
     try:
         yield server
     finally:

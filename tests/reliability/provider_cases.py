@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
-from faultserver import Fault, Match
+from faultserver import Answer, Fault, FaultServer, Match, Unrecorded
 
 from gpuhub import Offer
 
@@ -56,6 +57,8 @@ class ProviderCase:
         streamed: ``fault_match`` is read with ``ctx.stream`` (a connection lost mid-body is not retried).
         words: per-fault words the failure reason must contain (override the defaults).
         xfail: per-test defect descriptions, keyed by fault id (strict xfail: fails until the plugin is fixed).
+        unrecorded: answers to the requests a live walk makes that the recording lacks, built from what it holds
+            (:data:`faultserver.Unrecorded`); None: such a request is a miss.
     """
 
     name: str
@@ -85,6 +88,7 @@ class ProviderCase:
     streamed: bool = False
     words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     xfail: Mapping[str, str] = field(default_factory=dict)
+    unrecorded: Unrecorded | None = None
 
 
 def of_type(instance_type: str) -> Callable[[Offer], bool]:
@@ -368,6 +372,24 @@ def _aws_forever(body: bytes, target: str) -> bytes:
     return body.replace(b"</instanceTypeSet>", f"</instanceTypeSet><nextToken>{token}</nextToken>".encode(), 1)
 
 
+AWS_BLOCKS = "#Action=DescribeCapacityBlockOfferings&"
+
+
+def _aws_no_offerings(server: FaultServer, method: str, path: str, body: bytes) -> Answer | None:
+    """DescribeCapacityBlockOfferings of a region and type the recording lacks: the recorded answer (us-east-2
+    p4d.24xlarge) with no offering in it, as EC2 answers where no block is for sale. The live walk asks every
+    region and capacity-block type; replayed, only the recorded pair is asked (``capacity_blocks._recorded``), and
+    both get the published-rate windows where no offering still to come was read."""
+    if dict(parse_qsl(body.decode("utf-8", "replace"))).get("Action") != "DescribeCapacityBlockOfferings":
+        return None
+    recorded = server.answer_like(AWS_BLOCKS)
+    assert recorded is not None, "the AWS recording holds no DescribeCapacityBlockOfferings answer"
+    none = re.sub(rb"<capacityBlockOfferingSet>.*</capacityBlockOfferingSet>", b"<capacityBlockOfferingSet/>",
+                  recorded.body, flags=re.S)
+    assert none != recorded.body
+    return Answer(recorded.status, recorded.headers, none)
+
+
 AWS = ProviderCase(
     name="aws",
     env={"AWS_ACCESS_KEY_ID": "AKIAFAKEGPUHUB7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "fakeAwsSecret/K7MDENG+bPxRfiCYzz",
@@ -390,7 +412,7 @@ AWS = ProviderCase(
     loop_match="#Action=DescribeInstanceTypes", loop_requests=2, secret_match="#Action=DescribeInstanceTypes",
     fuzz_env={"GPUHUB_AWS_REGIONS": "us-east-2", "GPUHUB_AWS_PUBLIC_ONLY": "1"},  # one offer file, no EC2
     forever=Fault.next_page_forever(_aws_forever, like="#Action=DescribeInstanceTypes", text=True),
-    forever_match="#Action=DescribeInstanceTypes", page_cap=100,
+    forever_match="#Action=DescribeInstanceTypes", page_cap=100, unrecorded=_aws_no_offerings,
     words={"pagination_loop": ("DescribeInstanceTypes", "pagination loop"),
            "page_cap": ("DescribeInstanceTypes: more than 100 pages; the answer would be incomplete",),
            # the offer files are streamed through the plugin's own JSON parser, which names the file
