@@ -3,24 +3,26 @@ whose answers come from stored snapshots does not import a single plugin.
 
 Every CLI run is a fresh process. Importing the six bundled plugins and running their hooks costs more than the
 search itself when the offers are already stored, so the first run records what the plugins registered (their
-reports, the GPU table with its aliases and scopes, each provider's declared facts) under a key of everything
-that decides it: gpuhub's version and files, every ``gpuhub`` entry point (name, target, distribution, version,
-location, size and modification time of each file of its package, the bundled recordings included) and the
-``GPUHUB_PLUGINS`` / ``GPUHUB_DISABLE_PLUGINS`` switches. Installing, removing, upgrading or editing a plugin, or
-switching one off, changes the key, and the next run loads the plugins for real and records the index again.
+reports, the GPU table with its aliases and scopes, their region facts, each provider's declared facts) under a key
+of everything that decides it: gpuhub's version and files, every ``gpuhub`` entry point (name, target,
+distribution, version, location, size and modification time of each file of its package, the bundled recordings
+included) and the ``GPUHUB_PLUGINS`` / ``GPUHUB_DISABLE_PLUGINS`` switches. Installing, removing, upgrading or
+editing a plugin, or switching one off, changes the key, and the next run loads the plugins for real and records the
+index again.
 
 Later runs rebuild the :class:`~gpuhub.fetch.plugins.Registry` from the index with a stand-in
 (:class:`IndexedProvider`) for each provider. A stand-in answers what planning and the store need (name, kind,
 credentials, bundled recording, code identity); the first time anything else is needed (``fetch``, an error
 translation, a plugin's own attribute) it loads the plugins for real and hands over to the real provider.
 
-Not indexed (loaded for real every run): a plugin that registers rankers, regions or CLI commands (that is code,
-not data), any plugin that failed, hung, clashed or warned (its warning must be shown again), and runs with
+Not indexed (loaded for real every run): a plugin that registers rankers or CLI commands (that is code, not data),
+any plugin that failed, hung, clashed or warned (its warning must be shown again), and runs with
 ``GPUHUB_STRICT_PLUGINS`` or ``GPUHUB_TRACE_PLUGINS`` set.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -43,12 +45,12 @@ if TYPE_CHECKING:
 __all__ = ["INDEX_META", "IndexedProvider", "capture", "index_key", "load_registry", "restore"]
 
 log = logging.getLogger("gpuhub.fetch.plugins")
-_DATA_HOOKS = frozenset({"register_gpu_specs", "register_providers"})
+_DATA_HOOKS = frozenset({"register_gpu_specs", "register_providers", "register_regions"})
 
 
 def capture(registry: Registry, key: str) -> dict[str, Any] | None:
     """The index of a registry loaded for real (JSON-ready), or None when it must not be indexed: a plugin
-    registers code (rankers, regions, commands), or any plugin did not load cleanly (its warning or failure must
+    registers code (rankers, commands), or any plugin did not load cleanly (its warning or failure must
     be reported on every run)."""
     from gpuhub.fetch.plugins import _hookimpl_names
 
@@ -83,7 +85,7 @@ def capture(registry: Registry, key: str) -> dict[str, Any] | None:
         })
     return {"format": INDEX_FORMAT, "key": key, "stamp": installation_stamp(),
             "reports": [r.to_dict() for r in registry.reports], "providers": providers,
-            "gpus": registry.gpus.to_state()}
+            "regions": [dataclasses.asdict(facts) for facts in registry.regions], "gpus": registry.gpus.to_state()}
 
 
 class IndexedProvider(Provider):
@@ -184,6 +186,7 @@ def restore(index: Mapping[str, Any], environ: Mapping[str, str] | None = None) 
         PluginError: the built-in plugin cannot register its rankers.
     """
     from gpuhub.facts.gpus import GpuTable
+    from gpuhub.facts.regions import RegionFacts
     from gpuhub.fetch.plugins import PluginReport, Registry
 
     if index.get("format") != INDEX_FORMAT:
@@ -191,8 +194,9 @@ def restore(index: Mapping[str, Any], environ: Mapping[str, str] | None = None) 
     loader = _RealRegistry(environ)
     reports = [PluginReport(**row) for row in index["reports"]]
     providers = {p["name"]: (str(p["plugin"]), _stand_in(p, loader)) for p in index["providers"]}
+    regions = [RegionFacts(**row) for row in index["regions"]]
     return Registry.restore(reports=reports, providers=providers, gpus=GpuTable.from_state(index["gpus"]),
-                            environ=environ)
+                            regions=regions, environ=environ)
 
 
 def load_registry(environ: Mapping[str, str] | None = None, store: Store | None = None) -> Registry:

@@ -28,6 +28,7 @@ from gpuhub.answer.ranking import Ranker
 from gpuhub.bundled import BUNDLED_PROVIDERS, CORE_DISTRIBUTION, ENTRY_POINT_GROUP
 from gpuhub.errors import PluginError
 from gpuhub.facts.gpus import GpuSpec, GpuTable
+from gpuhub.facts.regions import RegionFacts
 from gpuhub.fetch import hookspecs
 from gpuhub.fetch.provider import Provider
 
@@ -138,6 +139,8 @@ class Registry:
         self.provider_plugin: dict[str, str] = {}
         self.gpus = GpuTable()
         self.rankers: dict[str, Ranker] = {}
+        self.regions: list[RegionFacts] = []
+        """The region facts the plugins registered (``register_regions``), in order (kept for the plugin index)."""
         self.reports: list[PluginReport] = []
         self.pm = pluggy.PluginManager("gpuhub")
         self.pm.add_hookspecs(hookspecs)
@@ -146,19 +149,26 @@ class Registry:
 
     @classmethod
     def restore(cls, *, reports: Iterable[PluginReport], providers: Mapping[str, tuple[str, Provider]],
-                gpus: GpuTable, environ: Mapping[str, str] | None = None) -> Registry:
+                gpus: GpuTable, regions: Iterable[RegionFacts] = (),
+                environ: Mapping[str, str] | None = None) -> Registry:
         """A registry rebuilt from what the plugins registered in an earlier process (the plugin index,
         :mod:`gpuhub.fetch.plugin_index`), without importing them: ``providers`` maps each provider name to its plugin's
-        name and a stand-in provider. Only the built-in plugin runs (its rankers are code).
+        name and a stand-in provider; ``regions`` are added to the region table as ``register_regions`` would. Only the
+        built-in plugin runs (its rankers are code).
 
         Raises:
             PluginError: the built-in plugin's rankers cannot be registered (a broken installation).
+            ValueError: a region's facts are out of range (see :func:`gpuhub.facts.regions.add_region`).
         """
+        from gpuhub.facts.regions import add_region
         from gpuhub.fetch import builtin
 
         self = cls.__new__(cls)
         self._configure(environ, False)
         self.gpus = gpus
+        for facts in regions:
+            add_region(facts)
+            self.regions.append(facts)
         self.reports = list(reports)
         for name, (plugin, provider) in providers.items():
             self.providers[name] = provider
@@ -333,7 +343,7 @@ class Registry:
             for provider in providers:
                 self._add_provider(provider, plugin_name, report)
         elif hook == "register_regions":
-            from gpuhub.facts.regions import RegionFacts, add_region
+            from gpuhub.facts.regions import add_region
 
             regions: list[RegionFacts] = []
             self._plugin_code(lambda: impl(register=regions.append), hook)
@@ -342,6 +352,7 @@ class Registry:
                     self._fail(report, f"register_regions got {facts!r}", "pass gpuhub.RegionFacts(...) objects")
                     continue
                 add_region(facts)
+                self.regions.append(facts)
         elif hook == "register_rankers":
             rankers: list[Ranker] = []
             self._plugin_code(lambda: impl(register=rankers.append), hook)
