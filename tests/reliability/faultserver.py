@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit
 
-from gpuhub.fetch.recording import SECRET_NAMES, load_manifest
+from gpuhub.fetch.recording import _CREDENTIAL_JSON_RX, SECRET_NAMES, load_manifest
 
 __all__ = ["Answer", "Fault", "FaultServer", "Match", "Seen", "Unrecorded", "http_date", "matches"]
 
@@ -207,6 +207,8 @@ def _key(method: str, path: str, query: str, body: bytes | str | None) -> tuple[
     if text and "=" in text and not text.lstrip().startswith(("{", "[", "<")):
         text = urlencode(sorted((k, v) for k, v in parse_qsl(text, keep_blank_values=True)
                                 if k.lower() not in SECRET_NAMES))
+    elif text.lstrip().startswith("{"):  # an OAuth client-credentials body: recorded redacted, sent with the fakes
+        text = _CREDENTIAL_JSON_RX.sub(r"\1REDACTED\3", text)
     return (method.upper(), path or "/", fields, text)
 
 
