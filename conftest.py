@@ -67,16 +67,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     (``.ci/run``: ``-m "postgres or browser"``): ``postgres`` for every test using the throwaway PostgreSQL server
     through a fixture it names (``pg_server``, directly or through ``pg_url``); a fixture that asks for it
     at run time marks its own ``postgres`` parameter, and tests/test_web_browser.py marks itself ``browser``."""
-    import runpy
-    from pathlib import Path
-
-    reason_for = runpy.run_path(str(Path(__file__).parent / "tests" / "quarantine.py"))["reason_for"]
     for item in items:
         if "pg_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.postgres)
-        why = reason_for(item.nodeid)
-        if why is not None:  # known failures, listed with their cause in tests/quarantine.py
-            item.add_marker(pytest.mark.xfail(reason=f"quarantined: {why}", strict=False))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -74,7 +74,8 @@ def test_cuda_release_filter(everything: Engine) -> None:
 def test_bare_metal_offers_say_where_the_fact_comes_from(everything: Engine) -> None:
     result = gpuhub.search(bare_metal=True, limit=None, engine=everything, fetch="replay")
     by_provider = {o.provider for o in result}
-    assert {"aws", "coreweave"} <= by_provider
+    assert {"aws", "coreweave", "oci"} <= by_provider
+    assert all(o.instance_type.startswith("BM.") for o in result if o.provider == "oci")  # shapeType "bm"
     assert all(o.instance.bare_metal is True and o.instance.control_source for o in result)
     aws = {o.instance_type for o in result if o.provider == "aws"}
     assert "g4dn.metal" in aws and all(t.endswith(".metal") for t in aws)

@@ -121,7 +121,8 @@ def test_fingerprint_changes_with_the_installed_plugins() -> None:
 
 _CATALOGS = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "skypilot-catalog"
 # The canonical name each spelling (AcceleratorName and GpuInfo "Name") must resolve to. None: deliberately unknown
-# (not a GPU: an inference ASIC and FPGAs sold by AWS).
+# (not a GPU: FPGAs sold by AWS). AWS's Qualcomm AI100 is a known accelerator, not a GPU (gpuhub-aws registers it:
+# shown only with --include-accelerators), like Inferentia and Trainium.
 _EXPECTED = {
     "A10": "A10", "A100": "A100", "A100 PCIe": "A100", "A100 SXM": "A100", "A100-40GB": "A100",
     "A100-40GB-320GB": "A100", "A100-80G-PCIe": "A100-80GB", "A100-80G-PCIe-NVLink": "A100-80GB",
@@ -138,7 +139,7 @@ _EXPECTED = {
     "Inferentia2": "Inferentia2", "K80": "K80", "L4": "L4", "L40": "L40", "L40S": "L40S", "L40S_PCIE": "L40S",
     "L40S_PCIE_BAREMETAL": "L40S", "L40_PCIE": "L40", "L40s": "L40S", "L4_PCIE": "L4", "M60": "M60",
     "MI300X": "MI300X", "MI355X": "MI355X", "NVIDIA H200 NVL": "H200-NVL", "NVIDIA-H100-80GB-HBM3": "H100",
-    "NVIDIA-H200-NVL": "H200-NVL", "P100": "P100", "P4": "P4", "Qualcomm AI100": None,
+    "NVIDIA-H200-NVL": "H200-NVL", "P100": "P100", "P4": "P4", "Qualcomm AI100": "AI100",
     "RTX 2000 Ada": "RTX2000-Ada", "RTX 3090": "RTX3090", "RTX 4000 Ada": "RTX4000-Ada", "RTX 4090": "RTX4090",
     "RTX 5090": "RTX5090", "RTX 6000 Ada": "RTX6000-Ada", "RTX A4000": "RTXA4000", "RTX A4500": "RTXA4500",
     "RTX A5000": "RTXA5000", "RTX A6000": "RTXA6000", "RTX PRO 6000": "RTXPRO6000",

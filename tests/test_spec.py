@@ -102,16 +102,23 @@ def test_allowed_values_come_from_the_facts_and_the_registry() -> None:
 
 def test_max_price_per_gpu_from_the_spec_alone_reaches_the_library_cli_and_api() -> None:
     """The filter added as one spec entry plus its implementation (build_query, Query, the catalog's mask): Lambda's
-    bundled H100 prices (2.49, 3.29, 6.38 for 2, 12.36 for 4, 23.92 for 8 GPUs) at most 3 per GPU-hour."""
+    bundled H100 prices (2.49, 3.29, 6.38 for 2, 12.36 for 4, 23.92 for 8 GPUs) at most 3 per GPU-hour; ``-p lambda``
+    matches the seller too, so Lambda's machines through Shadeform (lambdalabs_H100 2.49, lambdalabs_H100-sxm5x8
+    23.92) and Prime Intellect (8 x H100 23.92) are there, at the same prices (skypilot-catalog)."""
     result = gpuhub.search(gpu="H100", provider="lambda", max_price_per_gpu="3", fetch="replay", distinct=True)
-    assert [(o.instance_type, str(o.price.amount)) for o in result] == [("gpu_1x_h100_pcie", "2.49"),
-                                                                        ("gpu_8x_h100_sxm5", "23.92")]
-    assert result.removed_by["max_price_per_gpu"] == 51
+    assert [(o.provider, o.instance_type, str(o.price.amount)) for o in result] == [
+        ("lambda", "gpu_1x_h100_pcie", "2.49"), ("shadeform", "lambdalabs_H100", "2.49"),
+        ("lambda", "gpu_8x_h100_sxm5", "23.92"), ("primeintellect", "lambdalabs__8xH100_80GB__208__1800", "23.92"),
+        ("shadeform", "lambdalabs_H100-sxm5x8", "23.92")]
+    assert {o.seller for o in result} == {"lambda"}
+    assert result.removed_by["max_price_per_gpu"] == 58
     run = CliRunner().invoke(commands.app, ["search", "--gpu", "H100", "-p", "lambda", "--max-price-per-gpu",
                                             "3", "--fetch", "replay", "--format", "json"])
     assert run.exit_code == 0, run.stderr
-    assert sorted(r["instance_type"] for r in json.loads(run.stdout)) == ["gpu_1x_h100_pcie",
-                                                                                        "gpu_8x_h100_sxm5"]
+    assert sorted((r["provider"], r["instance_type"]) for r in json.loads(run.stdout)) == [
+        ("lambda", "gpu_1x_h100_pcie"), ("lambda", "gpu_8x_h100_sxm5"),
+        ("primeintellect", "lambdalabs__8xH100_80GB__208__1800"), ("shadeform", "lambdalabs_H100"),
+        ("shadeform", "lambdalabs_H100-sxm5x8")]
     assert query_kwargs(lambda name: ["3"] if name == "max_price_per_gpu" else []) == {
         "max_price_per_gpu": "3", "distinct": True, "limit": 20}
     with pytest.raises(QueryError, match="expected a number, got 'cheap'") as info:

@@ -25,19 +25,26 @@ def _age(day: str) -> int:
 def test_status_lines_say_kind_data_date_age_and_warnings(every_offer: tuple[list[dict[str, Any]], str]) -> None:
     stderr = every_offer[1]
     gcp = _line(stderr, "gcp")
-    # The oldest price date in the recording (SKUs of 2023-03-24 and 2024-09-16), not the day it was rebuilt.
-    assert f"(reconstructed recording, data of 2023-03-24 ({_age('2023-03-24')} days old))" in gcp
+    # Each price has its SKU's date (13 SKUs of 2023-03-24, 215 of 2024-09-16, 2 of 2025-08-15, the rest undated):
+    # the line gives the range and the newest's age, never the day the recording was rebuilt.
+    assert f"(reconstructed recording, prices of 2023-03-24 … 2025-08-15 (newest {_age('2025-08-15')} days old), " \
+        in gcp, gcp
+    assert re.search(r"\(newest \d+ days old\), \d+ undated\), OUTDATED: newest price \d+ days old, over 3 × its "
+                     r"30-day price-change period", gcp), gcp
     assert re.search(r"gcp: ok \(partial: \d+ reasons?\)", gcp), gcp  # unpriced machine types: never a plain ok
     assert re.search(r", \d+ warnings?", gcp)
     lam = _line(stderr, "lambda")
     assert "reconstructed recording, data date unknown (SkyPilot catalog v8 snapshot" in lam  # not the rebuild day
     cw = _line(stderr, "coreweave")
     assert f"(static price table, data of 2026-09-20 ({_age('2026-09-20')} days old))" in cw
-    # Azure's US rows come from a catalog copy of unknown date: the recording's price date is unknown, and says so.
-    assert "reconstructed recording, data date unknown (EU rows: Azure Retail Prices of 2026-08-20" in _line(
-        stderr, "azure")
-    # AWS's catalog snapshot has no date of its own: unknown, never the day the recording was rebuilt
-    assert "reconstructed recording, data date unknown (SkyPilot AWS catalog v8 snapshot" in _line(stderr, "aws")
+    # Azure's EU rows are Azure Retail Prices of 2026-08-20; its US rows come from a catalog copy of unknown date:
+    # counted as undated, never given the EU rows' date.
+    assert re.search(rf"\(reconstructed recording, data of 2026-08-20 \({_age('2026-08-20')} days old\), \d+ "
+                     r"undated\)", _line(stderr, "azure")), _line(stderr, "azure")
+    # AWS's catalog snapshot has no date of its own (undated, never the day the recording was rebuilt); only the
+    # capacity-block windows at the published rates have one (the pricing page of 2026-07-22)
+    assert re.search(rf"\(reconstructed recording, data of 2026-07-22 \({_age('2026-07-22')} days old\), \d+ "
+                     r"undated\)", _line(stderr, "aws")), _line(stderr, "aws")
     assert "(gpuhub search -v prints the warnings)" in stderr
 
 
@@ -64,8 +71,9 @@ def test_csv_has_the_provenance_columns(gpuhub_cli: Run) -> None:
     done = gpuhub_cli("search", "--provider", "gcp", "--instance-type", "a3-highgpu-8g", "--region", "us-central1",
                       "--purchase", "on_demand", "--format", "csv")
     [row] = list(csv.DictReader(io.StringIO(done.stdout)))
+    # the date of this price's own SKUs (A3 core, A3 RAM, H100 GPU in the Americas: effectiveTime 2024-09-16)
     assert (row["source_kind"], row["data_date"], row["form_factor"], row["cpu_arch"]) == (
-        "reconstructed", "2023-03-24", "SXM", "x86_64")
+        "reconstructed", "2024-09-16", "SXM", "x86_64")
     assert Decimal(row["price_per_hour"]) == Decimal("87.832465656")
 
 

@@ -57,17 +57,25 @@ def test_prune_older_than_alone_removes_every_older_snapshot_but_the_newest_comp
         assert done.returncode == 0, done.stderr
         return done.stdout + done.stderr
 
-    for _ in range(3):
+    for _ in range(3):  # Lambda and the aggregators that resell its machines, each refreshed three times
         run("search", "--provider", "lambda", "--refresh")
-    def lambda_snapshots() -> list[dict[str, object]]:
-        done = subprocess.run([*_command(), "store", "show", "--provider", "lambda", "--format", "json"],
-                              capture_output=True, text=True, timeout=300, env=env)
-        return list(json.loads(done.stdout)["snapshots"])
 
-    assert len(lambda_snapshots()) == 3
-    assert "removed 2 snapshots" in run("store", "prune", "--older-than", "0")
-    left = lambda_snapshots()
-    assert [(s["offers"], s["complete"]) for s in left] == [(340, True)]
+    def snapshots() -> dict[str, list[dict[str, object]]]:
+        done = subprocess.run([*_command(), "store", "show", "--format", "json"], capture_output=True, text=True,
+                              timeout=300, env=env)
+        by: dict[str, list[dict[str, object]]] = {}
+        for snap in json.loads(done.stdout)["snapshots"]:
+            by.setdefault(str(snap["provider"]), []).append(snap)
+        return by
+
+    before = snapshots()
+    assert "lambda" in before and {len(s) for s in before.values()} == {3}, before
+    # every snapshot but each provider's newest complete one: 2 per provider
+    assert f"removed {2 * len(before)} snapshots" in run("store", "prune", "--older-than", "0")
+    left = snapshots()
+    assert set(left) == set(before) and all(len(s) == 1 and s[0]["complete"] for s in left.values())
+    assert [(s["offers"], s["complete"]) for s in left["lambda"]] == [(340, True)]
+    assert all(left[p][0]["id"] == max(int(str(s["id"])) for s in before[p]) for p in left)  # the newest kept
 
 
 def test_history_of_a_provider_never_stored_is_an_error_naming_the_stored_ones(tmp_path: Path) -> None:

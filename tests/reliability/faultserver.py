@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit
 
-from gpuhub.fetch.recording import SECRET_NAMES, load_manifest
+from gpuhub.fetch.recording import _CREDENTIAL_JSON_RX, SECRET_NAMES, load_manifest
 
-__all__ = ["Fault", "FaultServer", "Match", "Seen", "http_date", "matches"]
+__all__ = ["Answer", "Fault", "FaultServer", "Match", "Seen", "Unrecorded", "http_date", "matches"]
 
 LOOPBACK = "127.0.0.1"
 HTML_PAGE = (b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head>"
@@ -207,14 +207,23 @@ def _key(method: str, path: str, query: str, body: bytes | str | None) -> tuple[
     if text and "=" in text and not text.lstrip().startswith(("{", "[", "<")):
         text = urlencode(sorted((k, v) for k, v in parse_qsl(text, keep_blank_values=True)
                                 if k.lower() not in SECRET_NAMES))
+    elif text.lstrip().startswith("{"):  # an OAuth client-credentials body: recorded redacted, sent with the fakes
+        text = _CREDENTIAL_JSON_RX.sub(r"\1REDACTED\3", text)
     return (method.upper(), path or "/", fields, text)
 
 
 @dataclass
-class _Answer:
+class Answer:
+    """One HTTP answer: status, headers, body."""
+
     status: int
     headers: dict[str, str]
     body: bytes
+
+
+Unrecorded = Callable[["FaultServer", str, str, bytes], Answer | None]
+"""A provider case's answers to requests its recording lacks (method, served path, request body), built from what
+the recording holds; None: no answer (a miss)."""
 
 
 class FaultServer:
@@ -229,15 +238,18 @@ class FaultServer:
 
     Args:
         recording: a directory holding ``manifest.json`` and the body files.
+        unrecorded: answers to requests the recording lacks, asked before the loose match above (AWS: the capacity
+            block offerings of every region and type but the one recorded, see ``provider_cases``).
         rewrite_origins: replace every recorded origin (``https://host``) in served bodies with this server's URL
             (the other hosts with ``{server}/<host>``), as a mirror would, so absolute next-page links stay on
             loopback.
     """
 
-    def __init__(self, recording: Path, *, rewrite_origins: bool = True) -> None:
+    def __init__(self, recording: Path, *, rewrite_origins: bool = True, unrecorded: Unrecorded | None = None) -> None:
         self.manifest = load_manifest(recording)
         self.rewrite_origins = rewrite_origins
-        self._answers: dict[tuple[Any, ...], list[_Answer]] = {}
+        self.unrecorded = unrecorded
+        self._answers: dict[tuple[Any, ...], list[Answer]] = {}
         self._routes: dict[tuple[str, str], set[tuple[Any, ...]]] = {}
         self._served: dict[tuple[Any, ...], int] = {}
         self.origins: list[str] = []
@@ -258,7 +270,7 @@ class FaultServer:
             path = self._served_path(origin, parts.path)
             request_body = (req.get("body") or "").encode()
             key = _key(method, path, parts.query, request_body)
-            self._answers.setdefault(key, []).append(_Answer(int(resp.get("status", 200)), headers, body))
+            self._answers.setdefault(key, []).append(Answer(int(resp.get("status", 200)), headers, body))
             self._routes.setdefault((method, path or "/"), set()).add(key)
             self._exchanges.append((method, path, parts.query, request_body))
         self.loose: list[str] = []
@@ -350,10 +362,14 @@ class FaultServer:
     def _origin_url(self, origin: str) -> str:
         return self.url + self._served_path(origin, "")
 
-    def _answer(self, method: str, path: str, query: str, body: bytes, *, consume: bool = True) -> _Answer | None:
+    def _answer(self, method: str, path: str, query: str, body: bytes, *, consume: bool = True) -> Answer | None:
         """The recorded answer (the same request recorded several times is answered in order, the last
         repeating); ``consume=False`` peeks without moving on."""
         key = _key(method, path, query, body)
+        if self.unrecorded is not None and key not in self._answers:
+            made = self.unrecorded(self, method, path or "/", body)
+            if made is not None:
+                return made
         with self._lock:
             answers = self._answers.get(key)
             if not answers:
@@ -377,9 +393,9 @@ class FaultServer:
                 content = content.replace(origin.encode(), target.encode())
                 escaped = origin.replace("/", "\\/").encode()  # JSON writers may escape slashes
                 content = content.replace(escaped, target.replace("/", "\\/").encode())
-        return _Answer(answer.status, dict(answer.headers), content)
+        return Answer(answer.status, dict(answer.headers), content)
 
-    def _answer_like(self, match: Match) -> _Answer | None:
+    def answer_like(self, match: Match) -> Answer | None:
         """The recorded answer of the first exchange whose decoded ``path?query#body`` ``match`` selects."""
         for method, path, query, body in self._exchanges:
             if matches(match, decoded_target(path, query, body)):
@@ -434,9 +450,9 @@ class _Handler(BaseHTTPRequestHandler):
         # A faulted request does not use up a recorded answer: the retry gets the same page.
         answer = owner._answer(self.command, parts.path, parts.query, body, consume=fault is None)
         if answer is None and fault is not None and fault.like is not None:
-            answer = owner._answer_like(fault.like)
+            answer = owner.answer_like(fault.like)
         if answer is None and fault is not None and fault.kind in _STANDALONE:
-            answer = _Answer(200, {"content-type": "application/json"}, b"")
+            answer = Answer(200, {"content-type": "application/json"}, b"")
         if answer is None:
             with owner._lock:
                 owner.misses.append(f"{self.command} {target}")
@@ -447,7 +463,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (TimeoutError, BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             self.close_connection = True
 
-    def _serve(self, fault: Fault | None, answer: _Answer) -> None:
+    def _serve(self, fault: Fault | None, answer: Answer) -> None:
         content_type = answer.headers.get("content-type") or answer.headers.get("Content-Type") or \
             "application/json"
         if fault is None:

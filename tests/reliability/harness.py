@@ -6,6 +6,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -13,11 +15,12 @@ import pytest
 from faultserver import FaultServer, Match, matches
 from provider_cases import BY_NAME, ProviderCase
 
-from gpuhub import Engine, Offer, Registry
+from gpuhub import Engine, Offer, Provider, Registry
 from gpuhub.fetch.diskcache import DiskCache
 from gpuhub.fetch.provider import ProviderStatus
 from gpuhub.fetch.retry import RetryPolicy
 from gpuhub.kit.testing import make_engine, run_provider
+from gpuhub.service.engine import RequestedMode
 
 __all__ = ["ATTEMPTS", "MATRIX_RETRY", "REQUEST_TIMEOUT_S", "Baseline", "LoopbackOnly", "base_url_env",
            "live_engine", "offer_keys", "serving"]
@@ -65,7 +68,7 @@ def base_url_env(registry: Registry, name: str, server: FaultServer) -> dict[str
     the case's other host settings."""
     provider = registry.providers[name]
     path = urlsplit(provider.base_url).path.rstrip("/")
-    env = {f"GPUHUB_{name.upper().replace('-', '_')}_BASE_URL": server.url + path}
+    env = {_base_url_variable(name): server.url + path}
     case = BY_NAME.get(name)
     if case is not None:
         env.update({key: value.replace("{server}", server.url) for key, value in case.server_env.items()})
@@ -87,7 +90,25 @@ def live_engine(registry: Registry, environ: Mapping[str, str], transport: httpx
     engine = make_engine(registry, transport=transport, environ=environ, retry=retry, timeout_s=timeout_s,
                          disk=SESSION_DISK[0] if SESSION_DISK else None)
     engine.request_timeout_s = request_timeout_s
+    # A provider that needs no credentials (Cudo's and OCI's public price lists) replays its bundled recording in
+    # "auto" mode; pointed at the fault server it is asked live, as ``--fetch live`` would for it alone, while its
+    # neighbours replay.
+    public = {name for name, p in registry.providers.items()
+              if not p.credentials and not p.static and environ.get(_base_url_variable(name))}
+    if public:
+        plan = engine.plan
+
+        def planned(provider: Provider, mode: RequestedMode = "auto", fixtures_dir: Path | None = None,
+                    record_dir: Path | None = None) -> Any:
+            live = mode == "auto" and fixtures_dir is None and provider.name in public
+            return plan(provider, "live" if live else mode, fixtures_dir, record_dir)
+
+        engine.plan = planned  # type: ignore[method-assign]
     return engine
+
+
+def _base_url_variable(name: str) -> str:
+    return f"GPUHUB_{name.upper().replace('-', '_')}_BASE_URL"
 
 
 @contextmanager
@@ -95,7 +116,7 @@ def serving(registry: Registry, case: ProviderCase, *, rewrite_origins: bool = T
     """A started fault server replaying ``case``'s bundled recording; stopped on exit."""
     fixtures = registry.providers[case.name].fixtures_dir()
     assert fixtures is not None, f"{case.name} bundles no recording"
-    server = FaultServer(fixtures, rewrite_origins=rewrite_origins).start()
+    server = FaultServer(fixtures, rewrite_origins=rewrite_origins, unrecorded=case.unrecorded).start()
     try:
         yield server
     finally:

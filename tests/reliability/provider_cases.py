@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
-from faultserver import Fault, Match
+from faultserver import Answer, Fault, FaultServer, Match, Unrecorded
 
 from gpuhub import Offer
 
@@ -56,6 +57,8 @@ class ProviderCase:
         streamed: ``fault_match`` is read with ``ctx.stream`` (a connection lost mid-body is not retried).
         words: per-fault words the failure reason must contain (override the defaults).
         xfail: per-test defect descriptions, keyed by fault id (strict xfail: fails until the plugin is fixed).
+        unrecorded: answers to the requests a live walk makes that the recording lacks, built from what it holds
+            (:data:`faultserver.Unrecorded`); None: such a request is a miss.
     """
 
     name: str
@@ -85,11 +88,70 @@ class ProviderCase:
     streamed: bool = False
     words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     xfail: Mapping[str, str] = field(default_factory=dict)
+    unrecorded: Unrecorded | None = None
 
 
 def of_type(instance_type: str) -> Callable[[Offer], bool]:
     """Offers of one instance type."""
     return lambda offer: offer.instance_type == instance_type
+
+
+# --- helpers for JSON-list answers (most providers: one request, a list of records) ---------------------------
+def _list_of(key: str) -> Callable[[Json], list[Any]]:
+    return lambda page: list(page.get(key, [])) if isinstance(page, dict) else []
+
+
+def _set_list(key: str) -> Callable[[Json, list[Any]], Json]:
+    def rebuilt(page: Json, items: list[Any]) -> Json:
+        out = copy.deepcopy(page)
+        out[key] = items
+        return out
+    return rebuilt
+
+
+def _whole_list(page: Json) -> list[Any]:
+    return list(page) if isinstance(page, list) else []
+
+
+def _replace_list(page: Json, items: list[Any]) -> Json:
+    return list(items)
+
+
+def _rename_in(key: str | None, old: str, new: str) -> Edit:
+    """Rename ``old`` to ``new`` in every record of ``page[key]`` (``key`` None: the page is the list)."""
+    def edit(page: Json, url: str) -> Json:
+        records = page if key is None else (page.get(key, []) if isinstance(page, dict) else [])
+        for record in records if isinstance(records, list) else []:
+            if isinstance(record, dict) and old in record:
+                record[new] = record.pop(old)
+        return page
+    return edit
+
+
+def _drop_from(key: str | None, match: Callable[[dict[str, Any]], bool], field_name: str) -> Edit:
+    """Remove ``field_name`` from the one record of ``page[key]`` that ``match`` selects."""
+    def edit(page: Json, url: str) -> Json:
+        records = page if key is None else page[key]
+        [record] = [r for r in records if isinstance(r, dict) and match(r)]
+        del record[field_name]
+        return page
+    return edit
+
+
+def json_list_case(name: str, env: Mapping[str, str], path: str, key: str | None, *, field_name: str,
+                   one: Callable[[dict[str, Any]], bool], lost: Callable[[Offer], bool], renamed_to: str | None = None,
+                   first: str | None = None, empty_page: bytes | None = None, **more: Any) -> ProviderCase:
+    """The row of a provider whose records come as one JSON list (``page[key]``; ``key`` None: the answer is the
+    list) fetched from ``path``: the faults hit ``path`` (``first``: the walk's first request, default ``path``;
+    its empty page is an empty list), the shape change renames ``field_name`` (to ``renamed_to``, default
+    ``<field_name>_v2``) in every record, and the broken record is the one ``one`` selects, without ``field_name``
+    (``lost``: the offers it gave). ``more``: any other :class:`ProviderCase` field."""
+    empty = empty_page if empty_page is not None else (b"[]" if key is None else json.dumps({key: []}).encode())
+    items, set_items = (_whole_list, _replace_list) if key is None else (_list_of(key), _set_list(key))
+    return ProviderCase(
+        name=name, env=env, fault_match=path, first_match=first or path, empty_page=empty,
+        rename_all=_rename_in(key, field_name, renamed_to or f"{field_name}_v2"), renamed_field=field_name,
+        drop_one=_drop_from(key, one, field_name), drop_one_lost=lost, items=items, set_items=set_items, **more)
 
 
 # --- fakecloud (the core's example provider, tests/fakecloud.py) -------------------------------------------------
@@ -368,6 +430,24 @@ def _aws_forever(body: bytes, target: str) -> bytes:
     return body.replace(b"</instanceTypeSet>", f"</instanceTypeSet><nextToken>{token}</nextToken>".encode(), 1)
 
 
+AWS_BLOCKS = "#Action=DescribeCapacityBlockOfferings&"
+
+
+def _aws_no_offerings(server: FaultServer, method: str, path: str, body: bytes) -> Answer | None:
+    """DescribeCapacityBlockOfferings of a region and type the recording lacks: the recorded answer (us-east-2
+    p4d.24xlarge) with no offering in it, as EC2 answers where no block is for sale. The live walk asks every
+    region and capacity-block type; replayed, only the recorded pair is asked (``capacity_blocks._recorded``), and
+    both get the published-rate windows where no offering still to come was read."""
+    if dict(parse_qsl(body.decode("utf-8", "replace"))).get("Action") != "DescribeCapacityBlockOfferings":
+        return None
+    recorded = server.answer_like(AWS_BLOCKS)
+    assert recorded is not None, "the AWS recording holds no DescribeCapacityBlockOfferings answer"
+    none = re.sub(rb"<capacityBlockOfferingSet>.*</capacityBlockOfferingSet>", b"<capacityBlockOfferingSet/>",
+                  recorded.body, flags=re.S)
+    assert none != recorded.body
+    return Answer(recorded.status, recorded.headers, none)
+
+
 AWS = ProviderCase(
     name="aws",
     env={"AWS_ACCESS_KEY_ID": "AKIAFAKEGPUHUB7EXAMPLE", "AWS_SECRET_ACCESS_KEY": "fakeAwsSecret/K7MDENG+bPxRfiCYzz",
@@ -390,7 +470,7 @@ AWS = ProviderCase(
     loop_match="#Action=DescribeInstanceTypes", loop_requests=2, secret_match="#Action=DescribeInstanceTypes",
     fuzz_env={"GPUHUB_AWS_REGIONS": "us-east-2", "GPUHUB_AWS_PUBLIC_ONLY": "1"},  # one offer file, no EC2
     forever=Fault.next_page_forever(_aws_forever, like="#Action=DescribeInstanceTypes", text=True),
-    forever_match="#Action=DescribeInstanceTypes", page_cap=100,
+    forever_match="#Action=DescribeInstanceTypes", page_cap=100, unrecorded=_aws_no_offerings,
     words={"pagination_loop": ("DescribeInstanceTypes", "pagination loop"),
            "page_cap": ("DescribeInstanceTypes: more than 100 pages; the answer would be incomplete",),
            # the offer files are streamed through the plugin's own JSON parser, which names the file
@@ -452,36 +532,10 @@ KUBERNETES = ProviderCase(
 )
 
 # --- lium (public node feed, one request) ------------------------------------------------------------------------
-def _lium_items(page: Json) -> list[Any]:
-    return list(page.get("nodes", []))
-
-
-def _lium_set(page: Json, items: list[Any]) -> Json:
-    out = copy.deepcopy(page)
-    out["nodes"] = items
-    return out
-
-
-def _lium_rename(page: Json, url: str) -> Json:
-    for node in page.get("nodes", []):
-        if isinstance(node, dict) and "price_per_node_hour" in node:
-            node["price_per_hour"] = node.pop("price_per_node_hour")
-    return page
-
-
-def _lium_drop(page: Json, url: str) -> Json:
-    for node in page["nodes"]:
-        if node.get("gpu_model") == "H100 80GB HBM3":
-            del node["price_per_node_hour"]
-    return page
-
-
-LIUM = ProviderCase(
-    name="lium", env={"LIUM_API_KEY": "fake-lium-api-key-6b2d90e1f4"}, fault_match="/api/public/v1/nodes",
-    first_match="/api/public/v1/nodes",
-    empty_page=b'{"nodes": []}', rename_all=_lium_rename, renamed_field="price_per_node_hour", drop_one=_lium_drop,
-    drop_one_lost=lambda o: o.instance_type.startswith("H100-80GB-HBM3_"), items=_lium_items, set_items=_lium_set,
-)
+LIUM = json_list_case(
+    "lium", {"LIUM_API_KEY": "fake-lium-api-key-6b2d90e1f4"}, "/api/public/v1/nodes", "nodes",
+    field_name="price_per_node_hour", renamed_to="price_per_hour", one=lambda r: r.get("gpu_model") == "H100 80GB HBM3",
+    lost=lambda o: o.instance_type.startswith("H100-80GB-HBM3_"))
 
 
 # --- spheron (paginated by page number and totalPages) --------------------------------------------------------
@@ -532,82 +586,26 @@ SPHERON = ProviderCase(
 
 
 # --- jarvislabs, hyperbolic, seeweb (one request each) and mithril (three endpoints) -----------------------------
-def _list_of(key: str) -> Callable[[Json], list[Any]]:
-    return lambda page: list(page.get(key, [])) if isinstance(page, dict) else []
+JARVISLABS = json_list_case(
+    "jarvislabs", {"JL_API_KEY": "fake-jarvislabs-key_5e1c9a7b22"}, "/misc/server_meta", "server_meta",
+    field_name="price_per_hour", renamed_to="price_usd", one=lambda r: r.get("gpu_type") == "H200",
+    lost=lambda o: o.instance_type.endswith("x_H200"), empty_page=b'{"currency": "USD", "server_meta": []}')
 
+HYPERBOLIC = json_list_case(
+    "hyperbolic", {"HYPERBOLIC_API_KEY": "fake-hyperbolic-key_8b3d0f6a91"}, "/v2/skypilot/catalog", "vms",
+    field_name="Price", renamed_to="PriceUSD", one=lambda r: r.get("InstanceType") == "3x-H100-224-2165",
+    lost=of_type("3x-H100-224-2165"))
 
-def _set_list(key: str) -> Callable[[Json, list[Any]], Json]:
-    def rebuilt(page: Json, items: list[Any]) -> Json:
-        out = copy.deepcopy(page)
-        out[key] = items
-        return out
-    return rebuilt
+SEEWEB = json_list_case(
+    "seeweb", {"SEEWEB_API_TOKEN": "fake-seeweb-token_2a7f4c9e13"}, "/ecs/v2/plans", "plans",
+    field_name="hourly_price", renamed_to="price_hour", one=lambda r: r.get("name") == "ECS8GPU10",
+    lost=of_type("ECS8GPU10"), empty_page=b'{"status": "ok", "plans": []}')
 
-
-def _rename_in(key: str, old: str, new: str) -> Edit:
-    """Rename ``old`` to ``new`` in every record of ``page[key]`` (``key`` None: the page is the list)."""
-    def edit(page: Json, url: str) -> Json:
-        records = page if key is None else (page.get(key, []) if isinstance(page, dict) else [])
-        for record in records if isinstance(records, list) else []:
-            if isinstance(record, dict) and old in record:
-                record[new] = record.pop(old)
-        return page
-    return edit
-
-
-def _drop_from(key: str | None, match: Callable[[dict[str, Any]], bool], field_name: str) -> Edit:
-    """Remove ``field_name`` from the one record of ``page[key]`` that ``match`` selects."""
-    def edit(page: Json, url: str) -> Json:
-        records = page if key is None else page[key]
-        [record] = [r for r in records if isinstance(r, dict) and match(r)]
-        del record[field_name]
-        return page
-    return edit
-
-
-JARVISLABS = ProviderCase(
-    name="jarvislabs", env={"JL_API_KEY": "fake-jarvislabs-key_5e1c9a7b22"},
-    fault_match="/misc/server_meta", first_match="/misc/server_meta",
-    empty_page=b'{"currency": "USD", "server_meta": []}',
-    rename_all=_rename_in("server_meta", "price_per_hour", "price_usd"), renamed_field="price_per_hour",
-    drop_one=_drop_from("server_meta", lambda r: r.get("gpu_type") == "H200", "price_per_hour"),
-    drop_one_lost=lambda o: o.instance_type.endswith("x_H200"),
-    items=_list_of("server_meta"), set_items=_set_list("server_meta"),
-)
-
-HYPERBOLIC = ProviderCase(
-    name="hyperbolic", env={"HYPERBOLIC_API_KEY": "fake-hyperbolic-key_8b3d0f6a91"},
-    fault_match="/v2/skypilot/catalog", first_match="/v2/skypilot/catalog", empty_page=b'{"vms": []}',
-    rename_all=_rename_in("vms", "Price", "PriceUSD"), renamed_field="Price",
-    drop_one=_drop_from("vms", lambda r: r.get("InstanceType") == "3x-H100-224-2165", "Price"),
-    drop_one_lost=of_type("3x-H100-224-2165"), items=_list_of("vms"), set_items=_set_list("vms"),
-)
-
-SEEWEB = ProviderCase(
-    name="seeweb", env={"SEEWEB_API_TOKEN": "fake-seeweb-token_2a7f4c9e13"},
-    fault_match="/ecs/v2/plans", first_match="/ecs/v2/plans", empty_page=b'{"status": "ok", "plans": []}',
-    rename_all=_rename_in("plans", "hourly_price", "price_hour"), renamed_field="hourly_price",
-    drop_one=_drop_from("plans", lambda r: r.get("name") == "ECS8GPU10", "hourly_price"),
-    drop_one_lost=of_type("ECS8GPU10"), items=_list_of("plans"), set_items=_set_list("plans"),
-)
-
-
-def _whole_list(page: Json) -> list[Any]:
-    return list(page) if isinstance(page, list) else []
-
-
-def _replace_list(page: Json, items: list[Any]) -> Json:
-    return list(items)
-
-
-MITHRIL = ProviderCase(
+MITHRIL = json_list_case(
     # The faults hit the spot availability list (every offer needs it); the empty page is the type list.
-    name="mithril", env={"MITHRIL_API_KEY": "fake-mithril-key_7c2e5b8d40"},
-    fault_match="/v2/spot/availability", first_match="/v2/instance-types", empty_page=b"[]",
-    rename_all=_rename_in(None, "region", "zone"), renamed_field="region",
-    drop_one=_drop_from(None, lambda r: r.get("region") == "us-central2-b", "region"),
-    drop_one_lost=of_type("h200.8x"), items=_whole_list, set_items=_replace_list,
-)
+    "mithril", {"MITHRIL_API_KEY": "fake-mithril-key_7c2e5b8d40"}, "/v2/spot/availability", None,
+    field_name="region", renamed_to="zone", one=lambda r: r.get("region") == "us-central2-b",
+    lost=of_type("h200.8x"), first="/v2/instance-types")
 
 
 # --- runpod (GraphQL: the catalog, then one price query per GPU count) -------------------------------------------
@@ -645,36 +643,9 @@ RUNPOD = ProviderCase(
 
 
 # --- vast (one offer search with an explicit limit; no pagination) ----------------------------------------------
-def _vast_items(page: Json) -> list[Any]:
-    return list(page.get("offers", []))
-
-
-def _vast_set(page: Json, items: list[Any]) -> Json:
-    out = copy.deepcopy(page)
-    out["offers"] = items
-    return out
-
-
-def _vast_rename(page: Json, url: str) -> Json:
-    for item in page.get("offers", []):
-        if "dph_base" in item:
-            item["dph"] = item.pop("dph_base")
-    return page
-
-
-def _vast_drop(page: Json, url: str) -> Json:
-    for item in page.get("offers", []):
-        if item.get("id") == 1:
-            del item["dph_base"]
-    return page
-
-
-VAST = ProviderCase(
-    name="vast", env={"VAST_API_KEY": "fake-vast-key_3c9a0e6f12"},
-    fault_match="/api/v0/bundles/", first_match="/api/v0/bundles/", empty_page=b'{"offers": []}',
-    rename_all=_vast_rename, renamed_field="dph_base", drop_one=_vast_drop, drop_one_lost=of_type("2x-H200-1"),
-    items=_vast_items, set_items=_vast_set,
-)
+VAST = json_list_case(
+    "vast", {"VAST_API_KEY": "fake-vast-key_3c9a0e6f12"}, "/api/v0/bundles/", "offers", field_name="dph_base",
+    renamed_to="dph", one=lambda r: r.get("id") == 1, lost=of_type("2x-H200-1"))
 
 
 # --- shadeform (one instances/types answer; an aggregator) ------------------------------------------------------
@@ -742,8 +713,38 @@ PRIMEINTELLECT = ProviderCase(
 )
 
 
+# --- cudo (one public answer), oci (two public price documents), verda (OAuth2 token, types, availability) ----
+CUDO = json_list_case(
+    "cudo", {}, "/vms/machine-types-2", "machineTypes", field_name="gpuPriceHr",
+    one=lambda r: (r.get("machineType"), r.get("dataCenterId")) == ("sapphire-rapids-h100", "no-kristiansand-1"),
+    lost=lambda o: o.instance_type.startswith("sapphire-rapids-h100_") and o.region.code == "no-kristiansand-1")
+
+
+def _oci_unpriced(page: Json, url: str) -> Json:
+    """products.json without the USD price of BM.GPU.H100.8's GPU part (only that shape loses its price)."""
+    [part] = [p for p in page["items"] if p.get("partNumber") == "RECON-BM.GPU.H100.8"]
+    del part["currencyCodeLocalizations"]
+    return page
+
+
+OCI = ProviderCase(
+    # the shapes, then their prices: the faults hit the second document (a walk broken half-way)
+    name="oci", env={}, fault_match="/products.json", first_match="/shapes.json", empty_page=b'{"items": []}',
+    rename_all=_rename_in("items", "products", "parts"), renamed_field="products", drop_one=_oci_unpriced,
+    drop_one_lost=of_type("BM.GPU.H100.8"), items=_list_of("items"), set_items=_set_list("items"),
+    fuzz_match="/shapes.json")
+
+VERDA = json_list_case(
+    # after the OAuth2 token: the instance types (a bare list), then where each is available on demand and as spot
+    "verda", {"VERDA_CLIENT_ID": "fake-verda-client-id_4d9b27e1",
+              "VERDA_CLIENT_SECRET": "fake-verda-secret_c81f5a03e6"},
+    "/instance-types", None, field_name="instance_type", renamed_to="name",
+    one=lambda r: r.get("instance_type") == "1B300.30V", lost=of_type("1B300.30V"), secret_match="/oauth2/token")
+
+
 CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES, LIUM, SPHERON, JARVISLABS,
-                                   HYPERBOLIC, SEEWEB, MITHRIL, RUNPOD, VAST, SHADEFORM, PRIMEINTELLECT)
+                                   HYPERBOLIC, SEEWEB, MITHRIL, RUNPOD, VAST, SHADEFORM, PRIMEINTELLECT, CUDO, OCI,
+                                   VERDA)
 """Every provider row; the matrix, fuzzers and secret scan parametrize over these."""
 
 BY_NAME = {case.name: case for case in CASES}

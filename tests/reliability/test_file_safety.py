@@ -12,6 +12,7 @@ import io
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -176,12 +177,15 @@ def test_body_file_must_be_a_regular_file_inside_the_recording(body_file: str, t
 # --- defect 11: debris of killed writers; the skip reason of a provider that needs no credentials ------------
 def test_store_leaves_no_debris(tmp_path: Path) -> None:
     """The store (which replaced the parsed-recordings cache and its temporary files) is one SQLite file, its
-    journal, and one lock file per provider; a search leaves nothing else."""
+    journal, and one lock file per provider the search asked; a search leaves nothing else. ``--provider lambda``
+    asks Lambda and the aggregators that resell Lambda's machines (Spheron, Shadeform, Prime Intellect)."""
     done = _cli("search", "--provider", "lambda", "--limit", "1", env={"GPUHUB_CACHE_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     store = tmp_path / "store"
     assert {p.name for p in store.iterdir()} <= {"store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "locks"}
-    assert {p.name for p in (store / "locks").iterdir()} <= {"lambda.lock"}
+    asked = {line.split(": ", 1)[0] for line in done.stderr.splitlines() if re.match(r"[a-z][a-z0-9_-]*: ok", line)}
+    assert "lambda" in asked, done.stderr
+    assert {p.name for p in (store / "locks").iterdir()} == {f"{name}.lock" for name in asked}
     assert (store / "store.sqlite").stat().st_size > 0, "the snapshot was written"
 
 

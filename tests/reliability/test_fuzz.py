@@ -154,7 +154,7 @@ def test_fuzzed_records_never_crash_or_price_badly(provider: str, rel_registry: 
         engine.shutdown()
         assert clean.state == "ok" and clean_offers, clean.line()
         assert not server.misses and not server.loose, (server.misses, server.loose)
-        page = json.loads(server._answer_like(match).body)  # type: ignore[union-attr]
+        page = json.loads(server.answer_like(match).body)  # type: ignore[union-attr]
         items = case.items(page)
         assert items, f"no records on {match}"
         seen_states: set[str] = set()

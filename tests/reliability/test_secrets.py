@@ -115,6 +115,8 @@ def test_no_secret_written(provider: str, variant: str, rel_registry: Registry, 
                            transport: LoopbackOnly, debug_logs: pytest.LogCaptureFixture) -> None:
     case = case_or_skip(rel_registry, provider)
     secrets = secrets_of(case)
+    if not secrets and not rel_registry.providers[provider].credentials:
+        pytest.skip(f"{provider} needs no credentials (a public price list): no secret to leak")
     assert secrets, "a case without credentials checks nothing"
     with serving(rel_registry, case) as server:
         if variant == "echoed_error":

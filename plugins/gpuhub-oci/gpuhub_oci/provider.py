@@ -128,7 +128,8 @@ class Oci(Provider):
         if item.get("hidden") or item.get("status") != "ACTIVE":
             ctx.skip("hidden or inactive shape")
             return []
-        if (item.get("shapeType") or {}).get("value") not in ("vm", "bm"):
+        kind = (item.get("shapeType") or {}).get("value")
+        if kind not in ("vm", "bm"):
             ctx.skip("shape type other than vm/bm")
             return []
         count = int(item.get("gpuQty") or 0)
@@ -151,7 +152,8 @@ class Oci(Provider):
         instance = Instance(provider=self.name, instance_type=name, gpu=gpu, gpu_count=count,
                             vcpus=int(float(ocpu[0]["qty"])) * (1 if arm else 2),
                             memory_gib=float(memory) if memory else None, cpu_arch="arm64" if arm else "x86_64",
-                            bare_metal=name.startswith("BM."))
+                            bare_metal=kind == "bm",
+                            control_source="OCI Cost Estimator shapes.json shapeType: bm (bare metal) or vm")
         amount = per_gpu * count
         terms = [Price(amount=amount, currency="USD", purchase="on_demand", data_date=answered)]
         if item.get("allowPreemptible"):

@@ -10,7 +10,9 @@ from gpuhub_spheron.provider import Spheron
 # Spheron's cluster names come in three kinds: city-country-N (Sesterce's, e.g. "newyork-usa-1"), a partner's own
 # region code ("CANADA-1", "NORWAY-1", "US-1": Hyperstack's; "Finland 3": Verda's FIN-03) and short site codes
 # ("atl", "TYO4", "SYD2"). The city and country below are what the name says; the short site codes say nothing
-# certain and get no facts. No coordinates: the names give no data-centre location.
+# certain and get no facts. No coordinates from a name (it gives no data-centre location), with one exception:
+# "Finland 3" is Verda's location of that name (its machines are Verda's, ``1H100.80S.32V_FIN-03_500``), placed
+# where gpuhub-verda places FIN-03 (Helsinki, country-level), so one machine is as near sold direct or via Spheron.
 _COUNTRY = {"usa": ("US", "North America"), "canada": ("CA", "North America"), "india": ("IN", "Asia"),
             "germany": ("DE", "Europe"), "uk": ("GB", "Europe"), "norway": ("NO", "Europe"),
             "france": ("FR", "Europe"), "singapore": ("SG", "Asia"), "japan": ("JP", "Asia"),
@@ -33,6 +35,8 @@ COUNTRY_CLUSTERS = {"CANADA-1": "canada", "NORWAY-1": "norway", "US-1": "usa", "
                     "us-central-2": "usa", "us-central-3": "usa", "us-central-9": "usa"}
 """Partner region codes whose name gives the country only."""
 _COUNTRY["finland"] = ("FI", "Europe")
+PARTNER_COORDINATES = {"Finland 3": (60.1695, 24.9354)}
+"""Latitude and longitude of partner clusters whose partner publishes where they are (Verda's FIN-03: Helsinki)."""
 
 
 def region_facts() -> list[RegionFacts]:
@@ -46,8 +50,9 @@ def region_facts() -> list[RegionFacts]:
                                  continent=continent))
     for cluster, country in COUNTRY_CLUSTERS.items():
         code, continent = _COUNTRY[country]
+        lat, lon = PARTNER_COORDINATES.get(cluster, (None, None))
         facts.append(RegionFacts(provider="spheron", region=cluster, name=cluster, country=code,
-                                 continent=continent))
+                                 continent=continent, lat=lat, lon=lon))
     return facts
 
 

@@ -190,7 +190,11 @@ class Verda(Provider):
         offers = []
         for purchase, amount, where in (("on_demand", item.on_demand, on_demand), ("spot", item.spot, spot)):
             locations = [code for code in LOCATIONS if item.name in where.get(code, ())]
-            if amount is None or not locations:
+            if not locations:
+                continue
+            if amount is None:  # deployable that way, but the type has no such price: never dropped silently
+                ctx.skip(f"{purchase} availability of an instance type without its "
+                         f"{'price_per_hour' if purchase == 'on_demand' else 'spot_price'}")
                 continue
             if placeholder_price(amount):
                 ctx.skip(f"placeholder {purchase} price (zero or negative)")

@@ -131,4 +131,5 @@ def test_cpu_only_placeholder_and_unknown_location_are_skipped(registry: Registr
     assert status.skipped_reasons == {
         "availability for a name that is not a Verda location code": 2, "CPU-only instance type (no GPU)": 1,
         "placeholder on_demand price (zero or negative)": 1,
+        "spot availability of an instance type without its spot_price": 1,  # listed for spot, no spot price
         "instance type deployable nowhere (no location lists it)": 1}
