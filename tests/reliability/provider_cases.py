@@ -531,6 +531,24 @@ KUBERNETES = ProviderCase(
     drop_one_lost=lambda o: o.instance_type.startswith("l40s-4"), items=_k8s_items, set_items=_k8s_set,
 )
 
+# --- slurm (slurmrestd: nodes, then partitions; the recording's example cluster hpc-west) --------------------------
+def _slurm_settings() -> str:
+    import importlib.util
+
+    spec = importlib.util.find_spec("gpuhub_slurm")
+    if spec is None or not spec.submodule_search_locations:
+        return ""
+    return str(Path(next(iter(spec.submodule_search_locations))) / "recording" / "settings.toml")
+
+
+SLURM = json_list_case(
+    "slurm", {"SLURM_JWT": "fake-slurm-jwt-3e9a71c04d", "GPUHUB_SLURM_USER": "gpuhub",
+              "GPUHUB_SLURM_CLUSTER_NAME": "hpc-west", "GPUHUB_SLURM_SETTINGS": _slurm_settings()},
+    "/slurm/v0.0.42/nodes/", "nodes", field_name="name", one=lambda r: r.get("name") == "l40s-01",
+    lost=lambda o: o.instance_type.startswith("viz/"), server_env={"GPUHUB_SLURM_URL": "{server}"},
+    empty_warning="cluster hpc-west: slurmrestd listed no nodes")
+
+
 # --- lium (public node feed, one request) ------------------------------------------------------------------------
 LIUM = json_list_case(
     "lium", {"LIUM_API_KEY": "fake-lium-api-key-6b2d90e1f4"}, "/api/public/v1/nodes", "nodes",
@@ -742,7 +760,7 @@ VERDA = json_list_case(
     one=lambda r: r.get("instance_type") == "1B300.30V", lost=of_type("1B300.30V"), secret_match="/oauth2/token")
 
 
-CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES, LIUM, SPHERON, JARVISLABS,
+CASES: tuple[ProviderCase, ...] = (FAKECLOUD, LAMBDA, AZURE, GCP, AWS, KUBERNETES, SLURM, LIUM, SPHERON, JARVISLABS,
                                    HYPERBOLIC, SEEWEB, MITHRIL, RUNPOD, VAST, SHADEFORM, PRIMEINTELLECT, CUDO, OCI,
                                    VERDA)
 """Every provider row; the matrix, fuzzers and secret scan parametrize over these."""
