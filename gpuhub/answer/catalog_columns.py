@@ -194,6 +194,9 @@ class CatalogColumns(CatalogTables):
 
     @cached_property
     def carbon_g_per_h(self) -> FloatArray:
+        """Emissions of the whole instance's GPUs, gCO2e per hour: board power (GPU table, kW) × PUE × the region's grid
+        carbon intensity (gCO2e/kWh); NaN where either is unknown.
+        """
         out: FloatArray = self.power_kw * PUE * self.carbon_intensity
         return out
 
@@ -224,6 +227,7 @@ class CatalogColumns(CatalogTables):
 
     @cached_property
     def non_gpu(self) -> BoolArray:
+        """True where the offer's accelerator is in the GPU table but is not a GPU (a TPU, Trainium, Gaudi, ...)."""
         gpus = self._gpus
         return self.gpu.mask([n for n in self.gpu.values if gpus is not None and not gpus.is_gpu(n)])
 
