@@ -300,6 +300,9 @@ class ProviderContext:
     """Everything a provider's ``fetch`` may use: HTTP, credentials, GPU table, regions, and its report.
 
     Not constructed by providers; the engine (or :func:`gpuhub.kit.testing` helpers) makes one per fetch.
+
+    One class (about 260 lines) because it is the whole surface a plugin sees during a fetch (exported by
+    :mod:`gpuhub.plugin`): splitting it would change every plugin's calls; its methods are short.
     """
 
     def __init__(self, provider: Provider, client: httpx.Client, *, mode: Mode, source: Source,
