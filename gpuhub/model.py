@@ -380,10 +380,12 @@ class Offer(_Frozen):
     # Flat read-only views, so callers and filters need not walk the nesting.
     @property
     def provider(self) -> str:
+        """The provider's name (the API the offer came through)."""
         return self.instance.provider
 
     @property
     def instance_type(self) -> str:
+        """The provider's instance type name."""
         return self.instance.instance_type
 
     @property
@@ -398,10 +400,12 @@ class Offer(_Frozen):
 
     @property
     def gpu_name(self) -> str | None:
+        """The canonical GPU name (GPU table), or None for a CPU-only offer."""
         return self.instance.gpu.name if self.instance.gpu else None
 
     @property
     def gpu_count(self) -> float:
+        """GPUs per instance (a fraction for a share of one GPU)."""
         return self.instance.gpu_count
 
     @property

@@ -43,6 +43,7 @@ class Option:
 
     @property
     def purchase(self) -> str:
+        """The offer's purchase model (``on_demand``, ``spot``, ``reserved_1y``, ...)."""
         return self.offer.price.purchase
 
     def cost_rounded(self) -> Decimal:

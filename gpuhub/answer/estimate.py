@@ -136,10 +136,12 @@ class PriceSpread:
 
     @property
     def cheapest(self) -> Offer:
+        """The offer with the lowest price per hour (first of :attr:`offers`)."""
         return self.offers[0]
 
     @property
     def dearest(self) -> Offer:
+        """The offer with the highest price per hour (last of :attr:`offers`)."""
         return self.offers[-1]
 
     @property

@@ -124,6 +124,9 @@ class Query(BaseModel):
         return model_fit(self.model_parameters, self.precision, self.model_mode)
 
     def place(self) -> Place | None:
+        """Where the user is (``near``: latitude, longitude in degrees, and the place's name) for round-trip
+        estimates; None when ``near`` was not given.
+        """
         return Place(*self.near) if self.near else None
 
 

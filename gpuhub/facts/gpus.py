@@ -161,6 +161,10 @@ class GpuTable:
     """Canonical GPU specs and aliases; thread-safe to read, extended by plugins before searches run.
 
     The process-wide table is ``gpuhub.gpu_table()`` (built by the plugin registry).
+
+    One job, one class (about 260 lines): adding specs and aliases and resolving a provider's GPU name to a spec
+    share the alias index and its lock; half the length is the name resolution (aliases, form factors, close
+    matches) that every plugin relies on.
     """
 
     specs: list[GpuSpec] = field(default_factory=list)

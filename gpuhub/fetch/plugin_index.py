@@ -112,24 +112,33 @@ class IndexedProvider(Provider):
             return self._real
 
     def fixtures_dir(self) -> Path | None:
+        """The bundled recording directory, from the plugin index (no plugin import); None when the plugin has none."""
         where = self._facts["fixtures_dir"]
         return Path(where) if where is not None else None
 
     def credentials_configured(self, environ: Mapping[str, str]) -> bool:
+        """Whether ``environ`` holds the provider's credentials: the index's list of variables, unless the plugin checks
+        them itself (then the plugin is loaded and asked).
+        """
         if self._facts["own_credentials_check"]:
             return self.real().credentials_configured(environ)
         return super().credentials_configured(environ)
 
     def credentials_help(self) -> str:
+        """How to configure the provider's credentials, as indexed from the plugin (no plugin import)."""
         return str(self._facts["credentials_help"])
 
     def code_identity(self) -> tuple[str, str]:
+        """(qualified class name, module) of the plugin's provider class, as indexed (for the snapshot keys)."""
         return str(self._facts["qualname"]), str(self._facts["module"])
 
     def error_from_response(self, response: httpx.Response) -> ProviderError | None:
+        """The plugin's own reading of an error answer (loads the plugin: only a real fetch gets here)."""
         return self.real().error_from_response(response)
 
     def fetch(self, ctx: ProviderContext) -> Iterable[Any]:
+        """The plugin's :meth:`Provider.fetch <gpuhub.fetch.provider.Provider.fetch>` (loads the plugin on first use).
+        """
         return self.real().fetch(ctx)
 
     def __getattr__(self, name: str) -> Any:

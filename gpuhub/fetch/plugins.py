@@ -68,6 +68,9 @@ class PluginReport:
     """Problems that do not stop the plugin, e.g. a GPU alias another plugin maps to a different GPU."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready values (``gpuhub plugins --format json``): name, distribution, version, status,
+        error and its fix, the providers it registers, warnings.
+        """
         return {"name": self.name, "distribution": self.distribution, "version": self.version,
                 "status": self.status, "error": self.error, "fix": self.fix, "providers": self.providers,
                 "warnings": list(self.warnings)}

@@ -59,6 +59,7 @@ class Credential:
     description: str
 
     def configured(self, environ: Mapping[str, str]) -> bool:
+        """True when every environment variable of this credential is set and non-empty in ``environ``."""
         return all(environ.get(name) for name in self.env)
 
 
@@ -152,6 +153,7 @@ class FetchReport:
 
     @property
     def skipped_total(self) -> int:
+        """How many records the provider skipped in this fetch, all reasons."""
         return sum(self.skipped.values())
 
 
@@ -201,6 +203,9 @@ class ProviderStatus:
         return ((today or dt.datetime.now(dt.timezone.utc).date()) - self.data_date).days
 
     def to_dict(self) -> dict[str, Any]:
+        """The status as JSON-ready values (dates ISO 8601, ``elapsed_s`` rounded to milliseconds), as shown by
+        ``--format json`` and stored with each snapshot.
+        """
         return {
             "provider": self.provider, "state": self.state, "reason": self.reason, "mode": self.mode,
             "source": self.source, "offers": self.offers, "skipped_records": self.skipped_records,
@@ -295,6 +300,9 @@ class ProviderContext:
     """Everything a provider's ``fetch`` may use: HTTP, credentials, GPU table, regions, and its report.
 
     Not constructed by providers; the engine (or :func:`gpuhub.kit.testing` helpers) makes one per fetch.
+
+    One class (about 260 lines) because it is the whole surface a plugin sees during a fetch (exported by
+    :mod:`gpuhub.plugin`): splitting it would change every plugin's calls; its methods are short.
     """
 
     def __init__(self, provider: Provider, client: httpx.Client, *, mode: Mode, source: Source,

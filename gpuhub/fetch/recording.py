@@ -248,6 +248,9 @@ class Manifest:
     """Where ``data_date`` comes from, or why it is unknown (optional ``data_date_note``)."""
 
     def to_json(self) -> dict[str, Any]:
+        """The manifest as written to ``manifest.json`` (format version, provider, dates ISO 8601, kind, source, notes,
+        exchanges); ``data_date`` only where it differs from ``recorded_at`` or is unknown.
+        """
         data: dict[str, Any] = {
             "format": FORMAT_VERSION, "provider": self.provider,
             "recorded_at": self.recorded_at.isoformat() if self.recorded_at else None,

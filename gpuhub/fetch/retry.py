@@ -75,6 +75,13 @@ class RateLimitedError(ProviderError):
 
     @classmethod
     def from_response(cls, response: httpx.Response, after_s: float, budget_s: float) -> RateLimitedError:
+        """The error for a ``Retry-After`` beyond the retry budget.
+
+        Args:
+            response: the 429/503 answer (its ``Retry-After`` header gives the server's time).
+            after_s: how long the server asks to wait, seconds.
+            budget_s: the retry budget it exceeds, seconds.
+        """
         when = retry_at(response) or dt.datetime.now(dt.timezone.utc)
         return cls(f"rate limited (HTTP {response.status_code}): the server asks to wait {after_s:g} s, more than "
                    f"the retry budget of {budget_s:g} s; retry after {when.isoformat()} (the server's time)",

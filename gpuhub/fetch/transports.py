@@ -40,7 +40,9 @@ __all__ = ["GuardedTransport", "RecordingTransport", "ReplayTransport", "no_netw
 class Stop(Protocol):
     """When an abandoned fetch stops (the engine's ``_Stop``)."""
 
-    def check(self) -> None: ...
+    def check(self) -> None:
+        """Raise :class:`~gpuhub.errors.ProviderError` when the fetch has run past its abandon time."""
+        ...
 
 
 class ReplayTransport(httpx.BaseTransport):
@@ -64,6 +66,12 @@ class ReplayTransport(httpx.BaseTransport):
             self._index.setdefault(key, []).append(exchange["response"])
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """The recorded response for this request (method, URL, body); repeated requests get the recorded responses in
+        order, then the last again.
+
+        Raises:
+            ReplayMissError: the recording has no response for this request.
+        """
         key = _match_key(request.method, str(request.url), request.content)
         with self._lock:
             responses = self._index.get(key)
@@ -125,6 +133,7 @@ class RecordingTransport(httpx.BaseTransport):
             self.add_secret(value)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Send the request through the inner transport and keep the exchange, credentials blanked, for :meth:`save`."""
         request.read()
         self._learn_secrets(request)
         response = self.inner.handle_request(request)
@@ -186,6 +195,7 @@ class RecordingTransport(httpx.BaseTransport):
                 self._staging = None
 
     def close(self) -> None:
+        """Close the inner transport (the recording is kept until saved)."""
         self.inner.close()
 
     def _all_secrets(self) -> list[str]:
@@ -223,6 +233,11 @@ class GuardedTransport(httpx.BaseTransport):
         self.inner, self.stop, self.max_bytes = inner, stop, max_bytes
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Send the request unless the fetch was abandoned; the response body is read through :class:`GuardedStream`.
+
+        Raises:
+            ProviderError: the fetch was abandoned (:class:`Stop`).
+        """
         self.stop.check()
         response = self.inner.handle_request(request)
         limit = None if request.extensions.get("gpuhub_streamed") else self.max_bytes
@@ -231,10 +246,15 @@ class GuardedTransport(httpx.BaseTransport):
                               extensions=response.extensions)
 
     def close(self) -> None:
+        """Close the inner transport."""
         self.inner.close()
 
 
 class GuardedStream(httpx.SyncByteStream):
+    """A response body read chunk by chunk, stopping an abandoned fetch at each chunk and a whole read beyond
+    ``limit`` bytes (``None``: a streamed read, no cap) with :class:`~gpuhub.errors.ProviderError`.
+    """
+
     def __init__(self, response: httpx.Response, stop: Stop, limit: int | None, request: httpx.Request) -> None:
         self.response, self.stop, self.limit, self.request = response, stop, limit, request
 
@@ -249,8 +269,14 @@ class GuardedStream(httpx.SyncByteStream):
             yield chunk
 
     def close(self) -> None:
+        """Close the underlying response."""
         self.response.close()
 
 
 def no_network(request: httpx.Request) -> httpx.Response:
+    """The transport handler of a static provider: it has no network.
+
+    Raises:
+        ProviderError: always, naming the request it tried.
+    """
     raise ProviderError(f"static provider attempted a network request: {request.method} {request.url}")

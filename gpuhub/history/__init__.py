@@ -235,6 +235,7 @@ class WatchRules:
     provider_failed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
+        """The rules as JSON-ready values (``below`` as a float in the offer's currency per hour)."""
         return {"drop_pct": self.drop_pct, "rise_pct": self.rise_pct,
                 "below": float(self.below) if self.below is not None else None, "new_gpu": list(self.new_gpu),
                 "new_offers": self.new_offers, "gone_offers": self.gone_offers,
@@ -287,9 +288,13 @@ class WatchReport:
 
     @property
     def matched(self) -> bool:
+        """True when any rule matched (``gpuhub watch`` then exits 1)."""
         return bool(self.matches)
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready values: whether it matched, the rules and filters, the matches, the diff's counts
+        and each provider's snapshots.
+        """
         return {"matched": self.matched, "rules": self.rules.to_dict(), "filters": self.offer_filter.to_dict(),
                 "matches": self.matches, "counts": self.report.counts(),
                 "providers": [s.to_dict() for s in self.report.sides]}

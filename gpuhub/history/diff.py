@@ -53,6 +53,7 @@ class OfferFilter:
         return True
 
     def to_dict(self) -> dict[str, list[str]]:
+        """The filters as JSON-ready lists, one per argument (empty: any)."""
         return {"instance_type": list(self.instance_types), "gpu": list(self.gpus),
                 "provider": list(self.providers), "region": list(self.regions), "purchase": list(self.purchases)}
 
@@ -75,6 +76,9 @@ class PriceChange:
         return float((self.new_price - self.old_price) / self.old_price * 100)
 
     def to_dict(self) -> dict[str, Any]:
+        """The change as JSON-ready values: kind, the offer's identity, old and new price per hour (floats, the offer's
+        currency) and the change in percent (4 decimals).
+        """
         pct = self.change_pct
         return {"change": self.kind, **self.offer,
                 "old_price_per_hour": float(self.old_price) if self.old_price is not None else None,
@@ -94,6 +98,9 @@ class ProviderSide:
     new_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The provider's two snapshots (id, fetch time, data date, source kind; None where missing) as JSON-ready
+        values.
+        """
         def side(s: Snapshot | None) -> dict[str, Any] | None:
             if s is None:
                 return None
@@ -125,6 +132,7 @@ class DiffReport:
         return [s for s in self.sides if s.old_state != s.new_state]
 
     def counts(self) -> dict[str, int]:
+        """Changes by kind: ``up``, ``down``, ``new``, ``gone`` and ``unchanged`` rows."""
         out = {"up": 0, "down": 0, "new": 0, "gone": 0}
         for change in self.changes:
             out[change.kind] += 1
@@ -137,6 +145,9 @@ class DiffReport:
                           self.duplicates)
 
     def to_dict(self) -> dict[str, Any]:
+        """The diff as JSON-ready values (``gpuhub diff --format json``): counts, changes, regions and GPUs that
+        appeared or went, status changes, the providers' snapshots, duplicate rows.
+        """
         return {"counts": self.counts(), "changes": [c.to_dict() for c in self.changes],
                 "regions_appeared": self.regions_appeared, "regions_gone": self.regions_gone,
                 "gpus_appeared": self.gpus_appeared, "gpus_gone": self.gpus_gone,

@@ -80,6 +80,7 @@ class RowKeys:
     @property
     def key(self) -> npt.NDArray[np.int64]:
         # 2^20 regions and 2^16 terms per interner are far beyond any catalog; instance ids take the top 27 bits.
+        """Each row's int64 identity: instance id (top bits), region id (20 bits), price-terms id (16 bits)."""
         key: npt.NDArray[np.int64] = (self.instance << np.int64(36)) | (self.region << np.int64(16)) | self.terms
         return key
 

@@ -156,6 +156,7 @@ class HistoryLog:
 
     @property
     def version(self) -> int:
+        """The history schema version applied to this store (``hist_version``)."""
         row = self._execute("SELECT max(version) FROM hist_version").fetchone()
         return int(row[0] or 0)
 
@@ -423,6 +424,7 @@ class HistoryLog:
         return int(page) * int(self.db.execute("PRAGMA page_count").fetchone()[0])
 
     def close(self) -> None:
+        """Close the history's database connection."""
         with self._lock:
             self.db.close()
 

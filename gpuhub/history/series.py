@@ -75,6 +75,9 @@ class PriceSeries:
 
     @property
     def label(self) -> str:
+        """A one-line name of the series: the grouping values, or provider, instance type, zone (else region) and
+        purchase model.
+        """
         o = self.offer
         if "offers" in o:
             return " ".join(str(v) for k, v in o.items() if k != "offers")
@@ -122,6 +125,9 @@ class HistoryResult:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready values (``gpuhub history --format json``): window start, grouping, snapshots read,
+        each series' statistics and the points.
+        """
         return {"since": self.since.isoformat(timespec="seconds") if self.since else None, "group": self.group,
                 "snapshots": self.snapshots, "series": self.summary(), "points": self.points()}
 

@@ -22,6 +22,10 @@ class NotModified(Exception):
 
 
 class Target(Protocol):
+    """Where a published catalog lives (a directory, an S3 bucket, an HTTP server): keyed objects read with their ETag
+    and written whole.
+    """
+
     location: str
 
     def read(self, key: str, etag: str | None = None, max_bytes: int | None = None) -> tuple[bytes, str | None]:
@@ -31,6 +35,11 @@ class Target(Protocol):
         ...
 
     def write(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
+        """Write the object ``key`` whole (readers never see part of it).
+
+        Raises:
+            TargetError: the key is outside the target, or the write failed.
+        """
         ...
 
 
@@ -42,6 +51,13 @@ class DirectoryTarget:
         self.location = str(root)
 
     def read(self, key: str, etag: str | None = None, max_bytes: int | None = None) -> tuple[bytes, str | None]:
+        """The file ``root/key`` and its ETag (the SHA-256 of its bytes, 32 hex digits); see :meth:`Target.read`.
+
+        Raises:
+            NotModified: ``etag`` still matches.
+            TargetError: the key leaves ``root``, is not a regular file, has another size than ``max_bytes``, or
+                cannot be read.
+        """
         import stat
 
         path = self.root / key
@@ -67,6 +83,11 @@ class DirectoryTarget:
         return data, tag
 
     def write(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
+        """Write ``root/key`` atomically (a temporary file renamed into place; parents created).
+
+        Raises:
+            TargetError: the file cannot be written.
+        """
         path = self.root / key
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -107,6 +128,13 @@ class S3Target:
         return f"{self.prefix}/{key}" if self.prefix else key
 
     def read(self, key: str, etag: str | None = None, max_bytes: int | None = None) -> tuple[bytes, str | None]:
+        """The object ``prefix/key`` and its ETag from S3 (a conditional GET when ``etag`` is given); see
+        :meth:`Target.read`.
+
+        Raises:
+            NotModified: ``etag`` still matches.
+            TargetError: the key is invalid, the object is missing, of another size than ``max_bytes``, or S3 failed.
+        """
         from botocore.exceptions import BotoCoreError, ClientError
 
         _check_key(key)
@@ -131,6 +159,11 @@ class S3Target:
             raise TargetError(f"cannot read s3://{self.bucket}/{self._key(key)}: {exc}") from None
 
     def write(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
+        """Put the object ``prefix/key`` with ``content_type``.
+
+        Raises:
+            TargetError: S3 refused or could not be reached.
+        """
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
@@ -148,6 +181,12 @@ class HttpTarget:
         self.timeout_s = timeout_s
 
     def read(self, key: str, etag: str | None = None, max_bytes: int | None = None) -> tuple[bytes, str | None]:
+        """GET ``base/key`` (conditional on ``etag``), at most ``max_bytes`` bytes; see :meth:`Target.read`.
+
+        Raises:
+            NotModified: the server answered 304.
+            TargetError: the key is invalid, the answer is not 200, too long or of another size.
+        """
         import httpx
 
         from gpuhub._version import __version__
@@ -177,6 +216,11 @@ class HttpTarget:
         return data, answer.headers.get("etag")
 
     def write(self, key: str, data: bytes, content_type: str = "application/octet-stream") -> None:
+        """Publishing over HTTP is not supported.
+
+        Raises:
+            TargetError: always.
+        """
         raise TargetError(f"{self.location}: publishing over HTTP is not supported; publish to a directory or "
                           "s3:// and serve that")
 

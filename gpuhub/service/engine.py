@@ -11,39 +11,47 @@
   its age.
 - A provider that does not answer within the timeout is reported as such; its fetch goes on in the background and
   fills the cache for the next search, and the other providers' offers are returned on time.
+
+The engine is assembled from parts with one job each: :mod:`~gpuhub.service.fetchplan` (how to get each provider's
+data), :mod:`~gpuhub.service.snapshots` (serving from the store, stale fallback),
+:mod:`~gpuhub.service.ratelimits` (``Retry-After``), :mod:`~gpuhub.service.fetchone` (one provider's fetch); this
+module schedules the fetches (threads, single flight, deadlines) and keeps the in-process caches.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import gc
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
 from cachetools import TTLCache
 
 from gpuhub.answer.catalog import Catalog
-from gpuhub.errors import CredentialsError, ProviderError, QueryError
+from gpuhub.errors import ProviderError, QueryError
 from gpuhub.fetch.diskcache import DiskCache
 from gpuhub.fetch.plugins import Registry
-from gpuhub.fetch.provider import Mode, Provider, ProviderContext, ProviderStatus
+from gpuhub.fetch.provider import Provider, ProviderContext, ProviderStatus
 from gpuhub.fetch.recording import Manifest, load_manifest
 from gpuhub.fetch.retry import RetryPolicy
-from gpuhub.model import Offer, Source
+from gpuhub.model import Offer
+from gpuhub.service.enginestate import _UNSET, _Entry
+from gpuhub.service.fetchone import FetchOne, _describe, _Stop
+from gpuhub.service.fetchplan import MODES, _Plan, plan_fetch
+from gpuhub.service.fetchplan import RequestedMode as RequestedMode
+from gpuhub.service.snapshots import _age as _age
 
 if TYPE_CHECKING:
     import httpx
 
-    from gpuhub.store import Snapshot, SnapshotMeta, Store
+    from gpuhub.store import Store
     from gpuhub.store.columns import OfferColumns
 
 __all__ = ["MODES", "Engine"]
@@ -82,41 +90,8 @@ class _BulkGc:
 
 
 _bulk_gc = _BulkGc()
-MODES = ("auto", "live", "replay", "record")
-RequestedMode = Literal["auto", "live", "replay", "record"]
 
-
-@dataclass(frozen=True)
-class _Plan:
-    provider: str
-    mode: Mode
-    recording: Path | None = None
-    record_to: Path | None = None
-    static: bool = False
-    refresh: bool = False
-    """Fetch again even when the store has fresh data (``--refresh``)."""
-    max_age_s: float | None = None
-    """How old stored live data may be, seconds (``--max-age``; default: per purchase model, see
-    :meth:`Engine.freshness_s`)."""
-    purchases: tuple[str, ...] | None = None
-    """The purchase models the search asks for (None: all), for freshness."""
-
-    @property
-    def key(self) -> tuple[str, str, str | None]:
-        return (self.provider, self.mode, str(self.recording) if self.recording else None)
-
-
-_UNSET = object()
-
-
-@dataclass
-class _Entry:
-    offers: Sequence[Offer]
-    status: ProviderStatus
-    fetched_at: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc))
-
-
-class Engine:
+class Engine(FetchOne):
     """Fetches offers from the registry's providers.
 
     Args:
@@ -176,40 +151,11 @@ class Engine:
         self._rate_limits: dict[tuple[str, str], dt.datetime] = {}
         """(provider, base URL) -> the server's time before which it must not be asked (its ``Retry-After``)."""
 
-    @property
-    def environ(self) -> Mapping[str, str]:
-        return os.environ if self._environ is None else self._environ
-
     # --- planning -----------------------------------------------------------------------------------------
     def plan(self, provider: Provider, mode: RequestedMode = "auto", fixtures_dir: Path | None = None,
              record_dir: Path | None = None) -> _Plan | str:
         """Decide how to get ``provider``'s data; a string is the reason it is skipped."""
-        if mode not in MODES:
-            raise QueryError("mode", f"{mode!r} is not a mode; allowed: {', '.join(MODES)}")
-        if provider.static and fixtures_dir is None:
-            return _Plan(provider.name, "replay", provider.fixtures_dir(), static=True)
-        if fixtures_dir is not None:  # the user's recordings replace the bundled ones (static tables included)
-            for candidate in (fixtures_dir / provider.name, fixtures_dir):
-                if (candidate / "manifest.json").is_file() and (
-                        candidate != fixtures_dir or _manifest_provider(candidate) == provider.name):
-                    return _Plan(provider.name, "replay", candidate, static=provider.static)
-            expected = fixtures_dir / provider.name / "manifest.json"
-            problem = _manifest_problem(fixtures_dir)
-            return f"no recording for {provider.name} in {fixtures_dir} (expected {expected})" + (
-                f"; {fixtures_dir / 'manifest.json'} cannot be used: {problem}" if problem else "")
-        if mode == "record":
-            target = (record_dir or Path("fixtures")) / provider.name
-            return _Plan(provider.name, "record", record_to=target)
-        live_ok = provider.credentials_configured(self.environ) or not provider.credentials
-        if mode == "live" or (mode == "auto" and provider.credentials and live_ok):
-            return _Plan(provider.name, "live")
-        bundled = provider.fixtures_dir()
-        if bundled is not None and (bundled / "manifest.json").is_file():
-            return _Plan(provider.name, "replay", bundled)
-        if not provider.credentials:  # nothing to configure: only an explicit live fetch or a recording
-            return (f"{provider.name} has no bundled recording to replay; it needs no credentials, so ask for it "
-                    "live with --fetch live (fetch='live'), or replay your own recording with --fixtures DIR")
-        return f"no credentials configured and no bundled recording: {provider.credentials_help()}"
+        return plan_fetch(provider, mode, fixtures_dir, record_dir, self.environ)
 
     # --- fetching -----------------------------------------------------------------------------------------
     def collect(self, providers: Iterable[str], *, mode: RequestedMode = "auto", fixtures_dir: Path | None = None,
@@ -315,47 +261,6 @@ class Engine:
             future.set_result(entry)
         return entry
 
-    # --- the store: snapshots that outlive the process ----------------------------------------------------
-    @property
-    def store(self) -> Store | None:
-        """The offer store (opened on first use from ``GPUHUB_STORE``; None when off or it cannot be opened)."""
-        with self._lock:
-            if self._store is _UNSET:
-                from gpuhub.store import StoreError, open_store
-
-                try:
-                    self._store = open_store(environ=self.environ)
-                except StoreError as exc:
-                    logging.getLogger("gpuhub.store").warning("offer store not usable, searching without it: %s",
-                                                              exc)
-                    self._store = None
-            return self._store  # type: ignore[return-value]
-
-    def freshness_s(self, purchases: Iterable[str]) -> float:
-        """How long stored live data stays fresh for these purchase models, seconds: the shortest of their
-        kinds (spot and low-priority prices and capacity change often: ``GPUHUB_FRESH_SPOT_S``, default 600;
-        everything else ``GPUHUB_FRESH_ON_DEMAND_S``, default 3600)."""
-        kinds = set(purchases)
-        spot = bool(kinds & {"spot", "low_priority"})
-        rest = bool(kinds - {"spot", "low_priority"}) or not kinds
-        ages = ([self.fresh_spot_s] if spot else []) + ([self.fresh_on_demand_s] if rest else [])
-        return min(ages)
-
-    def _snapshot_key(self, provider: Provider, plan: _Plan, manifest: Manifest | None) -> str | None:
-        from gpuhub.fetch.keys import live_key, replay_key
-
-        try:
-            if manifest is not None and plan.mode == "replay":
-                store = self.store if plan.mode in self._store_modes else None
-                return replay_key(self.registry, provider, manifest,
-                                  self._replay_source(provider, plan, manifest).label(), store)
-            if plan.mode in ("live", "record"):
-                base = self.environ.get(f"GPUHUB_{provider.name.upper().replace('-', '_')}_BASE_URL")
-                return live_key(self.registry, provider, (base or provider.base_url).rstrip("/"))
-        except OSError:
-            return None
-        return None  # a static provider without a recording: its packaged table is read each time
-
     def _fetch(self, provider: Provider, plan: _Plan) -> _Entry:
         started = time.monotonic()
         try:
@@ -387,246 +292,6 @@ class Engine:
                     return held_back
             return self._fetch_now(provider, plan, manifest, started, key, store)
 
-    def _stored(self, store: Store, provider: Provider, plan: _Plan, key: str | None, started: float,
-                since_s: float | None = None) -> _Entry | None:
-        """The newest good snapshot under ``key`` that is fresh enough (a replay's never ages; ``since_s``: only
-        one stored in the last seconds, by another process, while this one waited for the claim)."""
-        from gpuhub.store import StoreError
-
-        try:
-            snap = store.latest_good(provider.name, key=key, max_age_s=since_s)
-            if snap is None:
-                return None
-            age = snap.age_s()
-            if since_s is None and plan.mode == "live":
-                allowed = plan.max_age_s if plan.max_age_s is not None else self.freshness_s(
-                    [p for p in snap.purchases if plan.purchases is None or p in plan.purchases])
-                if age > allowed:
-                    return None
-            columns = _checked(store, snap)
-        except StoreError as exc:
-            log.warning("%s; fetching %s again", exc, provider.name)
-            return None
-        status = _stored_status(snap, "ok", time.monotonic() - started)
-        if plan.mode == "live":
-            status.reason = f"from the store, fetched {_age(age)} ago"
-        entry = _Entry(columns, status, snap.fetched_at)
-        with self._lock:
-            self._cache[plan.key] = entry
-            self._last_good[plan.key] = entry
-        return entry
-
-    def _fetch_now(self, provider: Provider, plan: _Plan, manifest: Manifest | None, started: float,
-                   key: str | None, store: Store | None) -> _Entry:
-        import httpx  # only a real fetch needs it: a search served from the store sends no request
-
-        from gpuhub.fetch.transports import GuardedTransport, RecordingTransport, ReplayTransport, no_network
-
-        recorder: RecordingTransport | None = None
-        if plan.mode == "replay" and manifest is not None:
-            transport: httpx.BaseTransport = ReplayTransport(manifest)
-            source = self._replay_source(provider, plan, manifest)
-        elif plan.mode == "replay":  # a static provider without a manifest reads its own packaged table
-            transport = httpx.MockTransport(no_network)
-            source = Source(mode="static", recording=provider.name)
-        else:
-            inner = self._transport or httpx.HTTPTransport(retries=0)
-            if plan.mode == "record" and plan.record_to is not None:
-                recorder = RecordingTransport(inner, plan.record_to, provider.name,
-                                              source=f"gpuhub record {provider.name}")
-                transport = recorder
-            else:
-                transport = inner
-            source = Source(mode="live", recorded_at=dt.datetime.now(dt.timezone.utc).date(),
-                            kind="live-capture")
-        from gpuhub._version import __version__
-
-        own = provider.timeout_s if plan.mode != "replay" and provider.timeout_s is not None else 0.0
-        stop = _Stop(started + max(self.timeout_s, own) + self.abandon_after_s)
-        transport = GuardedTransport(transport, stop, self.max_response_bytes)
-        client = httpx.Client(transport=transport, timeout=self.request_timeout_s, follow_redirects=True,
-                              headers={"User-Agent": f"gpuhub/{__version__}"})
-        ctx = ProviderContext(provider, client, mode=plan.mode, source=source, gpus=self.registry.gpus,
-                              environ=self.environ, retry=self.retry,
-                              recording=manifest if plan.mode == "replay" else None,
-                              deadline=started + max(self.timeout_s, own))
-        with self._lock:
-            self.fetch_count[provider.name] = self.fetch_count.get(provider.name, 0) + 1
-        try:
-            offers = self._collect_offers(provider, ctx, stop)
-        except BaseException as exc:
-            if recorder is not None:
-                recorder.discard()  # a failed recording never replaces the last good one
-            self._remember_attempt(store, plan, key, source, manifest, ProviderStatus(
-                provider.name, "failed", reason=_describe(exc), mode=plan.mode,
-                fetched_at=dt.datetime.now(dt.timezone.utc), elapsed_s=time.monotonic() - started))
-            self._note_rate_limit(provider, plan, exc)
-            raise
-        finally:
-            if recorder is not None:
-                for value in ctx.secrets_seen:
-                    recorder.add_secret(value)
-            client.close()
-        if recorder is not None:
-            # Only a whole, non-empty recording replaces the old one (its directory is swapped in at once).
-            if not offers:
-                recorder.discard()
-                raise ProviderError(f"recording not saved: the provider answered with no offers; the previous "
-                                    f"recording in {plan.record_to} is kept")
-            recorder.save()
-        report = ctx.report
-        status = ProviderStatus(
-            provider.name, "ok", mode=source.mode, source=source.label(), offers=len(offers),
-            skipped_records=report.skipped_total, skipped_reasons=dict(report.skipped.most_common(20)),
-            unknown_gpus=dict(report.unknown_gpus), warnings=list(report.warnings),
-            fetched_at=dt.datetime.now(dt.timezone.utc), elapsed_s=time.monotonic() - started,
-            partial_reasons=dict(report.partial),
-        )
-        _provenance(status, source, manifest)
-        _price_dates(status, offers, provider)
-        if manifest is not None and manifest.kind == "reconstructed":
-            status.warnings.append(f"recording reconstructed from published prices ({manifest.source})"[:300])
-        if plan.static:
-            when = manifest.recorded_at.isoformat() if manifest and manifest.recorded_at else "unknown date"
-            status.reason = f"static price table, verified {when}"
-        previous, previous_partial = self._previous_good(store, plan, key)
-        if status.partial and plan.mode != "replay" and previous and not previous_partial:
-            # A partial answer (the provider said part of its catalog is missing) never replaces a complete one.
-            self._remember_attempt(store, plan, key, source, manifest, status)
-            return self._fallback(plan, "the provider delivered part of its catalog ("
-                                        + "; ".join(sorted(status.partial_reasons))[:200] + ")")
-        if not offers and previous:
-            self._remember_attempt(store, plan, key, source, manifest, status)
-            return self._fallback(plan, f"the provider answered with no offers where it had {previous} before")
-        if offers and plan.mode != "replay" and previous and len(offers) < self.min_fraction * previous:
-            # A walk that stopped early (an empty page half-way, a truncated answer) looks like a smaller catalog.
-            self._remember_attempt(store, plan, key, source, manifest, status)
-            return self._fallback(plan, f"the provider answered with {len(offers)} offers where the last complete "
-                                        f"fetch had {previous} (an incomplete walk?)")
-        if not offers:
-            status.warnings.append("the provider returned no offers")
-            if report.skipped_total:
-                # Records came and none parsed: most likely the API changed shape. Say so loudly.
-                top = "; ".join(f"{why} (×{n})" for why, n in report.skipped.most_common(3))
-                status.warnings.append(f"every record was skipped ({report.skipped_total}): {top}; the API's "
-                                       "answer may have changed shape")
-            self._remember_attempt(store, plan, key, source, manifest, status)
-            return _Entry((), status)  # an empty answer is reported, never cached as the catalog
-        if store is not None and key is not None:
-            from gpuhub.store import StoreError, StoreReadOnly
-
-            try:
-                stored = store.put_snapshot(_meta(plan, key, source, manifest, status, True, offers.purchases()),
-                                            offers)
-            except StoreError as exc:  # a read-only store has said so once already
-                log.log(logging.DEBUG if isinstance(exc, StoreReadOnly) else logging.WARNING,
-                        "%s; the offers of %s are not kept for the next process", exc, provider.name)
-            else:
-                # Price history (issue 15): fold the new snapshot into the change log; never raises.
-                from gpuhub.history.log import record_snapshot
-
-                record_snapshot(store, stored, offers)
-        entry = _Entry(offers, status)
-        with self._lock:
-            self._cache[plan.key] = entry
-            self._last_good[plan.key] = entry
-        return entry
-
-    # --- rate limits: never ask before the server's time, in this process or the next (issue 12) -----------
-    def _endpoint(self, provider: Provider) -> str:
-        base = self.environ.get(f"GPUHUB_{provider.name.upper().replace('-', '_')}_BASE_URL")
-        return (base or provider.base_url or "").rstrip("/")
-
-    def _note_rate_limit(self, provider: Provider, plan: _Plan, exc: BaseException) -> None:
-        """Remember the server's retry time when the fetch stopped on a ``Retry-After`` beyond the budget (in this
-        engine, and in the offer store for later processes)."""
-        from gpuhub.fetch.retry import RateLimitedError
-
-        # A plugin may wrap the error (``raise type(exc)(...) from exc`` keeps the type, not the time): the latest
-        # retry time down the chain of causes is the server's.
-        found: list[RateLimitedError] = []
-        link: BaseException | None = exc
-        for _ in range(8):
-            if link is None:
-                break
-            if isinstance(link, RateLimitedError):
-                found.append(link)
-            link = link.__cause__ or link.__context__
-        if not found or plan.mode == "replay":
-            return
-        until = max(e.retry_at for e in found)
-        endpoint = self._endpoint(provider)
-        with self._lock:
-            self._rate_limits[(provider.name, endpoint)] = until
-        store = self.store if plan.mode in self._store_modes else None
-        if store is not None:
-            from gpuhub.store.ratelimit import remember_rate_limit
-
-            remember_rate_limit(store, provider.name, endpoint, until, str(found[0]))
-
-    def _held_back(self, provider: Provider, plan: _Plan) -> _Entry | None:
-        """While the server's ``Retry-After`` time has not come (told to this process or, through the store, an
-        earlier one), the provider is not asked: the last good data is served, stale, saying until when; a refresh
-        does not override the server's request. None when the provider may be asked."""
-        if plan.mode == "replay":
-            return None
-        endpoint = self._endpoint(provider)
-        now = dt.datetime.now(dt.timezone.utc)
-        with self._lock:
-            until = self._rate_limits.get((provider.name, endpoint))
-        store = self.store if plan.mode in self._store_modes else None
-        if store is not None:
-            from gpuhub.store.ratelimit import stored_rate_limit
-
-            stored = stored_rate_limit(store, provider.name, endpoint, now)
-            until = stored if until is None or (stored is not None and stored > until) else until
-        if until is None or until <= now:
-            return None
-        reason = (f"rate limited until {until.isoformat()} (the server's Retry-After): not asked again before then"
-                  + ("; --refresh does not override the server's request" if plan.refresh else ""))
-        entry = self._fallback(plan, reason)
-        if entry.status.state == "failed":
-            entry.status.reason = f"{reason}; no earlier data of {provider.name} is stored, so there is none to show"
-        return entry
-
-    def _previous_good(self, store: Store | None, plan: _Plan, key: str | None) -> tuple[int, bool]:
-        """Offers in the last good answer under this plan (this process's, else the store's; 0 if none), and
-        whether that answer was itself partial."""
-        kept = self._last_good.get(plan.key)
-        if kept is not None and kept.offers:
-            return len(kept.offers), kept.status.partial
-        if store is None or key is None:
-            return 0, False
-        from gpuhub.store import StoreError
-
-        try:
-            snap = store.latest_good(plan.provider, key=key)
-        except StoreError:
-            return 0, False
-        return (snap.offers, bool(snap.status.get("partial_reasons"))) if snap is not None else (0, False)
-
-    @staticmethod
-    def _remember_attempt(store: Store | None, plan: _Plan, key: str | None, source: Source,
-                          manifest: Manifest | None, status: ProviderStatus) -> None:
-        """Record a failed, empty or incomplete fetch (never served; ``gpuhub store show`` lists it)."""
-        if store is None or key is None:
-            return
-        from gpuhub.store import StoreError
-
-        try:
-            store.put_snapshot(_meta(plan, key, source, manifest, status, False, ()), None)
-        except StoreError as exc:
-            log.debug("could not record the attempt: %s", exc)
-
-    @staticmethod
-    def _replay_source(provider: Provider, plan: _Plan, manifest: Manifest) -> Source:
-        # Bundled recordings are labelled with the provider's name, a user's with their directory's name.
-        bundled = plan.recording == provider.fixtures_dir()
-        label = provider.name if bundled or plan.recording is None else plan.recording.name
-        return Source(mode="static" if plan.static else "replay", recording=label,
-                      recorded_at=manifest.recorded_at, kind=manifest.kind, data_date=manifest.data_date,
-                      data_date_known=manifest.data_date_known)
-
     def _collect_offers(self, provider: Provider, ctx: ProviderContext, stop: _Stop | None = None) -> OfferColumns:
         """Every offer ``fetch`` yields, each checked again here however it was built (:mod:`gpuhub.store.validate`):
         bad ones are skipped and counted, never served. Offers go straight into columns: a provider yielding a
@@ -653,47 +318,6 @@ class Engine:
                 _bulk_gc.resume()
         return builder.build()
 
-    def _fallback(self, plan: _Plan, reason: str, own_since: dt.datetime | None = None) -> _Entry:
-        """The last good data of ``plan``'s provider, marked stale with ``reason`` (failed when there is none).
-        ``own_since``: when this search began; data stored since then is its own fetch, finished just as its time
-        ran out: served as it is, never as stale."""
-        previous = self._last_good.get(plan.key)
-        if previous is None:
-            previous = self._stored_fallback(plan)
-        if previous is None:
-            return _Entry((), ProviderStatus(plan.provider, "failed", reason=reason, mode=plan.mode))
-        if own_since is not None and previous.fetched_at >= own_since and previous.status.state == "ok":
-            return previous
-        prev = previous.status
-        age = (dt.datetime.now(dt.timezone.utc) - previous.fetched_at).total_seconds()
-        status = ProviderStatus(
-            plan.provider, "stale", reason=f"{reason}; showing the last good data from "
-                                           f"{previous.fetched_at.isoformat(timespec='seconds')} ({_age(age)} old)",
-            mode=prev.mode, source=prev.source, offers=len(previous.offers), skipped_records=prev.skipped_records,
-            skipped_reasons=prev.skipped_reasons, unknown_gpus=prev.unknown_gpus, warnings=prev.warnings,
-            fetched_at=previous.fetched_at, elapsed_s=prev.elapsed_s, source_kind=prev.source_kind,
-            data_date=prev.data_date, data_date_note=prev.data_date_note, partial_reasons=prev.partial_reasons,
-            oldest_data_date=prev.oldest_data_date, undated_offers=prev.undated_offers,
-            price_change_period_s=prev.price_change_period_s)
-        return _Entry(previous.offers, status, previous.fetched_at)
-
-    def _stored_fallback(self, plan: _Plan) -> _Entry | None:
-        """The newest complete stored snapshot of the same kind (live for a live fetch, recorded for a replay),
-        any age, written by this process or an earlier one."""
-        store = self.store if plan.mode in self._store_modes else None
-        if store is None:
-            return None
-        from gpuhub.store import StoreError
-
-        live = plan.mode in ("live", "record")
-        try:
-            for snap in store.snapshots(plan.provider, limit=200):
-                if snap.complete and (snap.source_kind == "live") == live:
-                    return _Entry(_checked(store, snap), _stored_status(snap, "ok", None), snap.fetched_at)
-        except StoreError as exc:
-            log.warning("%s", exc)
-        return None
-
     def catalog(self, parts: Sequence[Sequence[Offer]]) -> Catalog:
         """The columnar index over these providers' offers, built once and reused while the same results are
         served from the cache (identity of the offer sequences is the key)."""
@@ -717,69 +341,6 @@ class Engine:
         """Stop waiting for anything: fetches still running are daemon threads, abandoned (never joined)."""
 
 
-class _Stop:
-    """When an abandoned fetch stops: checked before each request, at each body chunk and every 1000 offers."""
-
-    def __init__(self, at: float) -> None:
-        self.at = at
-
-    def check(self) -> None:
-        if time.monotonic() > self.at:
-            raise ProviderError("abandoned: the fetch ran far past the search's timeout")
-
-
-def _provenance(status: ProviderStatus, source: Source, manifest: Manifest | None) -> None:
-    """Fill a status's source kind and the date of its data (from the recording's manifest when replayed)."""
-    status.source_kind = source.source_kind
-    status.data_date = source.date_of_data
-    if manifest is not None and manifest.data_date_note:
-        status.data_date_note = manifest.data_date_note
-
-
-def _price_dates(status: ProviderStatus, offers: OfferColumns, provider: Provider) -> None:
-    """The range of the offers' own price dates (newest as ``data_date``, for staleness), how many are undated,
-    and the provider's declared price-change period."""
-    oldest, newest, undated = offers.data_dates()
-    status.undated_offers = undated
-    status.price_change_period_s = provider.price_change_period_s
-    if newest is not None:
-        status.data_date, status.oldest_data_date = newest, oldest
-
-
-def _describe(exc: BaseException) -> str:
-    """The status reason for a failure, with every credential value read in this process blanked (a provider bug
-    may echo one). Only known values: the pattern rules of :func:`redact` would also eat prose like "token: the"."""
-    from gpuhub.fetch.recording import REDACTED, known_secret_forms
-
-    if isinstance(exc, CredentialsError):
-        text = f"credentials: {exc}"
-    elif isinstance(exc, ProviderError):
-        text = str(exc) if exc.code is None or exc.code in str(exc) else f"{exc} (code {exc.code})"
-    else:
-        text = f"{type(exc).__name__}: {exc}"
-    for secret in known_secret_forms():
-        text = text.replace(secret, REDACTED)
-    return text
-
-
-def _manifest_problem(directory: Path) -> str | None:
-    """Why ``directory/manifest.json`` cannot be read, when it exists and cannot (None otherwise)."""
-    if not (directory / "manifest.json").exists():
-        return None
-    try:
-        load_manifest(directory)
-    except (OSError, ValueError) as exc:
-        return str(exc)[:300]
-    return None
-
-
-def _manifest_provider(directory: Path) -> str | None:
-    try:
-        return load_manifest(directory).provider
-    except (OSError, ValueError):
-        return None
-
-
 def _seconds(value: float | None, environ: Mapping[str, str], name: str, default: float) -> float:
     if value is not None:
         return value
@@ -794,62 +355,3 @@ def _seconds(value: float | None, environ: Mapping[str, str], name: str, default
         log.warning("%s=%r is not a number of seconds; using %g", name, raw, default)
         return default
     return seconds
-
-
-def _age(seconds: float) -> str:
-    """A short human age: ``45 s``, ``12 min``, ``3 h 5 min``, ``2 d 4 h``."""
-    s = max(0, int(seconds))
-    if s < 120:
-        return f"{s} s"
-    if s < 7200:
-        return f"{s // 60} min"
-    if s < 172800:
-        return f"{s // 3600} h {s % 3600 // 60} min"
-    return f"{s // 86400} d {s % 86400 // 3600} h"
-
-
-def _meta(plan: _Plan, key: str, source: Source, manifest: Manifest | None, status: ProviderStatus, complete: bool,
-          purchases: tuple[str, ...]) -> SnapshotMeta:
-    from gpuhub.store import SnapshotMeta
-
-    return SnapshotMeta(provider=plan.provider, fetched_at=status.fetched_at or dt.datetime.now(dt.timezone.utc),
-                        data_date=status.data_date, source_kind=source.source_kind,
-                        source=source.model_dump(mode="json"), key=key, complete=complete, status=status.to_dict(),
-                        purchases=purchases)
-
-
-def _stored_status(snap: Snapshot, state: Literal["ok", "stale"], elapsed_s: float | None) -> ProviderStatus:
-    """The status a stored snapshot was saved with, as served now (its fetch time is the snapshot's)."""
-    saved = snap.status
-    return ProviderStatus(
-        snap.provider, state, reason=saved.get("reason"), mode=saved.get("mode"), source=saved.get("source"),
-        offers=snap.offers, skipped_records=int(saved.get("skipped_records") or 0),
-        skipped_reasons=dict(saved.get("skipped_reasons") or {}), unknown_gpus=dict(saved.get("unknown_gpus") or {}),
-        warnings=list(saved.get("warnings") or []), fetched_at=snap.fetched_at, elapsed_s=elapsed_s,
-        source_kind=saved.get("source_kind") or snap.source_kind, data_date=snap.data_date,
-        data_date_note=saved.get("data_date_note"), partial_reasons=dict(saved.get("partial_reasons") or {}),
-        oldest_data_date=_iso_date(saved.get("oldest_data_date")), undated_offers=int(saved.get("undated_offers") or 0),
-        price_change_period_s=saved.get("price_change_period_s"))
-
-
-def _iso_date(value: Any) -> dt.date | None:
-    try:
-        return dt.date.fromisoformat(str(value)) if value else None
-    except ValueError:
-        return None
-
-
-def _checked(store: Store, snap: Snapshot) -> OfferColumns:
-    """A snapshot's columns, validated; a damaged snapshot is discarded (with a warning) and StoreError raised."""
-    from gpuhub.store import StoreError
-    from gpuhub.store.columns import ColumnsError
-
-    try:
-        columns = store.read_columns(snap)
-        columns.validate(snap.provider)
-        return columns
-    except (StoreError, ColumnsError) as exc:
-        log.warning("discarding unusable snapshot %s of %s: %s", snap.id, snap.provider, str(exc)[:200])
-        with contextlib.suppress(StoreError):
-            store.discard(snap)
-        raise StoreError(f"snapshot {snap.id} of {snap.provider} was unusable") from None

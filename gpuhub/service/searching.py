@@ -138,6 +138,7 @@ class SearchResult:
                 "considered": self.considered, "matched": self.matched, "removed_by": dict(self.removed_by)}
 
     def to_json(self, indent: int | None = 2) -> str:
+        """The result as JSON text (:meth:`to_dict`), indented by ``indent`` spaces (None: one line)."""
         return json.dumps(self.to_dict(), indent=indent)
 
 

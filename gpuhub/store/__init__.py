@@ -168,6 +168,7 @@ class Store(Protocol):
         ...
 
     def put_meta(self, name: str, value: str) -> None:
+        """Keep a small fact under ``name`` (replacing the old value); not kept, without error, on a read-only store."""
         ...
 
     def size_bytes(self) -> int:
@@ -175,6 +176,7 @@ class Store(Protocol):
         ...
 
     def close(self) -> None:
+        """Close the store's connections (a closed store is not used again)."""
         ...
 
 

@@ -61,6 +61,11 @@ class OfferSequence(Sequence[Offer]):
     and slices as a tuple of offers has them."""
 
     def offer(self, row: int) -> Offer:
+        """The :class:`Offer` of row ``row`` (0-based).
+
+        Raises:
+            NotImplementedError: in this base class; subclasses build it.
+        """
         raise NotImplementedError
 
     @overload
@@ -132,12 +137,14 @@ class OfferColumns(OfferSequence):
         return model
 
     def region(self, code: int) -> Region:
+        """The validated :class:`Region` of table row ``code`` (built once)."""
         model = self._regions[code]
         if model is None:
             model = self._regions[code] = _validate(Region, self.tables["regions"][code])
         return model
 
     def source(self, code: int) -> Source:
+        """The validated :class:`Source` of table row ``code`` (built once)."""
         model = self._sources[code]
         if model is None:
             model = self._sources[code] = _validate(Source, self.tables["sources"][code])
@@ -487,11 +494,13 @@ class ColumnBuilder:
         return problem
 
     def extend(self, offers: Iterable[Offer]) -> ColumnBuilder:
+        """Add every offer of ``offers`` (:meth:`add`); returns the builder."""
         for offer in offers:
             self.add(offer)
         return self
 
     def build(self) -> OfferColumns:
+        """The columns of every offer added so far (the builder may go on adding)."""
         rows = np.frombuffer(self._rows, dtype=np.int32).reshape(-1, len(_ROW)) if len(self._rows) else \
             np.zeros((0, len(_ROW)), dtype=np.int32)
         columns: dict[str, npt.NDArray[Any]] = {name: rows[:, n].astype(COLUMNS[name]) for n, name in enumerate(_ROW)}

@@ -191,6 +191,7 @@ class PostgresStore:
 
     @property
     def schema_version(self) -> int:
+        """The store's schema version in the database (``gpuhub_schema_version``)."""
         rows = self._run("read", "SELECT max(version) FROM gpuhub_schema_version")
         return int(rows[0][0] or 0)
 
@@ -214,6 +215,12 @@ class PostgresStore:
             raise StoreReadOnly(f"cannot {what} the team store {self.location}: it is read-only ({self.read_only})")
 
     def put_snapshot(self, meta: SnapshotMeta, columns: OfferColumns | None) -> Snapshot:
+        """:meth:`Store.put_snapshot <gpuhub.store.Store.put_snapshot>` in PostgreSQL: the content (deduplicated by its
+        hash) and the snapshot's row in one transaction.
+
+        Raises:
+            StoreError: the store is read-only or the write failed.
+        """
         import psycopg
 
         from gpuhub.store.columns import _hash_parts
@@ -255,6 +262,9 @@ class PostgresStore:
     # --- reading ------------------------------------------------------------------------------------------
     def latest_good(self, provider: str, *, key: str | None = None, max_age_s: float | None = None,
                     now: dt.datetime | None = None) -> Snapshot | None:
+        """:meth:`Store.latest_good <gpuhub.store.Store.latest_good>` in PostgreSQL (``max_age_s`` in seconds); a newest
+        row that does not decode is set aside and the next one served.
+        """
         where, args = latest_good_filter(provider, key, max_age_s, now, mark="%s", prefix="s.")
         # A few candidates: an undecodable newest row is set aside and the next one served.
         rows = self._run("read", _SELECT + where + f" ORDER BY s.id DESC LIMIT {LATEST_CANDIDATES}", tuple(args))
@@ -262,6 +272,7 @@ class PostgresStore:
         return found[0] if found else None
 
     def snapshots(self, provider: str | None = None, *, limit: int | None = None) -> list[Snapshot]:
+        """:meth:`Store.snapshots <gpuhub.store.Store.snapshots>` in PostgreSQL: newest first, at most ``limit``."""
         where, args = ("WHERE s.provider = %s", (provider,)) if provider is not None else ("", ())
         tail = f" LIMIT {int(limit)}" if limit is not None else ""
         return decode_rows(self._run("read", _SELECT + where + " ORDER BY s.id DESC" + tail, args),
@@ -280,12 +291,18 @@ class PostgresStore:
             raise self._write_failed(exc) from None
 
     def quarantined(self) -> list[Quarantined]:
+        """:meth:`Store.quarantined <gpuhub.store.Store.quarantined>` in PostgreSQL: rows set aside, newest first."""
         rows = self._run("read", "SELECT snapshot_id, provider, reason, set_aside_at FROM gpuhub_quarantine "
                                  "ORDER BY set_aside_at DESC")
         return [Quarantined(int(i), str(p), str(r), dt.datetime.fromtimestamp(float(t), dt.timezone.utc))
                 for i, p, r, t in rows]
 
     def read_columns(self, snapshot: Snapshot) -> OfferColumns:
+        """:meth:`Store.read_columns <gpuhub.store.Store.read_columns>` in PostgreSQL.
+
+        Raises:
+            StoreError: the snapshot has no content, or its content cannot be read or decoded.
+        """
         if snapshot.content_hash is None:
             raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider} has no offers stored")
         rows = self._run("read", "SELECT name, data FROM gpuhub_content_part WHERE hash = %s",
@@ -349,6 +366,12 @@ class PostgresStore:
         return int(gone or 0), len(freed), sum(int(r[0]) for r in freed)
 
     def prune(self, *, keep_per_provider: int, older_than_s: float | None = None) -> PruneReport:
+        """:meth:`Store.prune <gpuhub.store.Store.prune>` in PostgreSQL (``older_than_s`` in seconds).
+
+        Raises:
+            ValueError: ``keep_per_provider`` is below 1.
+            StoreError: the store is read-only or the delete failed.
+        """
         import psycopg
 
         if keep_per_provider < 1:
@@ -361,6 +384,7 @@ class PostgresStore:
         return PruneReport(gone, contents, freed)
 
     def get_meta(self, name: str) -> str | None:
+        """:meth:`Store.get_meta <gpuhub.store.Store.get_meta>` in PostgreSQL; None also when it cannot be read."""
         try:
             rows = self._run("read", "SELECT value FROM gpuhub_meta WHERE name = %s", (name,))
         except StoreError:
@@ -368,6 +392,9 @@ class PostgresStore:
         return str(rows[0][0]) if rows else None
 
     def put_meta(self, name: str, value: str) -> None:
+        """:meth:`Store.put_meta <gpuhub.store.Store.put_meta>` in PostgreSQL; on a read-only store nothing is kept
+        (logged at DEBUG), and a failed write is logged, never raised.
+        """
         import psycopg
 
         if self.read_only is not None:
@@ -382,6 +409,7 @@ class PostgresStore:
             log.log(logging.DEBUG if isinstance(error, StoreReadOnly) else logging.WARNING, "%s", error)
 
     def size_bytes(self) -> int:
+        """:meth:`Store.size_bytes <gpuhub.store.Store.size_bytes>` in PostgreSQL, bytes."""
         rows = self._run("read", "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c WHERE "
                                  "c.relkind = 'r' AND (c.relname LIKE 'gpuhub\\_%%' OR c.relname LIKE 'hist\\_%%')")
         return int(rows[0][0])

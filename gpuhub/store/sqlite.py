@@ -304,6 +304,12 @@ class SqliteStore:
 
     # --- writing ------------------------------------------------------------------------------------------
     def put_snapshot(self, meta: SnapshotMeta, columns: OfferColumns | None) -> Snapshot:
+        """:meth:`Store.put_snapshot <gpuhub.store.Store.put_snapshot>` in SQLite: the content (deduplicated by its
+        hash) and the snapshot's row in one transaction.
+
+        Raises:
+            StoreError: the store is read-only or the write failed.
+        """
         parts = columns.to_parts() if columns is not None and len(columns) else None
         content_hash = None
         if parts is not None:
@@ -371,6 +377,7 @@ class SqliteStore:
             raise self._failed(exc, "write to") from None
 
     def quarantined(self) -> list[Quarantined]:
+        """:meth:`Store.quarantined <gpuhub.store.Store.quarantined>` in SQLite: rows set aside, newest first."""
         try:
             with self._lock:
                 rows = self._db.execute("SELECT snapshot_id, provider, reason, set_aside_at FROM quarantine "
@@ -384,17 +391,26 @@ class SqliteStore:
 
     def latest_good(self, provider: str, *, key: str | None = None, max_age_s: float | None = None,
                     now: dt.datetime | None = None) -> Snapshot | None:
+        """:meth:`Store.latest_good <gpuhub.store.Store.latest_good>` in SQLite (``max_age_s`` in seconds); a newest row
+        that does not decode is set aside and the next one served.
+        """
         where, args = latest_good_filter(provider, key, max_age_s, now, mark="?", complete="complete = 1")
         # A few candidates: an undecodable newest row is set aside and the next one served.
         found = self._query(where + f" ORDER BY id DESC LIMIT {LATEST_CANDIDATES}", tuple(args))
         return found[0] if found else None
 
     def snapshots(self, provider: str | None = None, *, limit: int | None = None) -> list[Snapshot]:
+        """:meth:`Store.snapshots <gpuhub.store.Store.snapshots>` in SQLite: newest first, at most ``limit``."""
         where, args = ("WHERE provider = ?", (provider,)) if provider is not None else ("", ())
         tail = f" LIMIT {int(limit)}" if limit is not None else ""
         return self._query(where + " ORDER BY id DESC" + tail, args)
 
     def read_columns(self, snapshot: Snapshot) -> OfferColumns:
+        """:meth:`Store.read_columns <gpuhub.store.Store.read_columns>` in SQLite.
+
+        Raises:
+            StoreError: the snapshot has no content, or its content cannot be read or decoded.
+        """
         if snapshot.content_hash is None:
             raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider} has no offers stored")
         try:
@@ -406,6 +422,11 @@ class SqliteStore:
         return columns_from_parts(snapshot, parts)
 
     def discard(self, snapshot: Snapshot) -> None:
+        """:meth:`Store.discard <gpuhub.store.Store.discard>` in SQLite.
+
+        Raises:
+            StoreError: the store is read-only or the delete failed.
+        """
         self._writable("write to")
         try:
             with self._lock, self._transaction() as db:
@@ -419,6 +440,9 @@ class SqliteStore:
     # --- coordination -------------------------------------------------------------------------------------
     @contextlib.contextmanager
     def claim(self, provider: str, timeout_s: float) -> Iterator[bool]:
+        """:meth:`Store.claim <gpuhub.store.Store.claim>` with a lock file per provider under ``locks/`` (filelock;
+        ``timeout_s`` in seconds): yields True when held, False when another process kept it that long.
+        """
         import filelock
 
         try:
@@ -456,6 +480,12 @@ class SqliteStore:
         return gone, int(freed[1]), int(freed[0])
 
     def prune(self, *, keep_per_provider: int, older_than_s: float | None = None) -> PruneReport:
+        """:meth:`Store.prune <gpuhub.store.Store.prune>` in SQLite (``older_than_s`` in seconds).
+
+        Raises:
+            ValueError: ``keep_per_provider`` is below 1.
+            StoreError: the store is read-only or the delete failed.
+        """
         if keep_per_provider < 1:
             raise ValueError("keep_per_provider must be at least 1")
         self._writable("prune")
@@ -470,6 +500,7 @@ class SqliteStore:
         return PruneReport(gone, contents, freed)
 
     def get_meta(self, name: str) -> str | None:
+        """:meth:`Store.get_meta <gpuhub.store.Store.get_meta>` in SQLite; None also when it cannot be read."""
         try:
             with self._lock:
                 row = self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
@@ -479,6 +510,9 @@ class SqliteStore:
         return None if row is None else str(row[0])
 
     def put_meta(self, name: str, value: str) -> None:
+        """:meth:`Store.put_meta <gpuhub.store.Store.put_meta>` in SQLite; on a read-only store nothing is kept (logged
+        at DEBUG), and a failed write is logged, never raised.
+        """
         if self.read_only is not None:
             log.debug("not kept (the offer store is read-only): %s", name)
             return
@@ -489,6 +523,7 @@ class SqliteStore:
             log.warning("%s", self._failed(exc, "write to"))
 
     def size_bytes(self) -> int:
+        """:meth:`Store.size_bytes <gpuhub.store.Store.size_bytes>` in SQLite, bytes."""
         total = 0
         for suffix in ("", "-wal"):
             with contextlib.suppress(OSError):

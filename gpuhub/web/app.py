@@ -138,6 +138,7 @@ class Page:
 
     @property
     def query_string(self) -> str:
+        """The request's parameters as a URL query string."""
         return urlencode(self.params)
 
     def _link(self, **changes: Any) -> str:
@@ -151,31 +152,38 @@ class Page:
         return self._link(order=column, desc="1" if desc else None, page=None)
 
     def page_link(self, page: int) -> str:
+        """The query string of page ``page`` (1-based) of the same search."""
         return self._link(page=page if page > 1 else None)
 
     @property
     def shown(self) -> list[int]:
+        """Row numbers of the result shown on this page, in table order."""
         return self.order[(self.page - 1) * PAGE_SIZE:self.page * PAGE_SIZE]
 
     @property
     def first(self) -> int:
+        """The 1-based position of the page's first row in the table."""
         return (self.page - 1) * PAGE_SIZE + 1
 
     @property
     def last(self) -> int:
+        """The 1-based position of the page's last row in the table."""
         return self.first + len(self.shown) - 1
 
     @property
     def rows(self) -> list[tuple[int, Offer, dict[str, Any], dict[str, Any]]]:
+        """(row number, offer, its record, its ranking details) of each row shown."""
         return [(i, self.result.offers[i], self.result.offers[i].to_record(), self.result.details(i))
                 for i in self.shown]
 
     @property
     def scored(self) -> bool:
+        """True when the table is ranked by a score (not by a price column): the score column shows."""
         return self.result.query.sort not in ("price", "price_per_gpu", "price_per_vram")
 
     @property
     def score_unit(self) -> str:
+        """The unit of the ranker's score (from the first row's details; empty without rows)."""
         return str(self.result.details(0).get("score_unit", "")) if len(self.result) else ""
 
     @property
@@ -239,12 +247,28 @@ class Web:
 
     @property
     def engine(self) -> Engine:
+        """The engine searches use (the one given, else the process-wide default)."""
         return self._engine or default_engine()
 
     def run(self, kwargs: dict[str, Any]) -> SearchResult:
+        """Run a search with ``kwargs`` (``gpuhub.search`` arguments) on this app's data source.
+
+        Raises:
+            QueryError: an argument is invalid.
+        """
         return run_search(self.engine, kwargs, fixtures_dir=self.fixtures_dir, fetch=self.fetch)
 
     def search(self, request: Request, *, defaults: bool, extra: dict[str, Param] | None = None) -> SearchResult:
+        """The search the request asks for.
+
+        Args:
+            request: its query parameters are the search's (spec names; unknown names are refused).
+            defaults: apply the API's defaults to parameters not given.
+            extra: parameters beyond the search's that this endpoint accepts.
+
+        Raises:
+            QueryError: an unknown parameter or an invalid value (named in the error).
+        """
         page = extra is PAGE_ONLY
         allowed = [p.name for p in search_params() if not (page and p.name in PAGE_EXCLUDED)] + list(extra or {})
         _check_known(request, allowed)
@@ -258,12 +282,16 @@ class Web:
     # --- API -------------------------------------------------------------------------------------------------
 
     def api_search(self, request: Request) -> Response:
+        """``GET /api/search``: the ranked offers as JSON; 400 with the argument's name on a bad one."""
         try:
             return JSONResponse(self.search(request, defaults=True).to_dicts())
         except QueryError as exc:
             return _query_error(exc)
 
     def api_result(self, request: Request) -> Response:
+        """``GET /api/result``: the whole result (offers, statuses, filter counts) and its explanation as JSON; 400 on a
+        bad argument.
+        """
         try:
             result = self.search(request, defaults=True)
         except QueryError as exc:
@@ -289,37 +317,44 @@ class Web:
             return _error(exc.argument, exc.detail)
 
     def api_estimate(self, request: Request) -> Response:
+        """``GET /api/estimate``: a job's cost on the offers found, as JSON; 400 on a bad argument."""
         from gpuhub.service.answers import estimate_answer
 
         return self._answer(request, ESTIMATE, lambda engine, kwargs: estimate_answer(
             engine, kwargs, fixtures_dir=self.fixtures_dir, fetch=self.fetch))
 
     def api_compare(self, request: Request) -> Response:
+        """``GET /api/compare``: the purchase options of one job compared, as JSON; 400 on a bad argument."""
         from gpuhub.service.answers import compare_answer
 
         return self._answer(request, COMPARE, lambda engine, kwargs: compare_answer(
             engine, kwargs, fixtures_dir=self.fixtures_dir, fetch=self.fetch))
 
     def api_history(self, request: Request) -> Response:
+        """``GET /api/history``: stored price history as JSON; 400 on a bad argument."""
         from gpuhub.service.answers import history_answer
 
         return self._answer(request, HISTORY, history_answer)
 
     def api_gpus(self, request: Request) -> Response:
+        """``GET /api/gpus``: the GPU table (the registry's, plugins' aliases included) as JSON."""
         from gpuhub.service.reports import gpu_rows
 
         return JSONResponse(gpu_rows(self.engine.registry.gpus))
 
     def api_providers(self, request: Request) -> Response:
+        """``GET /api/providers``: each provider, its mode and credentials state, as JSON."""
         from gpuhub.service.reports import provider_rows
 
         return JSONResponse(provider_rows(self.engine))
 
     def api_rankers(self, request: Request) -> Response:
+        """``GET /api/rankers``: each ranker's name, score unit and formula, as JSON."""
         return JSONResponse([{"name": r.name, "unit": r.unit, "formula": r.description}
                              for r in self.engine.registry.rankers.values()])
 
     def api_openapi(self, request: Request) -> Response:
+        """``GET /api/openapi.json``: the API's OpenAPI schema (from the parameter spec)."""
         from gpuhub.web.openapi import openapi
 
         return JSONResponse(openapi())
@@ -327,6 +362,9 @@ class Web:
     # --- page ------------------------------------------------------------------------------------------------
 
     def page(self, request: Request) -> Response:
+        """``GET /``: the search form and, when it was submitted, the result table (paged, column-sorted) and compare
+        view; a bad argument is shown on the page.
+        """
         from gpuhub.web.form import form_fields
 
         context: dict[str, Any] = {"fields": form_fields(self.engine.registry, request.query_params.getlist),

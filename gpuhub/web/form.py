@@ -35,6 +35,7 @@ class Field:
 
     @property
     def value(self) -> str:
+        """The request's values for this control, comma-separated."""
         return ",".join(self.values)
 
 

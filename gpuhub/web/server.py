@@ -47,6 +47,9 @@ class GuardedH11(H11Protocol):
         self._waiting_since = 0.0
 
     def connection_made(self, transport: Any) -> None:
+        """Accept a connection and arm its header deadline; past :data:`MAX_CONNECTIONS`, close the longest-waiting
+        idle ones first.
+        """
         super().connection_made(transport)
         self._arm()
         if len(self.connections) > MAX_CONNECTIONS:
@@ -77,16 +80,19 @@ class GuardedH11(H11Protocol):
             self.transport.close()
 
     def handle_events(self) -> None:
+        """Parse what arrived; once a request's headers are complete, disarm the deadline."""
         super().handle_events()
         if not self._waiting():  # a request's headers are complete: its handling has no deadline here
             self._disarm()
 
     def on_response_complete(self) -> None:
+        """A response was sent: arm the deadline again for the next request."""
         super().on_response_complete()
         if not self.transport.is_closing():
             self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        """Disarm the deadline and let uvicorn clean up the connection."""
         self._disarm()
         super().connection_lost(exc)
 
