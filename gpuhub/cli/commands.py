@@ -22,20 +22,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gpuhub.answer.spec import SEARCH_PARAMS, cli_option
+from gpuhub.answer.spec import FILTER_PARAMS, OUTPUT_PARAMS, SEARCH_PARAMS, cli_option
 from gpuhub.cli._lazy import lazy
 from gpuhub.errors import PluginError, QueryError
 
 if TYPE_CHECKING:
-    from rich.console import Console
     from rich.table import Table
 
     from gpuhub.answer.query import build_query
+    from gpuhub.cli.table import TextConsole
     from gpuhub.fetch.plugins import Registry, get_registry, reset_registry
     from gpuhub.model import Offer
-    from gpuhub.service.searching import SearchResult, default_engine, run_query
+    from gpuhub.service.searching import default_engine, run_query
 else:  # imported on first use: `gpuhub --version`, `--help` and `store` never load numpy, pydantic or httpx
-    Console, Table = lazy("rich.console", "Console"), lazy("rich.table", "Table")
+    Table = lazy("rich.table", "Table")
     Registry, get_registry = lazy("gpuhub.fetch.plugins", "Registry"), lazy("gpuhub.fetch.plugins", "get_registry")
     reset_registry = lazy("gpuhub.fetch.plugins", "reset_registry")
     build_query = lazy("gpuhub.answer.query", "build_query")
@@ -46,7 +46,8 @@ _APP_SETTINGS: dict[str, Any] = {"add_completion": False, "no_args_is_help": Tru
                                  "rich_markup_mode": None,
                                  "help": "Find and price cloud GPU instances across providers."}
 app = typer.Typer(**_APP_SETTINGS)
-err: Console = lazy("rich.console", "Console", stderr=True, soft_wrap=True)
+err: TextConsole = lazy("gpuhub.cli.table", "TextConsole", stderr=True, soft_wrap=True)
+"""stderr: every string printed as text (markup off, control characters escaped)."""
 
 
 def _version(value: bool) -> None:
@@ -63,11 +64,11 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
     """Find and price cloud GPU instances across providers."""
 
 
-def _out() -> Console:
-    """stdout console; when piped, wide enough that tables are never cut to 80 columns."""
-    # Cells are data, never markup or emoji codes (an instance type like "a[1]" prints as it is).
-    plain: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
-    return Console(**plain) if sys.stdout.isatty() else Console(width=240, **plain)
+def _out() -> TextConsole:
+    """stdout console (:func:`gpuhub.cli.table.stdout_console`): cells are data, never markup or emoji codes."""
+    from gpuhub.cli.table import stdout_console
+
+    return stdout_console()
 
 
 class OutputFormat(str, Enum):
@@ -93,9 +94,7 @@ def _start(text: str | None) -> dt.datetime | None:
 
 
 def _fail_usage(message: str) -> None:
-    from rich.markup import escape
-
-    err.print(f"[red]error:[/red] {escape(message)}", highlight=False)  # "gpuhub-core[web]" is text, not markup
+    err.print(f"error: {message}", style="red")  # "gpuhub-core[web]" is text, not markup
     raise typer.Exit(2)
 
 
@@ -106,17 +105,20 @@ _OPTION_TYPES: dict[str, Any] = {"list": list[str] | None, "number": float | Non
 
 def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
     """``command`` with one option per search parameter (:data:`gpuhub.answer.spec.SEARCH_PARAMS`, in its order)
-    before its own options; ``command`` gets their values in its first argument, ``filters`` (by parameter name, an
-    inverted flag such as ``--all-regions`` turned back into its argument, ``distinct``)."""
-    own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "filters"]
+    before its own options; ``command`` gets the filters' values in its first argument, ``filters`` (by parameter
+    name, an inverted flag such as ``--all-regions`` turned back into its argument, ``distinct``), and the output
+    parameters' (``columns``, ``wide``) in its second, ``shown``."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
+           if p.name not in ("filters", "shown")]
     options = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.flag_default, annotation=Annotated[
         _OPTION_TYPES[p.kind], typer.Option(p.option, *([p.short] if p.short else []), help=p.help)])
         for p in SEARCH_PARAMS]
 
     @functools.wraps(command)
     def run(**values: Any) -> None:
-        filters = {p.name: (not values.pop(p.name)) if p.inverted else values.pop(p.name) for p in SEARCH_PARAMS}
-        command(filters, **values)
+        filters = {p.name: (not values.pop(p.name)) if p.inverted else values.pop(p.name) for p in FILTER_PARAMS}
+        shown = {p.name: values.pop(p.name) for p in OUTPUT_PARAMS}
+        command(filters, shown, **values)
 
     signature = inspect.Signature([*options, *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own)])
     run.__signature__ = signature  # type: ignore[attr-defined]
@@ -128,6 +130,7 @@ def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
 @_with_search_options
 def search(
     filters: dict[str, Any],
+    shown: dict[str, Any],
     explain: Annotated[bool, typer.Option("--explain", help="say why each offer ranks and what filters removed")]
     = False,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
@@ -137,9 +140,18 @@ def search(
                                                      "spot 10 min); also each offer's price date (30d)")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="print each provider's warnings")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="one status line per provider, with its "
+                                          "warnings (default: one summary line)")] = False,
 ) -> None:
     """Search GPU offers across every installed provider."""
+    from gpuhub.answer.columns import choose_columns
+    from gpuhub.cli.table import print_result, print_statuses
+
+    try:
+        columns = choose_columns(shown["columns"])
+    except QueryError as exc:
+        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
+        return
     engine = default_engine()
     registry = engine.registry
     if fetch not in ("auto", "live", "replay"):
@@ -170,7 +182,7 @@ def search(
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
     if result.offers or output is not OutputFormat.table:
-        _print_result(result, output)
+        print_result(result, output.value, err, None if shown["wide"] else columns, shown["wide"])
     else:
         err.print("no offers match", highlight=False)
     for line in result.launch_notes:  # --launchable: which checks could not be made (gpuhub.answer.launch)
@@ -179,7 +191,7 @@ def search(
         for i, offer in enumerate(result.offers):
             err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
                       f"{result.details(i)['explanation']}", highlight=False)
-    _print_statuses(result, verbose)
+    print_statuses(result, verbose, err)
     if not result.offers or (explain and (query.limit is None or len(result.offers) < query.limit)):
         said = tuple(f"{s.provider} {s.state}:" for s in result.statuses)  # the status lines above say these
         for line in result.explain():
@@ -189,152 +201,28 @@ def search(
         raise typer.Exit(1)
 
 
-def _print_statuses(result: SearchResult, verbose: bool) -> None:
-    """One line per provider (source kind, data date and age, warning count); with ``verbose`` its warnings."""
-    for status in result.statuses:
-        colour = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}[status.state]
-        if status.state == "ok" and status.partial:
-            colour = "yellow"
-        blind = ", no availability data" if (
-            status.state in ("ok", "stale") and status.provider in result.no_availability) else ""
-        err.print(f"[{colour}]{status.line()}{blind}[/{colour}]", highlight=False, markup=True)
-        if verbose:
-            for warning in status.warnings:
-                err.print(f"  warning: {warning}", highlight=False, markup=False)
-    if not verbose and any(s.warnings for s in result.statuses):
-        err.print("(gpuhub search -v prints the warnings)", highlight=False, markup=False)
-    if result.query.available_only:
-        unknown, sold_out = result.availability_dropped
-        err.print(f"--available dropped {unknown} offers whose availability is unknown and {sold_out} sold out",
-                  highlight=False)
-
-
-def _print_result(result: SearchResult, output: OutputFormat) -> None:
-    from gpuhub.service.searching import record_fields
-
-    records = result.to_dicts()
-    if output is OutputFormat.json:
-        sys.stdout.write(json.dumps(records, indent=2) + "\n")
-        return
-    if output is OutputFormat.csv:
-        if result.groups is None:  # prices as published (20.00, not 20.0)
-            for r, offer in zip(records, result.offers, strict=True):
-                r["price_per_hour"] = _money(offer.price.amount)
-        _write_csv(records, record_fields(result.query))
-        return
-    if result.groups is not None:
-        _print_groups(result)
-        return
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    scored = result.query.sort not in ("price", "price_per_gpu", "price_per_vram")
-    arm = any(r["cpu_arch"] != "x86_64" for r in records)
-    sliced = any(r["fractional"] for r in records)
-    for column, justify in (("provider", "left"), ("instance type", "left"), ("region", "left"), ("GPU", "left"),
-                            ("GPUs", "right"), ("VRAM/GPU GiB" + (" (slice: per slice)" if sliced else ""), "right"),
-                            ("vCPUs", "right"), ("RAM GiB", "right"), *((("CPU", "left"),) if arm else ()),
-                            ("purchase", "left"), ("per hour", "right"), ("per GPU-hour", "right"),
-                            ("avail", "left"), ("interruption", "left"), ("source", "left")):
-        table.add_column(column, justify=justify)
-    if scored:
-        table.add_column(f"score ({records[0]['score_unit'] if records else ''})", justify="right")
-    for r, offer in zip(records, result.offers, strict=True):
-        region = r["region"] + (f" ({r['zone']})" if r["zone"] else "")
-        if r.get("more_regions"):
-            region += f" +{r['more_regions']} region{'s' if r['more_regions'] > 1 else ''}"
-        gpu = r["gpu_name"] or "-"
-        if r["gpu_known"] is False:
-            gpu += " (unknown)"
-        vram = _num(r["gpu_memory_gib"]) + (" slice" if r["fractional"] else "")
-        per_gpu = offer.price_per_gpu_hour
-        terms = offer.price
-        stat = None if terms.listing_stat is None else terms.listing_stat + (
-            f" of {terms.listing_count}" if terms.listing_count is not None else "")
-        table.add_row(
-            offer.instance.channel, r["instance_type"], region, gpu, _gpus(r["gpu_count"]), vram,
-            _num(r["vcpus"]), _num(r["memory_gib"]), *((r["cpu_arch"],) if arm else ()),
-            r["purchase"] + (f" ({stat})" if stat else ""),
-            f"{_money(offer.price.amount)} {r['currency']}", _money(per_gpu, derived=True) if per_gpu else "-",
-            {"available": "yes", "sold_out": "sold out", "unknown": "?"}[r["availability"]],
-            _risk(r), r["source"],
-            *([f"{r['score']:.4g}" if r.get("score") is not None else "-"] if scored else []))
-    _out().print(table)
-    from gpuhub.answer.grouping import channel_notes
-
-    for line in channel_notes(result.offers):
-        err.print(line, highlight=False, markup=False)
-    if result.more_regions is not None:
-        err.print(f"showing {len(result.offers)} of {result.choices} choices (one row per instance type and purchase "
-                  f"model, best region first) from {result.matched} matching offers; --all-regions for every offer",
-                  highlight=False)
-    if result.matched > len(result.offers) and result.more_regions is None:
-        err.print(f"showing {len(result.offers)} of {result.matched} matching offers (--limit)", highlight=False)
-
-
-def _print_groups(result: SearchResult) -> None:
-    assert result.groups is not None
-    keys = list(result.groups[0].keys) if result.groups else [k for k in result.query.group_by]
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for column in (*keys, "offers", "price range per hour", "regions", "best offer"):
-        table.add_column(column, justify="right" if column == "offers" else "left")
-    for g in result.groups:
-        regions = [r.split(":", 1)[1] for r in g.regions]
-        shown = ", ".join(regions[:3]) + (f" +{len(regions) - 3}" if len(regions) > 3 else "")
-        span = _money(g.price_min) + ("" if g.price_min == g.price_max else f" - {_money(g.price_max)}")
-        table.add_row(*(g.keys[k] for k in keys), str(g.offers), f"{span} {g.currency}",
-                      f"{len(regions)}: {shown}", f"{g.best.instance_type} {g.best.region.code} "
-                      f"{g.best.price.purchase} {_money(g.best.price.amount)}")
-    _out().print(table)
-    err.print(f"{len(result.groups)} groups of {result.matched} matching offers", highlight=False)
-
-
-def _write_csv(records: list[dict[str, Any]], fields: list[str]) -> None:
-    """CSV with the same columns whether or not anything matched."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()} for r in records)
-    sys.stdout.write(buffer.getvalue())
-
-
-def _gpus(count: Any) -> str:
-    """GPU count; a fractional slice as a fraction (0.25 → 1/4)."""
-    if isinstance(count, float) and 0 < count < 1:
-        from fractions import Fraction
-
-        part = Fraction(count).limit_denominator(64)
-        return f"{part.numerator}/{part.denominator}"
-    return _num(count)
-
-
-def _money(value: Any, *, derived: bool = False) -> str:
-    """A price as published (at least 2 decimals: 20.00 beside 6.40; 0.9494 stays); a derived figure (per
-    GPU-hour) to at most 4 decimals."""
-    from decimal import Decimal
-
-    amount = value if isinstance(value, Decimal) else Decimal(str(value))
-    if derived:
-        amount = amount.quantize(Decimal("0.0001"))
-    amount = amount.normalize()
-    if amount.as_tuple().exponent > -2:  # type: ignore[operator]
-        amount = amount.quantize(Decimal("0.01"))
-    return format(amount, "f")
-
-
-def _risk(r: dict[str, Any]) -> str:
-    """The interruption column: bucket and its source@date for spot offers; '-' where nothing applies."""
-    if r.get("interruption") is None:
-        return "-"
-    return f"{r['interruption']} ({r['risk_source']})"
-
-
 def _num(value: Any) -> str:
-    if value is None:
-        return "-"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    from gpuhub.cli.table import num
+
+    return num(value)
 
 
 def _price(value: Any) -> str:
-    return "-" if value is None else _money(value)
+    from gpuhub.cli.table import price
+
+    return price(value)
+
+
+def _money(value: Any) -> str:
+    from gpuhub.cli.table import _published
+
+    return _published(value)
+
+
+def _write_csv(records: list[dict[str, Any]], fields: list[str]) -> None:
+    from gpuhub.cli.table import write_csv
+
+    write_csv(records, fields)
 
 
 @app.command()
@@ -534,8 +422,7 @@ def serve(
     except ModuleNotFoundError as exc:
         _fail_usage(f"gpuhub serve needs the web extra ({exc.name} is missing): pip install 'gpuhub-core[web]'")
     if host not in LOOPBACK:
-        err.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who reaches it can use it (no login)",
-                  highlight=False)
+        err.print(f"warning: listening on {host}: anyone who reaches it can use it (no login)", style="yellow")
     import socket
 
     try:  # a port in use (or a host that is not this machine's) is the user's argument, said before serving
@@ -757,7 +644,7 @@ def _main_inner() -> None:
     except PluginError as exc:
         # Strict mode: a broken plugin stops every command but the one that diagnoses plugins.
         if sys.argv[1:2] != ["plugins"]:
-            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            err.print(f"error: {exc}", style="red")
             err.print("run 'gpuhub plugins' to see every plugin's status, or unset GPUHUB_STRICT_PLUGINS",
                       highlight=False)
             raise SystemExit(1) from None

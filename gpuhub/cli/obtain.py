@@ -7,10 +7,10 @@ import json
 import sys
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from gpuhub.answer.compare import Option, compare
+from gpuhub.cli.table import TextConsole
 from gpuhub.model import Offer
 
 __all__ = ["compare_rows", "print_compare"]
@@ -34,7 +34,8 @@ def _row(o: Option) -> dict[str, Any]:
             "reservation_hours": record.get("reservation_hours"), "notes": o.notes}
 
 
-def print_compare(rows: list[dict[str, Any]], hours: float, json_output: bool, out: Console, err: Console) -> None:
+def print_compare(rows: list[dict[str, Any]], hours: float, json_output: bool, out: TextConsole,
+                  err: TextConsole) -> None:
     """Print the rows as a table (stdout) with a one-line verdict (stderr), or as JSON."""
     if json_output:
         sys.stdout.write(json.dumps({"hours": hours, "options": rows}, indent=2) + "\n")

@@ -112,8 +112,10 @@ def show(
         sys.stdout.write(json.dumps({"location": store.location, "size_bytes": store.size_bytes(),
                                      "snapshots": rows, "quarantined": set_aside}, indent=2) + "\n")
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from gpuhub.cli.table import cells, stdout_console
+    from gpuhub.display import plain
 
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for column, justify in (("provider", "left"), ("id", "right"), ("age", "right"), ("source kind", "left"),
@@ -124,11 +126,11 @@ def show(
             state = "complete" + (f", {outdated[s.id]}" if outdated[s.id] else "")
         else:
             why = s.status.get("reason") or "; ".join(s.status.get("warnings", [])) or "no offers"
-            state = f"not served: {why}"[:100]
-        table.add_row(s.provider, str(s.id), _age(s.age_s(now)), s.source_kind,
-                      s.data_date.isoformat() if s.data_date else "-", str(s.offers),
-                      _size(s.size_bytes) if s.content_hash else "-", state)
-    (Console() if sys.stdout.isatty() else Console(width=200)).print(table)
+            state = f"not served: {why}"
+        table.add_row(*cells(s.provider, s.id, _age(s.age_s(now)), s.source_kind,
+                             s.data_date.isoformat() if s.data_date else "-", s.offers,
+                             _size(s.size_bytes) if s.content_hash else "-", plain(state)[:100]))
+    stdout_console().print(table)
     total = sum(counts.values())
     typer.echo(f"{store.location}: {_size(store.size_bytes())}, {total} snapshots"
                + (f" (newest {limit} per provider shown)" if len(shown) < total else ""), err=True)
@@ -136,7 +138,7 @@ def show(
         are = "row could not be decoded and is" if len(quarantined) == 1 else "rows could not be decoded and are"
         typer.echo(f"{len(quarantined)} snapshot {are} set aside (quarantine table, never served):", err=True)
         for q in quarantined[:10]:
-            typer.echo(f"  snapshot {q.snapshot_id} of {q.provider}: {q.reason}", err=True)
+            typer.echo(plain(f"  snapshot {q.snapshot_id} of {q.provider}: {q.reason}"), err=True)
 
 
 def _outdated(snapshots: list[Snapshot]) -> dict[int, str | None]:
