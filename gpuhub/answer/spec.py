@@ -187,7 +187,7 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
           allowed=lambda c: list(c.rankers)),
     param("limit", "integer", "at most this many offers", cli_default=20),
     param("columns", "list", "table columns, comma-separated, in this order: price, per_gpu, gpu, provider, "
-          "instance_type, region, purchase, vram, avail, score, vcpus, ram, cpu, interruption, source (default: the "
+          "instance_type, region, purchase, score, vram, avail, vcpus, ram, cpu, interruption, source (default: the "
           "most important that fit the terminal)", allowed=_columns, output=True),
     param("wide", "flag", "every table column, whatever the terminal's width", output=True),
 )

@@ -274,18 +274,21 @@ def status_summary(result: SearchResult) -> str:
 
 
 def print_statuses(result: SearchResult, verbose: bool, err: TextConsole) -> None:
-    """The provider statuses: one summary line (:func:`status_summary`); with ``verbose`` one line per provider
-    (source kind, data date and age, warning count) followed by its warnings."""
+    """The provider statuses: one summary line (:func:`status_summary`), followed, when nothing matched, by the
+    line of each provider that failed or was skipped (the reason the answer is empty); with ``verbose`` one line
+    per provider (source kind, data date and age, warning count) followed by its warnings."""
+    shown = result.statuses
     if not verbose:
         worst = next((c for state, c in (("failed", "red"), ("stale", "yellow")) if any(
             s.state == state for s in result.statuses)), "green")
         err.print(status_summary(result), style=worst)
-    for status in result.statuses if verbose else ():
+        shown = [] if result.offers else [s for s in result.statuses if s.state in ("failed", "skipped")]
+    for status in shown:
         colour = "yellow" if status.state == "ok" and status.partial else _COLOURS[status.state]
         blind = ", no availability data" if (
             status.state in ("ok", "stale") and status.provider in result.no_availability) else ""
         err.print(plain(status.line() + blind), style=colour)
-        for warning in status.warnings:
+        for warning in status.warnings if verbose else ():
             err.print(f"  warning: {plain(warning)}")
     if result.query.available_only:
         unknown, sold_out = result.availability_dropped
