@@ -147,3 +147,19 @@ def test_the_table_and_the_web_page_print_prices_alike(bundled: Engine) -> None:
     assert web == table and len(web) == 40
     assert all(len(p.split(" ")[0].split(".")[1]) <= 4 and len(g.split(".")[1]) <= 4 for p, g in web)
     assert any(len(p.split(" ")[0].split(".")[1]) == 4 for p, _ in web)  # GCP's 9-decimal sums, rounded
+
+
+def test_json_and_csv_keep_the_exact_price(bundled: Engine) -> None:
+    """The table rounds GCP's 9-decimal sums to 4; JSON and CSV keep every published digit."""
+    import csv
+    import io
+
+    more = ["-p", "gcp", "--all-regions", "--limit", "200"]
+    records = _prices(*more)
+    run = runner.invoke(app, [*H100, "--format", "csv", *more])
+    assert run.exit_code == 0, run.output
+    rows = list(csv.DictReader(io.StringIO(run.stdout)))
+    assert [Decimal(str(r["price_per_hour"])) for r in records] == [Decimal(r["price_per_hour"]) for r in rows]
+    exact = [r["price_per_hour"] for r in rows if len(r["price_per_hour"].split(".")[1]) > 4]
+    assert exact and all(len(money(Decimal(x)).split(".")[1]) <= 4 for x in exact)
+    assert money(Decimal("6.64897")) == "6.649" and "6.64897" in exact
