@@ -101,6 +101,20 @@ def _money(value: Any) -> str:
     return price(value)
 
 
+def _need_charts(plot: bool, chart: Path | None) -> None:
+    """``--plot`` and ``--chart`` need the charts extra: without it, one line naming the missing module and the
+    install command, exit code 2 (before any work), never a traceback."""
+    import importlib.util
+
+    for wanted, option, module in ((plot, "--plot", "plotext"), (chart is not None, "--chart", "matplotlib")):
+        try:
+            missing = wanted and importlib.util.find_spec(module) is None
+        except (ImportError, ValueError):  # a module set to None (blocked) or without a spec
+            missing = wanted
+        if missing:
+            _err(f"{option} needs the charts extra ({module} is missing): pip install 'gpuhub-core[charts]'")
+
+
 def _row(table: Any, *values: Any) -> None:
     """A table row whose cells are text (control characters escaped)."""
     table.add_row(*(plain(v) for v in values))
@@ -132,6 +146,7 @@ def history(
     output: Annotated[HistoryFormat, typer.Option("--format", "-f", help="table, json or csv")] = HistoryFormat.table,
 ) -> None:
     """Price history from the store: the price at each change, and min / median / max over --since."""
+    _need_charts(plot, chart)
     from rich.table import Table
 
     from gpuhub.history import history as run_history
