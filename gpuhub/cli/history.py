@@ -270,7 +270,7 @@ def diff(
     with _opened_store() as store:
         offer_filter = make_filter(instance_type=instance_type, gpu=gpu, provider=provider, region=region,
                                    purchase=purchase)
-        report = run_diff(old, new, store=store, provider=offer_filter.providers or None).filtered(offer_filter)
+        report = run_diff(old, new, store=store, provider=offer_filter.providers or None, offer_filter=offer_filter)
     if output is DiffFormat.json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
         return
@@ -317,6 +317,10 @@ def watch(
         report = run_watch(rules, old=old, new=new, instance_type=instance_type, gpu=gpu, provider=provider,
                            region=region, purchase=purchase, store=store)
     sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+    for side in report.report.sides:
+        if side.old is None and side.new is not None:
+            print(f"{side.provider}: only one good snapshot (#{side.new.id}): nothing to compare with yet",
+                  file=sys.stderr)
     print(f"watch: {len(report.matches)} matches" if report.matched else "watch: nothing matched", file=sys.stderr)
     raise typer.Exit(1 if report.matched else 0)
 
