@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
+import gpuhub
 from gpuhub.cli.commands import app
+from gpuhub.errors import QueryError
 
 runner = CliRunner()
 
@@ -21,3 +24,17 @@ def test_plugin_new_refuses_the_name_of_a_shipped_provider(tmp_path: Path) -> No
     assert list(tmp_path.iterdir()) == []
     ok = runner.invoke(app, ["plugin", "new", "mycloud", "--dir", str(tmp_path)])
     assert ok.exit_code == 0 and (tmp_path / "gpuhub-mycloud" / "gpuhub_mycloud" / "__init__.py").is_file()
+
+
+def test_cuda_accepts_only_real_releases() -> None:
+    # Was: --cuda 99.9 and --cuda 12.7 (NVIDIA went from 12.6 to 12.8) were accepted and filtered by them.
+    for version in ("99.9", "12.7", "13.9"):
+        run = runner.invoke(app, ["search", "--cuda", version, "--fetch", "replay"])
+        assert run.exit_code == 2 and run.stdout == "", version
+        assert run.stderr.startswith(f"error: --cuda: '{version}' is not a CUDA release (there is no 12.7; the "
+                                     "newest gpuhub knows is 13.5); allowed values: 7.0, 7.5, 8.0,"), run.stderr
+    with pytest.raises(QueryError, match="is not a CUDA release") as info:
+        gpuhub.search(cuda="12.7", fetch="replay")
+    assert info.value.argument == "cuda"
+    v100 = gpuhub.search(gpu="V100", cuda="12.8", provider="aws", fetch="replay", limit=None)
+    assert v100.offers and not gpuhub.search(gpu="V100", cuda="13.0", provider="aws", fetch="replay", limit=None)
