@@ -38,3 +38,32 @@ def test_cuda_accepts_only_real_releases() -> None:
     assert info.value.argument == "cuda"
     v100 = gpuhub.search(gpu="V100", cuda="12.8", provider="aws", fetch="replay", limit=None)
     assert v100.offers and not gpuhub.search(gpu="V100", cuda="13.0", provider="aws", fetch="replay", limit=None)
+
+
+def test_a_catalog_reader_keeps_the_partial_status_and_the_price_dates(tmp_path: Path) -> None:
+    """GCP's bundled catalog is partial (machine types without a price are counted): a reader of the published
+    catalog says so too (was: a plain ``gcp: ok``), with the publisher's price dates."""
+    import os
+    import subprocess
+    import sys
+
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "GOOGLE_", "GPUHUB_"))}
+
+    def gpuhub_run(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "gpuhub.cli", *args], capture_output=True, text=True,
+                              env=base | env, timeout=300, check=False)
+
+    publisher = {"GPUHUB_STORE": str(tmp_path / "store"), "GPUHUB_CACHE_DIR": str(tmp_path / "pub-cache")}
+    direct = gpuhub_run("search", "-p", "gcp", "--gpu", "H100", "-v", "--fetch", "replay", env=publisher)
+    line = next(x for x in direct.stderr.splitlines() if x.startswith("gcp: "))
+    assert line.startswith("gcp: ok (partial: ") and "prices of 2023-03-24 … " in line, line
+    done = gpuhub_run("catalog", "publish", str(tmp_path / "catalog"), "--provider", "gcp", "--fetch", "replay",
+                      "--allow-unknown-gpu", "*", env=publisher)
+    assert done.returncode == 0, done.stderr
+    reader = {"GPUHUB_CATALOG_URL": str(tmp_path / "catalog"), "GPUHUB_STORE": "off",
+              "GPUHUB_CACHE_DIR": str(tmp_path / "reader-cache")}
+    read = gpuhub_run("search", "-p", "gcp", "--gpu", "H100", "-v", env=reader)
+    assert read.returncode == 0, read.stderr
+    served = next(x for x in read.stderr.splitlines() if x.startswith("gcp: "))
+    assert served.startswith(line.split(", ")[0] + ", ") and "published catalog version 1" in served, served
+    assert "prices of 2023-03-24 … " in served
