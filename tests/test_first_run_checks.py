@@ -67,3 +67,44 @@ def test_a_catalog_reader_keeps_the_partial_status_and_the_price_dates(tmp_path:
     served = next(x for x in read.stderr.splitlines() if x.startswith("gcp: "))
     assert served.startswith(line.split(", ")[0] + ", ") and "published catalog version 1" in served, served
     assert "prices of 2023-03-24 … " in served
+
+
+SCRIPT = '''
+from decimal import Decimal
+
+import gpuhub
+from gpuhub import Engine, Instance, Offer, Price, Provider
+from gpuhub.kit.testing import registry_of
+
+
+class Lab(Provider):
+    name = "lab"
+    kind = "internal"
+
+    def fetch(self, ctx):
+        inst = Instance(provider="lab", instance_type="a100-80x1", gpu=ctx.gpu("A100-80GB"), gpu_count=1)
+        yield Offer(instance=inst, region=ctx.region("lab-eu"), source=ctx.source,
+                    price=Price(amount=Decimal("1.10"), currency="EUR", purchase="on_demand"))
+
+
+result = gpuhub.search(engine=Engine(registry_of(Lab())), fetch="live")
+print([(s.state, s.reason) for s in result.statuses], [(o.instance_type, str(o.price.amount)) for o in result])
+'''
+
+
+def test_a_provider_defined_in_a_script_or_notebook_fetches(tmp_path: Path) -> None:
+    # Was: every fetch of a provider whose class lives in __main__ failed with "ValueError: __main__.__spec__ is
+    # None" (the store's key fingerprints the provider's code by its module's import spec).
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "lab.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUHUB_")} | {
+        "GPUHUB_STORE": str(tmp_path / "store"), "GPUHUB_CACHE_DIR": str(tmp_path / "cache")}
+    for args in ([str(script)], ["-"]):  # a script file, and code without a file (as a notebook cell has)
+        done = subprocess.run([sys.executable, *args], input=SCRIPT if args == ["-"] else None, capture_output=True,
+                              text=True, env=env, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "[('ok', None)] [('a100-80x1', '1.10')]\n", (args, done.stdout, done.stderr)
