@@ -108,3 +108,46 @@ def test_a_provider_defined_in_a_script_or_notebook_fetches(tmp_path: Path) -> N
                               text=True, env=env, timeout=120, check=False)
         assert done.returncode == 0, done.stderr
         assert done.stdout == "[('ok', None)] [('a100-80x1', '1.10')]\n", (args, done.stdout, done.stderr)
+
+
+def test_one_install_seen_through_a_lib64_link_is_not_installed_twice(tmp_path: Path) -> None:
+    # Was: a virtualenv whose lib64 links to lib lists each plugin under both paths; the check compared the paths as
+    # text, reported "installed twice", advised uninstalling the only copy, and strict mode refused to start.
+    import sys
+    import types
+    from importlib import metadata
+
+    from gpuhub import Registry
+    from gpuhub.fetch.hookspecs import hookimpl
+
+    (tmp_path / "lib" / "site-packages").mkdir(parents=True)
+    (tmp_path / "lib64").symlink_to(tmp_path / "lib")
+
+    class Dist:
+        version = "1.0"
+        metadata = {"Name": "gpuhub-labcloud"}  # noqa: RUF012
+
+        def __init__(self, path: Path) -> None:
+            self.path = path
+
+        def locate_file(self, _: str) -> str:
+            return str(self.path)
+
+    class Lab:
+        @hookimpl
+        def register_providers(self, register: object) -> None:
+            return None
+
+    module = types.ModuleType("gpuhub_test_labcloud")
+    module.register_providers = Lab().register_providers  # type: ignore[attr-defined]
+    sys.modules["gpuhub_test_labcloud"] = module
+    try:
+        eps = []
+        for lib in ("lib", "lib64"):
+            ep = metadata.EntryPoint("labcloud", "gpuhub_test_labcloud", "gpuhub")
+            object.__setattr__(ep, "dist", Dist(tmp_path / lib / "site-packages"))
+            eps.append(ep)
+        registry = Registry(entry_points=eps, strict=True)  # strict: a duplicate would raise PluginError
+        assert [r.status for r in registry.reports if r.name == "labcloud"] == ["loaded"]
+    finally:
+        del sys.modules["gpuhub_test_labcloud"]
