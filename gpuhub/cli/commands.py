@@ -481,53 +481,6 @@ def _command_app(argv: list[str]) -> typer.Typer:
     return app
 
 
-class _CoerceWhenGiven:
-    """typer (0.2x) builds a pydantic ``TypeAdapter`` for every parameter of the command line before it looks at the
-    value, even an option that was not given (``None``), and for ``--help`` imports pydantic just for that. This
-    stands in for a parameter's coercion: ``None`` passes as typer's own ``coerce`` returns it (``()`` for a
-    multi-value option), and the real coercion is built only for a value that was given."""
-
-    def __init__(self, param: Any) -> None:
-        self._param = param
-        self._real: Any = None
-
-    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
-        if value is None:
-            return () if param.multiple or param.nargs == -1 else None
-        if self._real is None:
-            from typer._coercion import build_runtime_param
-
-            self._real = build_runtime_param(self._param.type_descriptor)
-        return self._real.coerce(value, param=param, ctx=ctx)
-
-
-def _run_app(typer_app: typer.Typer) -> None:
-    """Run ``typer_app`` on ``sys.argv``, each parameter's coercion built only when it has a value
-    (:class:`_CoerceWhenGiven`); with a typer that lacks those internals, exactly as ``typer_app()``."""
-    command_class = getattr(__import__("typer.core").core, "_TyperParameter", None)
-    if command_class is None or not hasattr(command_class, "get_runtime_param"):
-        typer_app()
-        return
-    def lazy(param: Any) -> Any:
-        if isinstance(param, command_class) and getattr(param, "_runtime_param", None) is None:
-            param._runtime_param = _CoerceWhenGiven(param)
-        return param
-
-    def with_lazy_help(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        return lambda ctx: lazy(original(ctx))  # the help option is made on first use, per command
-
-    command = typer.main.get_command(typer_app)
-    stack: list[Any] = [command]
-    while stack:
-        node = stack.pop()
-        for param in getattr(node, "params", ()):
-            lazy(param)
-        if callable(getattr(node, "get_help_option", None)):
-            node.get_help_option = with_lazy_help(node.get_help_option)
-        stack.extend(getattr(node, "commands", {}).values())
-    command()
-
-
 def _load_registry() -> None:
     """The process-wide registry, from the plugin index when it describes the installed plugins (no plugin is
     imported), unless one was set already (a host calling ``main`` in-process); ``gpuhub plugins`` always loads
@@ -678,7 +631,7 @@ def _main_inner() -> None:
     builtin_help = bool(argv) and argv[0] in _builtin_commands() and ("--help" in argv or "-h" in argv)
     if not strict and (argv[:1] == ["store"] or builtin_help or (argv in ([], ["--help"])
                                                                  and _no_plugin_commands())):
-        _run_app(_command_app(argv))
+        _command_app(argv)()
         return
     import logging
 
@@ -701,5 +654,5 @@ def _main_inner() -> None:
             reset_registry(Registry(strict=False))
         finally:
             plugin_log.disabled = False
-    _run_app(_command_app(argv))
+    _command_app(argv)()
 
