@@ -115,6 +115,17 @@ def _need_charts(plot: bool, chart: Path | None) -> None:
             _err(f"{option} needs the charts extra ({module} is missing): pip install 'gpuhub-core[charts]'")
 
 
+def _percent(pct: float | None) -> str:
+    """A change in percent to 2 decimals, or as many more as a change too small for 2 needs (``+0.003``, never
+    ``+0.00`` for a change); empty when there is none."""
+    if pct is None:
+        return ""
+    places = 2
+    while places < 8 and pct and round(pct, places) == 0:
+        places += 1
+    return f"{pct:+.{places}f}"
+
+
 def _row(table: Any, *values: Any) -> None:
     """A table row whose cells are text (control characters escaped)."""
     table.add_row(*(plain(v) for v in values))
@@ -227,7 +238,7 @@ def _print_diff(report: DiffReport, limit: int | None) -> None:
         _row(table, c.kind, str(o["provider"]), str(o["instance_type"]),
                       str(o["region"]) + (f" ({o['zone']})" if o.get("zone") else ""), str(o["purchase"]),
                       str(o.get("gpu_name") or "-"), _money(c.old_price), _money(c.new_price),
-                      f"{pct:+.2f}" if pct is not None else "")
+                      _percent(pct))
     if changes:
         _console().print(table)
     out = sys.stderr

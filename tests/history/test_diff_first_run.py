@@ -66,3 +66,12 @@ def test_a_first_snapshot_matches_no_new_rule(tmp_path: Path, monkeypatch: pytes
     assert run.exit_code == 1
     assert [(m["rule"], m["instance_type"]) for m in json.loads(run.stdout)["matches"]] == [
         ("new_offer", "gpu_1x_h100_pcie")]
+
+
+def test_a_tiny_change_is_not_printed_as_zero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Was: 23.92 -> 23.92072 (+0.003 %) printed "+0.00" in the % column.
+    _store(tmp_path, monkeypatch, EAST, [offer("lambda", "gpu_8x_h100_sxm5", "us-east-1", "23.92072"), EAST[1]])
+    run = runner.invoke(app, ["diff"])
+    row = next(line for line in run.stdout.splitlines() if line.startswith("up"))
+    assert row.split("│")[-1].strip() == "+0.003"
+    assert json.loads(runner.invoke(app, ["diff", "-f", "json"]).stdout)["changes"][0]["change_pct"] == 0.003
