@@ -151,3 +151,16 @@ def test_one_install_seen_through_a_lib64_link_is_not_installed_twice(tmp_path: 
         assert [r.status for r in registry.reports if r.name == "labcloud"] == ["loaded"]
     finally:
         del sys.modules["gpuhub_test_labcloud"]
+
+
+def test_gpus_and_feature_fp8_agree_with_the_fp8_prices() -> None:
+    # Was: `gpuhub gpus` showed FP8 "-" for the MI300X (and --feature fp8 left it out) while its offers carried a
+    # price per FP8 TFLOP-hour from its 2614.9 FP8 TFLOPS (AMD's data sheet, the GPU table).
+    import json
+
+    rows = {r["name"]: r for r in json.loads(runner.invoke(app, ["gpus", "--format", "json"]).stdout)}
+    assert rows["MI300X"]["fp8"] is True and rows["H100"]["fp8"] is True and rows["A100"]["fp8"] is False
+    mi300x = gpuhub.search(gpu="MI300X", fetch="replay", limit=1)
+    assert mi300x.details(0)["usd_per_fp8_tflop_hour"] is not None
+    assert gpuhub.search(gpu="MI300X", feature="fp8", fetch="replay", limit=1).offers
+    assert not gpuhub.search(gpu="A100", feature="fp8", fetch="replay", limit=1).offers
