@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,30 @@ def test_gpus_and_feature_fp8_agree_with_the_fp8_prices() -> None:
     assert mi300x.details(0)["usd_per_fp8_tflop_hour"] is not None
     assert gpuhub.search(gpu="MI300X", feature="fp8", fetch="replay", limit=1).offers
     assert not gpuhub.search(gpu="A100", feature="fp8", fetch="replay", limit=1).offers
+
+
+def test_an_emptied_replay_serves_the_last_good_data_as_stale(tmp_path: Path) -> None:
+    # Was: a --fixtures recording edited to hold no offers gave "lambda: ok, 0 offers" although a good snapshot of
+    # the same recording was stored (an empty live refresh already served the last good data as stale).
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    recording = Path(__file__).resolve().parents[1] / "plugins" / "gpuhub-lambda" / "gpuhub_lambda" / "recording"
+    if not recording.is_dir():
+        pytest.skip("the Lambda plugin's recording is not in this checkout")
+    shutil.copytree(recording, tmp_path / "fx" / "lambda")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LAMBDA_", "GPUHUB_"))} | {
+        "GPUHUB_STORE": str(tmp_path / "store"), "GPUHUB_CACHE_DIR": str(tmp_path / "cache")}
+    args = [sys.executable, "-m", "gpuhub.cli", "search", "-v", "-p", "lambda", "--fixtures", str(tmp_path / "fx"),
+            "--fetch", "replay", "--instance-type", "gpu_1x_h100_pcie", "--region", "us-east-1", "--format", "json"]
+    good = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert good.returncode == 0 and "lambda: ok, 340 offers" in good.stderr, good.stderr
+    (tmp_path / "fx" / "lambda" / "instance-types.json").write_text('{"data": {}}', encoding="utf-8")
+    empty = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert empty.returncode == 0, empty.stderr
+    line = next(x for x in empty.stderr.splitlines() if x.startswith("lambda: "))
+    assert line.startswith("lambda: stale, 340 offers") and "the recording gave no offers" in line, line
+    assert [(r["instance_type"], r["price_per_hour"]) for r in json.loads(empty.stdout)] == [
+        ("gpu_1x_h100_pcie", 2.49)]
