@@ -192,3 +192,43 @@ def test_an_emptied_replay_serves_the_last_good_data_as_stale(tmp_path: Path) ->
     assert line.startswith("lambda: stale, 340 offers") and "the recording gave no offers" in line, line
     assert [(r["instance_type"], r["price_per_hour"]) for r in json.loads(empty.stdout)] == [
         ("gpu_1x_h100_pcie", 2.49)]
+
+
+def test_an_aws_product_listed_twice_with_the_same_price_is_kept_once(tmp_path: Path) -> None:
+    # Was: two identical on-demand rows for one type in an AWS offer file dropped that type entirely (its spot
+    # prices too), while the status said ok. Real rows: g4dn.12xlarge in af-south-1, 5.19 USD on demand.
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    recording = Path(__file__).resolve().parents[1] / "plugins" / "gpuhub-aws" / "gpuhub_aws" / "recording"
+    if not recording.is_dir():
+        pytest.skip("the AWS plugin's recording is not in this checkout")
+    shutil.copytree(recording, tmp_path / "fx" / "aws")
+    offers = tmp_path / "fx" / "aws" / "offers-af-south-1.json"
+    data = json.loads(offers.read_text())
+    sku = next(s for s, p in data["products"].items() if p["attributes"]["instanceType"] == "g4dn.12xlarge")
+    twin = "TWIN" + sku[4:]
+    data["products"][twin] = {**data["products"][sku], "sku": twin}
+    data["terms"]["OnDemand"][twin] = {f"{twin}.JRTCKXETXF": {
+        **data["terms"]["OnDemand"][sku][f"{sku}.JRTCKXETXF"], "sku": twin}}
+    offers.write_text(json.dumps(data))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "GPUHUB_"))} | {
+        "GPUHUB_STORE": "off", "GPUHUB_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "-v", "-p", "aws", "--fixtures",
+                           str(tmp_path / "fx"), "--fetch", "replay", "--region", "af-south-1", "--instance-type",
+                           "g4dn.12xlarge", "--all-regions", "--format", "json"],
+                          capture_output=True, text=True, env=env, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    records = json.loads(done.stdout)
+    assert ("on_demand", 5.19) in {(r["purchase"], r["price_per_hour"]) for r in records}
+    assert "spot" in {r["purchase"] for r in records}
+    line = next(x for x in done.stderr.splitlines() if x.startswith("aws: "))
+    assert line.startswith("aws: ok") and " records skipped" in line, line
+    bundled = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "-p", "aws", "--fetch", "replay",
+                              "--region", "af-south-1", "--format", "json", "-v"],
+                             capture_output=True, text=True, env=env, timeout=300, check=False)
+    before = next(x for x in bundled.stderr.splitlines() if x.startswith("aws: "))
+    skipped = [int(x.split(" records skipped")[0].rsplit(" ", 1)[1]) for x in (before, line)]
+    assert skipped[1] == skipped[0] + 1  # the twin row, counted
