@@ -232,3 +232,37 @@ def test_an_aws_product_listed_twice_with_the_same_price_is_kept_once(tmp_path: 
     before = next(x for x in bundled.stderr.splitlines() if x.startswith("aws: "))
     skipped = [int(x.split(" records skipped")[0].rsplit(" ", 1)[1]) for x in (before, line)]
     assert skipped[1] == skipped[0] + 1  # the twin row, counted
+
+
+def test_a_mig_slice_without_its_memory_label_has_unknown_vram(tmp_path: Path) -> None:
+    # Was: a 1g.10gb slice of an A100-80GB whose node lacks GFD's nvidia.com/mig-1g.10gb.memory label was given
+    # 80 GiB x 1/7 = 11.43 GiB (MIG splits memory in eighths: the profile holds 9.5 GiB), so --min-vram 10 kept it.
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    recording = (Path(__file__).resolve().parents[1] / "plugins" / "gpuhub-kubernetes" / "gpuhub_kubernetes"
+                 / "recording")
+    if not recording.is_dir():
+        pytest.skip("the Kubernetes plugin's recording is not in this checkout")
+    shutil.copytree(recording, tmp_path / "fx" / "kubernetes")
+    nodes = tmp_path / "fx" / "kubernetes" / "gpu-east-nodes.json"
+    text = nodes.read_text()
+    assert '"nvidia.com/mig-1g.10gb.memory": "9728",' in text
+    nodes.write_text(text.replace('"nvidia.com/mig-1g.10gb.memory": "9728",', ""))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KUBE", "GPUHUB_"))} | {
+        "GPUHUB_STORE": "off", "GPUHUB_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path)}
+
+    def search(*more: str) -> list[dict[str, object]]:
+        done = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "-p", "kubernetes", "--fixtures",
+                               str(tmp_path / "fx"), "--fetch", "replay", "--all-regions", "--limit", "100",
+                               "--format", "json", *more], capture_output=True, text=True, env=env, timeout=120,
+                              check=False)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+    slices = [r for r in search() if r["instance_type"] == "hgx-a100-2:mig-1g.10gb"]
+    assert slices and {(r["gpu_memory_gib"], r["price_per_hour"]) for r in slices} == {(None, 0.2)}
+    assert "hgx-a100-2:mig-1g.10gb" not in {r["instance_type"] for r in search("--min-vram", "10")}
+    assert "hgx-a100-2:mig-3g.40gb" in {r["instance_type"] for r in search("--min-vram", "10")}  # labelled
