@@ -219,6 +219,18 @@ def _money(value: Any) -> str:
     return _published(value)
 
 
+def _cells(*values: Any) -> list[str]:
+    from gpuhub.cli.table import cells
+
+    return cells(*values)
+
+
+def _plain(text: Any, newlines: bool = False) -> str:
+    from gpuhub.display import plain
+
+    return plain(text, newlines=newlines)
+
+
 def _write_csv(records: list[dict[str, Any]], fields: list[str]) -> None:
     from gpuhub.cli.table import write_csv
 
@@ -241,7 +253,8 @@ def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
     for r in reports:
         problem = "\n".join([*([r.error] if r.error else []), *([f"fix: {r.fix}"] if r.fix else []),
                              *(f"warning: {w}" for w in r.warnings)])
-        table.add_row(r.name, r.distribution or "-", r.version or "-", r.status, ", ".join(r.providers), problem)
+        table.add_row(*_cells(r.name, r.distribution or "-", r.version or "-", r.status, ", ".join(r.providers)),
+                      _plain(problem, newlines=True))  # a plugin's error text: text, control characters escaped
     _out().print(table)
 
 
@@ -258,7 +271,7 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
     for column in ("provider", "kind", "plugin", "credentials", "data"):
         table.add_column(column)
     for row in rows:
-        table.add_row(*(str(row[c]) for c in ("provider", "kind", "plugin", "credentials", "data")))
+        table.add_row(*_cells(*(row[c] for c in ("provider", "kind", "plugin", "credentials", "data"))))
     _out().print(table)
 
 
@@ -285,9 +298,9 @@ def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Outpu
         table.add_column(column)
     yes_no = {True: "yes", False: "no", None: "-"}
     for r in rows:
-        table.add_row(str(r["name"]), str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
+        table.add_row(*_cells(r["name"], str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
                       _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), r["compute_capability"] or "-",
-                      yes_no[r["fp8"]], yes_no[r["mig"]], r["cuda"] or "-", ", ".join(r["aliases"]))
+                      yes_no[r["fp8"]], yes_no[r["mig"]], r["cuda"] or "-", ", ".join(r["aliases"])))
     _out().print(table)
 
 
@@ -302,7 +315,7 @@ def rankers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
     for column in ("name", "unit", "formula"):
         table.add_column(column)
     for row in rows:
-        table.add_row(row["name"], row["unit"], row["formula"])
+        table.add_row(*_cells(row["name"], row["unit"], row["formula"]))
     _out().print(table)
 
 
@@ -368,7 +381,7 @@ def estimate(
         table.add_column(column)
     for r in rows:
         region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
-        table.add_row(str(r["provider"]), region_text, str(r["purchase"]), _price(r["price_per_hour"]),
+        table.add_row(*_cells(r["provider"], region_text, r["purchase"]), _price(r["price_per_hour"]),
                       _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))
     _out().print(table)
     def place(o: Offer) -> str:

@@ -10,7 +10,8 @@ from typing import Any
 from rich.table import Table
 
 from gpuhub.answer.compare import Option, compare
-from gpuhub.cli.table import TextConsole
+from gpuhub.cli.table import TextConsole, cells
+from gpuhub.display import money
 from gpuhub.model import Offer
 
 __all__ = ["compare_rows", "print_compare"]
@@ -46,8 +47,8 @@ def print_compare(rows: list[dict[str, Any]], hours: float, json_output: bool, o
     for r in rows:
         where = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
         even = f"{r['break_even_hours']:g}" if r["break_even_hours"] is not None else "-"
-        table.add_row(r["purchase"], r["provider"], where, f"{r['price_per_hour']:.4f}".rstrip("0").rstrip("."),
-                      f"{r['cost']:.2f} {r['currency']}", even, "; ".join(r["notes"]))
+        table.add_row(*cells(r["purchase"], r["provider"], where, money(r["price_per_hour"]),
+                             f"{r['cost']:.2f} {r['currency']}", even, "; ".join(r["notes"])))
     out.print(table)
     if rows:
         best = rows[0]
