@@ -11,15 +11,14 @@ from collections.abc import Iterator
 from decimal import Decimal
 
 import pytest
+from engines import process_wide
 from typer.testing import CliRunner
 
 from gpuhub import Engine, Registry
 from gpuhub.cli.commands import app
 from gpuhub.cli.table import fit_columns
 from gpuhub.display import money
-from gpuhub.fetch.plugins import reset_registry
 from gpuhub.kit.testing import make_engine
-from gpuhub.service.searching import reset_default_engine
 
 runner = CliRunner()
 H100 = ["search", "--gpu", "H100", "--fetch", "replay"]
@@ -30,13 +29,8 @@ def bundled() -> Iterator[Engine]:
     """Every installed plugin replaying its bundled recording, as the process-wide engine."""
     if len(Registry().providers) < 20:
         pytest.skip("needs every bundled plugin installed (the market's H100 offers)")
-    engine = make_engine(Registry())
-    reset_registry(engine.registry)
-    reset_default_engine(engine)
-    yield engine
-    reset_default_engine(None)
-    reset_registry(None)
-    engine.shutdown()
+    with process_wide(make_engine(Registry())) as engine:
+        yield engine
 
 
 def _table(width: int, *more: str) -> tuple[list[str], str, str]:

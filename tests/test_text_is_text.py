@@ -12,6 +12,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from engines import process_wide
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -20,9 +21,7 @@ from gpuhub import Instance, Offer, Price, Provider, ProviderContext
 from gpuhub.cli.commands import app
 from gpuhub.display import plain
 from gpuhub.errors import ProviderError
-from gpuhub.fetch.plugins import reset_registry
 from gpuhub.kit.testing import make_engine, registry_of
-from gpuhub.service.searching import reset_default_engine
 from gpuhub.store import open_store
 
 runner = CliRunner()
@@ -62,13 +61,8 @@ TEXTS = st.lists(PIECES, min_size=1, max_size=6).map("".join)
 def cli(tmp_path: Path) -> Iterator[dict[str, str]]:
     """The two providers installed process-wide over a store in ``tmp_path``; the CLI's environment."""
     location = str(tmp_path / "store.sqlite")
-    engine = make_engine(registry_of(Loud(), Broken()), store=open_store(location))
-    reset_registry(engine.registry)
-    reset_default_engine(engine)
-    yield {"GPUHUB_STORE": location, "COLUMNS": "400", "GPUHUB_STORE_KEEP": "1000"}
-    reset_default_engine(None)
-    reset_registry(None)
-    engine.shutdown()
+    with process_wide(make_engine(registry_of(Loud(), Broken()), store=open_store(location))):
+        yield {"GPUHUB_STORE": location, "COLUMNS": "400", "GPUHUB_STORE_KEEP": "1000"}
 
 
 def test_provider_text_with_markup_and_escapes_is_printed_verbatim_everywhere(cli: dict[str, str]) -> None:
