@@ -9,6 +9,7 @@ __all__ = [
     "ProviderError",
     "QueryError",
     "ReplayMissError",
+    "missing_extra",
 ]
 
 
@@ -48,3 +49,10 @@ class ReplayMissError(ProviderError):
 
 class PluginError(GpuhubError):
     """A plugin failed to load (raised only in strict mode; otherwise reported by ``gpuhub plugins``)."""
+
+
+def missing_extra(command: str, extra: str, exc: ModuleNotFoundError) -> ModuleNotFoundError:
+    """The error of a command whose optional part is not installed: it names the missing module and the
+    ``pip install 'gpuhub-core[extra]'`` that adds it (raise it ``from exc``)."""
+    return ModuleNotFoundError(f"{command} needs the {extra} extra ({exc.name} is missing): "
+                               f"pip install 'gpuhub-core[{extra}]'")

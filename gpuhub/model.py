@@ -12,11 +12,12 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
 from gpuhub.obtain.model import CAPACITY_PURCHASES, EMPTY_RECORD, Obtainability
 
 __all__ = [
+    "OWNED",
     "Currency",
     "Gpu",
     "Instance",
@@ -72,6 +73,10 @@ def known_purchase_models() -> list[str]:
 _ACCEPTED: dict[str, str] = {p.value: p.value for p in PurchaseModel}
 for _name in CAPACITY_PURCHASES:  # reservable capacity (gpuhub.obtain): capacity_block, flex_start, calendar
     register_purchase_model(_name)
+OWNED = "owned"
+"""The purchase model of capacity the user already has (a reservation, a commitment, an idle instance: see
+:mod:`gpuhub.fetch.owned`), priced at its marginal cost: the one purchase model whose price may be zero."""
+register_purchase_model(OWNED)
 
 
 def _check_purchase(value: object) -> str:
@@ -153,8 +158,28 @@ class Instance(_Frozen):
     fractional: bool = Field(default=False, description="True when the instance gets part of one GPU")
     vcpus: float | None = Field(default=None, ge=0)
     memory_gib: float | None = Field(default=None, ge=0, description="host RAM in GiB")
-    storage_gib: float | None = Field(default=None, ge=0, description="bundled local storage in GiB")
-    network_gbps: float | None = Field(default=None, ge=0)
+    storage_gib: float | None = Field(default=None, ge=0, description="bundled local (instance) storage in GiB, "
+                                                                       "all disks together")
+    storage_kind: Literal["NVMe", "SSD", "HDD"] | None = Field(
+        default=None, description="the local disks' kind: NVMe (SSDs on the NVMe interface), SSD, HDD; None: not "
+                                  "said")
+    storage_disks: int | None = Field(default=None, ge=1, le=1024, description="how many local disks make up "
+                                                                               "storage_gib")
+    network_gbps: float | None = Field(default=None, ge=0, le=1_000_000, description="baseline network bandwidth "
+                                       "of the instance, Gbps (all its network cards together)")
+    network_peak_gbps: float | None = Field(default=None, ge=0, le=1_000_000, description="burst (peak) network "
+                                            "bandwidth, Gbps, where the provider gives one above the baseline")
+    fabric: Literal["EFA", "InfiniBand", "RoCE", "GPUDirect-TCPX", "GPUDirect-TCPXO"] | None = Field(
+        default=None, description="the RDMA fabric between instances for multi-node jobs (AWS Elastic Fabric "
+                                  "Adapter, InfiniBand, RDMA over Converged Ethernet, GCP GPUDirect); None: none "
+                                  "or not said")
+    fabric_gbps: float | None = Field(default=None, gt=0, le=1_000_000, description="the fabric's bandwidth per "
+                                      "instance, Gbps (all its interfaces together)")
+    fabric_interfaces: int | None = Field(default=None, ge=1, le=1024, description="fabric interfaces per "
+                                          "instance (EFA interfaces, InfiniBand adapters)")
+    network_source: str | None = Field(default=None, description="where the network, fabric and local storage "
+                                                                 "facts come from (an API field, a documentation "
+                                                                 "page)")
     interconnect: str | None = Field(default=None, description="NVLink, NVSwitch, InfiniBand, ...")
     cpu_arch: str = Field(default="x86_64", description="x86_64 or arm64")
     bare_metal: bool | None = Field(default=None, description="True: no hypervisor (the whole machine); None: "
@@ -231,12 +256,14 @@ class Price(_Frozen):
     """A price per instance-hour for one purchase model.
 
     Raises (on construction):
-        pydantic.ValidationError: amount not positive (a zero price is a placeholder, never an offer), currency not
-            ISO 4217, purchase model unknown.
+        pydantic.ValidationError: amount not positive (a zero price is a placeholder, never an offer, except the
+            marginal cost of prepaid capacity the user owns, purchase model ``owned``), currency not ISO 4217,
+            purchase model unknown.
     """
 
-    amount: Decimal = Field(gt=0, description="price per instance-hour, exact as published (pydantic's Decimal "
-                                              "rejects NaN and Infinity: finite_number)")
+    amount: Decimal = Field(ge=0, description="price per instance-hour, exact as published (pydantic's Decimal "
+                                              "rejects NaN and Infinity: finite_number); positive except for "
+                                              "owned capacity")
     currency: Currency = Field(description="ISO 4217 code, from the provider's data")
     purchase: str = Field(description="purchase model: on_demand, spot, low_priority, reserved_1y, ...")
     upfront: Decimal | None = Field(default=None, ge=0, description="upfront part of a term price, if any")
@@ -277,6 +304,13 @@ class Price(_Frozen):
     @classmethod
     def _purchase(cls, value: object) -> str:
         return _check_purchase(value)
+
+    @model_validator(mode="after")
+    def _placeholder(self) -> Price:
+        if self.amount <= 0 and self.purchase != OWNED:
+            raise ValueError(f"a {self.purchase} price must be greater than 0, got {self.amount} (a placeholder, "
+                             "not a price; only owned capacity may cost 0)")
+        return self
 
 
 class Source(_Frozen):
@@ -328,6 +362,17 @@ class Offer(_Frozen):
     available_count: int | None = Field(
         default=None, ge=0, description="how many of this offer can be started now (free nodes, GPUs or MIG "
                                         "slices), when the provider counts them; None when unknown")
+    provisionable_count: int | None = Field(
+        default=None, ge=0, description="how many more of this offer can be added on request, beyond "
+                                        "``available_count`` (capacity that does not run now): an autoscaled node "
+                                        "pool below its limit (Karpenter NodePool limits, cluster-autoscaler's "
+                                        "max size), Slurm cloud or powered-down nodes; in instances of this offer "
+                                        "(nodes, GPUs or slices as the offer is). None: nothing can be added or the "
+                                        "provider does not say")
+    provision_wait_s: int | None = Field(
+        default=None, ge=0, description="expected seconds until provisionable capacity is ready to use (a node "
+                                        "booted and joined), as the operator's settings or the provider state it; "
+                                        "None when not known")
     source: Source
     obtain: Obtainability | None = Field(default=None, description="interruption risk, reservation window, "
                                          "quota and capacity, where a source says (see gpuhub.obtain)")
@@ -387,6 +432,19 @@ class Offer(_Frozen):
             return None
         return self.price.amount / Decimal(str(total))
 
+    @property
+    def capacity_label(self) -> str | None:
+        """What can be had and when, for the ``avail`` column: ``"6 free"``, ``"+16 in ~5 min"``, ``"2 free, +8 in
+        ~5 min"``; None when the offer counts neither (a price list's availability is a yes/no)."""
+        parts = []
+        if self.available_count is not None and (self.available_count or not self.provisionable_count):
+            parts.append(f"{self.available_count} free")
+        if self.provisionable_count:
+            wait = self.provision_wait_s
+            when = "" if wait is None else f" in ~{max(1, round(wait / 60))} min" if wait >= 60 else f" in ~{wait} s"
+            parts.append(f"+{self.provisionable_count}{when}")
+        return ", ".join(parts) or None
+
     def to_record(self) -> dict[str, Any]:
         """The flat, JSON-ready dict the CLI and exports use (keys documented in the README).
 
@@ -416,6 +474,15 @@ class Offer(_Frozen):
             "vcpus": inst.vcpus,
             "memory_gib": inst.memory_gib,
             "cpu_arch": inst.cpu_arch,
+            "network_gbps": inst.network_gbps,
+            "network_peak_gbps": inst.network_peak_gbps,
+            "fabric": inst.fabric,
+            "fabric_gbps": inst.fabric_gbps,
+            "fabric_interfaces": inst.fabric_interfaces,
+            "local_disk_gib": inst.storage_gib,
+            "local_disk_kind": inst.storage_kind,
+            "local_disks": inst.storage_disks,
+            "network_source": inst.network_source,
             "purchase": price.purchase,
             "price_per_hour": float(price.amount),
             "currency": price.currency,
@@ -426,6 +493,8 @@ class Offer(_Frozen):
             "payment_option": price.payment_option,
             "available": self.available,
             "available_count": self.available_count,
+            "provisionable_count": self.provisionable_count,
+            "provision_wait_s": self.provision_wait_s,
             "bare_metal": inst.bare_metal,
             "tenancy": inst.tenancy,
             "control_source": inst.control_source,

@@ -23,6 +23,11 @@ What it exports, by job:
 - checks of one price-list row: :func:`decimal_amount` (a published amount as an exact Decimal),
   :func:`placeholder_price` (zero/negative), :func:`memory_per_gpu_gib` (GPU memory in the wrong unit or total),
   :func:`checked_gpu` (resolve a GPU spelling with its row's memory figure read the right way);
+- internal clouds (a team's own clusters): :class:`SiteSettings` read by :func:`load_site_settings` from
+  :func:`site_settings_path` (internal rates, GPU spellings, each cluster's :class:`ClusterPlace`: location, carbon,
+  provisioning wait, Kueue queue), :func:`site_settings` (the same for ``fetch(ctx)``: the file, else the
+  recording's ``settings.toml``), :class:`SiteSettingsError`, :func:`site_region` (a cluster as a region);
+  :func:`read_json` (a user's JSON file, read as a regular file with size and nesting limits);
 - errors: :class:`GpuhubError`, :class:`ProviderError`, :class:`CredentialsError`, :class:`ReplayMissError`,
   :class:`UnknownGpuError`, :class:`QueryError`;
 - recordings and secrets: :class:`Manifest`, :func:`load_manifest`, :class:`ReplayTransport`,
@@ -70,6 +75,10 @@ _EXPORTS: dict[str, str] = {
     "checked_gpu": "gpuhub.fetch.rowchecks", "decimal_amount": "gpuhub.fetch.rowchecks",
     "memory_per_gpu_gib": "gpuhub.fetch.rowchecks",
     "placeholder_price": "gpuhub.fetch.rowchecks",
+    "ClusterPlace": "gpuhub.fetch.sitesettings", "SiteSettings": "gpuhub.fetch.sitesettings",
+    "SiteSettingsError": "gpuhub.fetch.sitesettings", "load_site_settings": "gpuhub.fetch.sitesettings",
+    "site_region": "gpuhub.fetch.sitesettings", "site_settings_path": "gpuhub.fetch.sitesettings",
+    "site_settings": "gpuhub.fetch.sitesettings", "read_json": "gpuhub.fetch.safeio",
 }
 
 __all__ = sorted(_EXPORTS)

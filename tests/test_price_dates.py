@@ -123,7 +123,8 @@ def test_max_age_applies_to_each_offer_date(recording: Path) -> None:
 def bundled() -> Iterator[dict[str, tuple[tuple[Offer, ...], ProviderStatus]]]:
     engine = make_engine(Registry())
     try:
-        yield {name: run_provider(engine, name, mode="replay") for name in ("gcp", "azure", "aws")}
+        yield {name: run_provider(engine, name, mode="replay")
+               for name in ("gcp", "azure", "aws", "lambda", "coreweave", "kubernetes")}
     finally:
         engine.shutdown()
 
@@ -135,27 +136,45 @@ def _one(offers: tuple[Offer, ...], itype: str, region: str, purchase: str) -> O
 
 def test_gcp_offers_are_dated_by_their_own_skus(bundled: dict[str, tuple[tuple[Offer, ...], ProviderStatus]]) -> None:
     offers, status = bundled["gcp"]
-    # Real Compute Engine SKUs of 2024-09-16 (A3 core/RAM and H100 GPU, all effectiveTime 2024-09-16).
+    # Real Compute Engine SKUs of 2024-09-16: the H100 GPU of an A3 on-demand offer (its host SKUs are confirmed by
+    # the newer catalog, but an offer is as old as its oldest part).
     a3 = _one(offers, "a3-highgpu-8g", "us-central1", "on_demand")
     assert a3.data_date == dt.date(2024, 9, 16) and a3.to_record()["source"] == "replay:gcp@2024-09-16"
-    # The real 2023-03-24 A2 page (opencost): A2 core/RAM and Tesla A100 of us-central1.
-    assert _one(offers, "a2-highgpu-1g", "us-central1", "on_demand").data_date == dt.date(2023, 3, 24)
+    # A real 2023-03-24 A2 page (opencost) price that newer sources confirm carries the newer date: the Tesla A100
+    # SKU also appears, same price, among the real SKUs of 2024-09-16.
+    a2 = _one(offers, "a2-highgpu-1g", "us-central1", "on_demand")
+    assert (a2.price.amount, a2.data_date) == (Decimal("3.6733850"), dt.date(2024, 9, 16))
     # DWS flex-start SKUs of a 2025-08-15 bill.
     flex = [o for o in offers if o.price.purchase == "flex_start"]
     assert len(flex) == 2 and {o.data_date for o in flex} == {dt.date(2025, 8, 15)}
-    # A SkyPilot-derived SKU (no effectiveTime) in the sum: undated, never the recording's date.
-    undated = _one(offers, "a2-ultragpu-1g", "us-east5", "spot")
-    assert (undated.data_date, undated.to_record()["source"]) == (None, "replay:gcp@undated")
-    # The accelerator-optimized families (A2, A3, A4): 13 of 2023, 215 of 2024-09-16, 2 of 2025-08-15, 122 undated.
+    # A price from the SkyPilot catalog carries the catalog's date (2025-08-15: plugin README), never the
+    # recording's; it names its source.
+    catalog = _one(offers, "a2-ultragpu-1g", "us-east5", "spot")
+    assert (catalog.data_date, catalog.to_record()["source"]) == (dt.date(2025, 8, 15), "replay:gcp@2025-08-15")
+    assert catalog.price.data_origin == "SkyPilot GCP catalog v8 @8427bbf"
     dates = [o.data_date for o in offers if o.instance_type.startswith(("a2-", "a3-", "a4-"))]
-    assert (dates.count(dt.date(2023, 3, 24)), dates.count(dt.date(2024, 9, 16)), dates.count(dt.date(2025, 8, 15)),
-            dates.count(None)) == (13, 215, 2, 122)
-    # G2 and N1 are priced from the undated SkyPilot rows only.
-    assert {o.data_date for o in offers if o.instance_type.startswith(("g2-", "n1-"))} == {None}
-    undated = sum(o.data_date is None for o in offers)
+    assert (dates.count(dt.date(2024, 9, 16)), dates.count(dt.date(2025, 8, 15)), dates.count(None)) == (150, 198, 0)
     assert (status.oldest_data_date, status.data_date, status.undated_offers) == (
-        dt.date(2023, 3, 24), dt.date(2025, 8, 15), undated)
-    assert "prices of 2023-03-24 … 2025-08-15 (newest " in status.line() and f"{undated} undated" in status.line()
+        dt.date(2024, 9, 16), dt.date(2025, 8, 15), 0)
+    assert "prices of 2024-09-16 … 2025-08-15 (newest " in status.line()
+
+
+def test_gcp_newest_dated_source_wins_and_explain_says_what_it_replaced(tmp_path: Path) -> None:
+    """Issue 26 item 1: the SkyPilot catalog's A3 spot price (newer) replaces the 2024-09-16 SKUs' one."""
+    done = run_cli(["search", "--provider", "gcp", "--instance-type", "a3-highgpu-8g", "--region", "us-central1",
+                    "--purchase", "spot", "--explain", "--format", "json", "--fetch", "replay"],
+                   env={"GPUHUB_STORE": str(tmp_path / "store"), "GPUHUB_CACHE_DIR": str(tmp_path / "cache"),
+                        "GPUHUB_PLUGINS": "gcp"})
+    assert done.exit_code == 0, done.output
+    [row] = json.loads(done.stdout)
+    # host 2.75246 + H100:8 22.8008 in the catalog (../shared/reference/skypilot-catalog/gcp/vms.csv)
+    assert round(Decimal(str(row["price_per_hour"])), 2) == Decimal("25.55")
+    assert (row["data_date"], row["data_origin"]) == ("2025-08-15", "SkyPilot GCP catalog v8 @8427bbf")
+    old = ("48.306672 USD of 2024-09-16 (Cloud Billing SKUs; A3 core 0.01402 USD of 2024-09-16 (SKU EEE5-1DA5-D9CF); "
+           "A3 ram 0.001221 USD of 2024-09-16 (SKU F619-87C3-D3BA); GPU nvidia-h100-80gb 5.3881 USD of 2024-09-16 "
+           "(SKU 7A6D-F74C-B0A3))")
+    assert row["price_replaced"] == old
+    assert f"price of 2025-08-15 (SkyPilot GCP catalog v8 @8427bbf; replaced {old})" in row["explanation"]
 
 
 def test_azure_eu_offers_carry_2026_08_20_and_us_ones_no_date(
@@ -174,3 +193,23 @@ def test_aws_offers_are_undated(bundled: dict[str, tuple[tuple[Offer, ...], Prov
     dated = {o.data_date for o in offers if o.data_date is not None}
     assert dated == {dt.date(2026, 7, 22)} and all(o.price.purchase == "capacity_block" for o in offers if o.data_date)
     assert (status.data_date, status.undated_offers) == (dt.date(2026, 7, 22), sum(o.data_date is None for o in offers))
+
+
+def test_lambda_coreweave_and_kubernetes_dates_are_their_own(
+        bundled: dict[str, tuple[tuple[Offer, ...], ProviderStatus]]) -> None:
+    # Lambda: a SkyPilot catalog snapshot whose date nothing proves (lambda/vms.csv@95eaf48): undated, never the
+    # recording's date.
+    offers, status = bundled["lambda"]
+    v100 = _one(offers, "gpu_8x_v100", "europe-central-1", "on_demand")
+    assert (v100.price.amount, v100.data_date, v100.to_record()["source"]) == (
+        Decimal("4.4"), None, "replay:lambda@undated")
+    assert status.undated_offers == len(offers) == 340
+    # CoreWeave: a static price table read from its pricing page on 2026-09-20.
+    offers, status = bundled["coreweave"]
+    gb200 = _one(offers, "GB200 NVL72 (4-GPU slice)", "US-EAST-01", "on_demand")
+    assert (gb200.price.amount, gb200.data_date, gb200.to_record()["source"]) == (
+        Decimal("42.00"), dt.date(2026, 9, 20), "static:coreweave@2026-09-20")
+    # Kubernetes: the example clusters' recording of 2026-12-01.
+    offers, _ = bundled["kubernetes"]
+    dgx = _one(offers, "dgx-h100", "gpu-east", "on_demand")
+    assert (dgx.data_date, dgx.to_record()["source"]) == (dt.date(2026, 12, 1), "replay:kubernetes@2026-12-01")

@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 import gpuhub
 import gpuhub.cli.commands as commands
+from gpuhub.answer.params import PAGE_EXCLUDED, query_kwargs, search_params
 from gpuhub.answer.query import build_query
 from gpuhub.answer.spec import FILTER_PARAMS, OUTPUT_PARAMS, SEARCH_PARAMS, Choices, SearchParam
 from gpuhub.errors import QueryError
-from gpuhub.web.params import PAGE_EXCLUDED, query_kwargs, search_params
 
 RUN_OPTIONS = {"fixtures_dir", "fetch", "refresh", "timeout", "engine", "max_age", "start"}
 """search()'s arguments about where data comes from (not search parameters)."""

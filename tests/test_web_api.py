@@ -15,13 +15,13 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 from gpuhub import Registry
+from gpuhub.answer.params import PAGE_EXCLUDED, search_params
 from gpuhub.answer.query import build_query
 from gpuhub.cli.commands import app as cli_app
 from gpuhub.fetch.plugins import reset_registry
 from gpuhub.kit.testing import make_engine
 from gpuhub.service.searching import reset_default_engine
 from gpuhub.web.app import create_app
-from gpuhub.web.params import PAGE_EXCLUDED, search_params
 
 runner = CliRunner()
 

@@ -24,7 +24,7 @@ from gpuhub.facts.geo import EARTH_RADIUS_KM
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.location import FIBRE_KM_PER_MS, FIXED_MS, ROUTE_FACTOR, Place
 from gpuhub.facts.perf import PRECISIONS, instance_throughput
-from gpuhub.model import Instance, Offer, Region
+from gpuhub.model import OWNED, Instance, Offer, Region
 from gpuhub.store.columns import OfferSequence
 
 if TYPE_CHECKING:
@@ -421,6 +421,27 @@ class Catalog:
                              dtype=np.bool_)[c.columns["instance"]] for c in self._stored]
         return np.concatenate(picked) if picked else np.zeros(0, dtype=np.bool_)
 
+    def _network_filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
+        """Network bandwidth, fabric, local disk and multi-node filters (:mod:`gpuhub.answer.network`)."""
+        from gpuhub.answer.network import fabric_matches
+
+        out: list[tuple[str, Callable[[], BoolArray]]] = []
+        if q.min_network_gbps is not None:
+            low = q.min_network_gbps
+            out.append(("min_network_gbps", lambda: self._instance_flag(
+                lambda i: i.network_gbps is not None and i.network_gbps >= low)))
+        if q.fabrics:
+            out.append(("fabric", lambda: self._instance_flag(lambda i: fabric_matches(i, q.fabrics))))
+        if q.min_local_disk_gib is not None:
+            disk = q.min_local_disk_gib
+            out.append(("min_local_disk", lambda: self._instance_flag(
+                lambda i: i.storage_gib is not None and i.storage_gib >= disk)))
+        if q.local_nvme:
+            out.append(("local_nvme", lambda: self._instance_flag(lambda i: i.storage_kind == "NVMe")))
+        if q.nodes > 1:
+            out.append(("nodes", lambda: self._instance_flag(lambda i: fabric_matches(i, ("any",)))))
+        return out
+
     def filters(self, q: Query) -> list[tuple[str, Callable[[], BoolArray]]]:
         """The active filters in order, each named after the search argument that set it."""
         out: list[tuple[str, Callable[[], BoolArray]]] = []
@@ -447,6 +468,7 @@ class Catalog:
         if q.dedicated:
             out.append(("dedicated", lambda: self._instance_flag(
                 lambda i: i.tenancy == "dedicated" or i.bare_metal is True)))
+        out.extend(self._network_filters(q))
         if not q.include_accelerators and self.non_gpu.any():
             out.append(("include_accelerators", lambda: ~self.non_gpu))
         if q.min_gpus is not None:
@@ -642,9 +664,11 @@ class Catalog:
         return rows[order], key[order]
 
     def tiers(self, rows: IntArray, q: Query, ranker: Ranker) -> IntArray:
-        """Rank tier of each row (lower first, before any score): +2 when known sold out; +1 for an inference
-        preset with ``near`` when the round trip is over the real-time budget (``q.rtt_budget_ms``)."""
+        """Rank tier of each row (lower first, before any score): -4 for capacity the user owns (purchase model
+        ``owned``: it fits the query, so it goes first); +2 when known sold out; +1 for an inference preset with
+        ``near`` when the round trip is over the real-time budget (``q.rtt_budget_ms``)."""
         tier: IntArray = np.where(self.available[rows] == 0, 2, 0).astype(np.int32)
+        tier -= np.where(self.purchase.mask([OWNED])[rows], 4, 0).astype(np.int32)
         place = q.place()
         if ranker.name == "inference" and place is not None:
             rtt = self.rtt_ms(place)[rows]

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gpuhub.errors import QueryError
 
-__all__ = ["CORE_COLUMNS", "TABLE_COLUMNS", "TableColumn", "choose_columns", "column_names"]
+__all__ = ["CORE_COLUMNS", "TABLE_COLUMNS", "TableColumn", "choose_columns", "column_names", "select_fields"]
 
 
 @dataclass(frozen=True)
@@ -45,14 +46,17 @@ TABLE_COLUMNS: tuple[TableColumn, ...] = (
     TableColumn("cpu", "CPU", ("cpu_arch",)),
     TableColumn("interruption", "interruption", ("interruption", "risk_source")),
     TableColumn("source", "source", ("source", "source_kind", "data_date")),
+    TableColumn("network", "network, fabric, local disk", ("network_gbps", "fabric", "local_disk_gib")),
+    TableColumn("nodes", "nodes per hour", ("price_per_hour", "currency"), numeric=True, whole=True),
 )
-"""Every column, most important first."""
+"""Every column, most important first. ``network`` and ``nodes`` appear when a search asks about them (a network
+filter, ``--nodes N``): then they are kept like the first six."""
 
 CORE_COLUMNS = tuple(c.name for c in TABLE_COLUMNS[:6])
 """The columns a table always keeps, however narrow the terminal."""
 
 DISPLAY_ORDER = ("provider", "instance_type", "region", "gpu", "vram", "vcpus", "ram", "cpu", "purchase", "price",
-                 "per_gpu", "avail", "interruption", "source", "score")
+                 "per_gpu", "avail", "interruption", "source", "network", "nodes", "score")
 """The left-to-right order of the columns a table shows when the user did not name them."""
 
 _BY_NAME = {c.name: c for c in TABLE_COLUMNS}
@@ -81,3 +85,11 @@ def choose_columns(names: Sequence[str] | str | None) -> list[TableColumn] | Non
         raise QueryError("columns", f"{', '.join(repr(n) for n in unknown)} {'is' if len(unknown) == 1 else 'are'} "
                                     f"not a column; allowed values: {', '.join(column_names())}")
     return [_BY_NAME[n] for n in dict.fromkeys(given)]
+
+
+def select_fields(records: list[dict[str, Any]], columns: Sequence[TableColumn] | None) -> list[dict[str, Any]]:
+    """Each offer record with only the fields of ``columns`` (in their order), or every record whole (None)."""
+    if columns is None:
+        return records
+    keys = list(dict.fromkeys(k for c in columns for k in c.keys))
+    return [{k: r.get(k) for k in keys} for r in records]

@@ -41,6 +41,8 @@ class JobCost:
     term_cost: Decimal | None = None
     break_even_hours: Decimal | None = None
     notes: list[str] = field(default_factory=list)
+    egress_cost: Decimal | None = None
+    """What moving the job's data out costs (``egress_gb`` given and a price known); included in ``cost``."""
 
     def cost_rounded(self) -> Decimal:
         """The cost to the cent (half up)."""
@@ -48,7 +50,8 @@ class JobCost:
 
 
 def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
-             on_demand: Offer | None = None, checkpoint_every_h: float | None = None) -> JobCost:
+             on_demand: Offer | None = None, checkpoint_every_h: float | None = None,
+             egress_gb: float | None = None) -> JobCost:
     """Estimate a job of ``hours`` hours of run time on ``offer``.
 
     Args:
@@ -59,10 +62,16 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
             :func:`gpuhub.answer.cost.expected_interruptions` is used instead, and the notes show the arithmetic.
         checkpoint_every_h: hours between checkpoints for that expected re-run (default 1).
         on_demand: the on-demand offer for the same instance type and region, for a reserved term's break-even.
+        egress_gb: data the job moves out to the internet, GB: its cost (:mod:`gpuhub.facts.egress`, with its
+            source in the notes) is added to ``cost`` when the provider's price is known, else a note says so.
 
     Raises:
-        QueryError: ``hours`` not positive and finite, or ``interruption_overhead`` not in [0, 10].
+        QueryError: ``hours`` not positive and finite, ``interruption_overhead`` not in [0, 10], or ``egress_gb``
+            negative or not finite.
     """
+    if egress_gb is not None and not (isinstance(egress_gb, (int, float)) and not isinstance(egress_gb, bool)
+                                      and math.isfinite(egress_gb) and 0 <= egress_gb <= 1e12):
+        raise QueryError("egress_gb", f"must be a number of GB, 0 or more, got {egress_gb!r}")
     if not (isinstance(hours, (int, float)) and math.isfinite(hours) and hours > 0):
         raise QueryError("hours", f"must be a positive number of hours, got {hours!r}")
     if not (0 <= interruption_overhead <= 10):
@@ -98,7 +107,22 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
             break_even = term_cost / on_demand.price.amount
             notes.append(f"on-demand is cheaper below {break_even:.0f} h of use in the term "
                          f"({break_even / price.term_hours:.0%} utilization)")
-    return JobCost(offer, float(hours), billed_s, billed_hours, cost, price.currency, term_cost, break_even, notes)
+    egress = None
+    if egress_gb is not None:
+        from gpuhub.facts.egress import egress_cost
+
+        moved = egress_cost(offer.provider, offer.region.code, egress_gb)
+        if moved is None:
+            notes.append(f"no published egress price known for {offer.provider} in {offer.region.code}: "
+                         f"{egress_gb:g} GB out not priced")
+        elif moved.currency != price.currency:
+            notes.append(f"{moved.note}; not added: priced in {moved.currency}, the offer in {price.currency}")
+        else:
+            egress = moved.cost
+            cost += egress
+            notes.append(moved.note)
+    return JobCost(offer, float(hours), billed_s, billed_hours, cost, price.currency, term_cost, break_even, notes,
+                   egress)
 
 
 @dataclass(frozen=True)

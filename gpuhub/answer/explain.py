@@ -20,7 +20,7 @@ from gpuhub.answer.spec import cli_option
 from gpuhub.facts.carbon import carbon_note
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.perf import price_performance
-from gpuhub.model import Offer
+from gpuhub.model import OWNED, Offer
 
 __all__ = ["cli_flag", "offer_details", "removed_notes"]
 
@@ -67,7 +67,10 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         unit = ranker.unit.replace("USD", money)
         parts.append(f"{_gpus(offer)} at {_num(score)} {unit}")
     inst = offer.instance
-    if inst.via:
+    owned = offer.price.purchase == OWNED
+    if owned and inst.note:  # gpuhub.fetch.owned: whose it is and until when, first
+        parts.insert(0, inst.note)
+    if inst.via and not owned:
         own = f" {inst.seller_instance_type}" if inst.seller_instance_type else ""
         parts.append(f"{inst.channel}: {inst.seller}'s machine{own} offered through {inst.via} at {inst.via}'s price")
     stat = offer.price.listing_label()
@@ -98,6 +101,20 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
             parts.append(f"the model ({fit.total_gib:.1f} GiB) must be split across {needed} GPUs")
         else:
             parts.append(f"the model ({fit.total_gib:.1f} GiB) fits on one GPU")
+    nodes_needed = query.nodes
+    if query.nodes > 1:
+        from gpuhub.answer.network import fabric_label
+
+        parts.append(f"{query.nodes} nodes: {query.nodes * offer.instance.gpu_count:g} GPUs at "
+                     f"{_amount(offer.price.amount * query.nodes)} {money}/h, {fabric_label(offer.instance)} "
+                     f"between them")
+    elif fit is not None and offer.instance.gpu_memory_total_gib:
+        nodes_needed = math.ceil(fit.total_gib / offer.instance.gpu_memory_total_gib - 1e-9)
+    from gpuhub.answer.network import starvation_note
+
+    starved = starvation_note(offer, nodes_needed)
+    if starved:
+        parts.append(starved)
     parts.append(_date_note(offer))
     if next_row is not None and next_score is not None and not math.isnan(score) and not math.isnan(next_score):
         if next_score > score > 0:
@@ -114,7 +131,14 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         "carbon_g_per_hour": None if math.isnan(carbon) else round(carbon, 1),
         "model_split": split,
         **{k: (round(v, 8) if v is not None else None) for k, v in figures.items()},
+        **(_cluster(offer, query.nodes) if query.nodes > 1 else {}),
     }
+
+
+def _cluster(offer: Offer, nodes: int) -> dict[str, Any]:
+    from gpuhub.answer.network import cluster_record
+
+    return cluster_record(offer, nodes)
 
 
 def _date_note(offer: Offer) -> str:
@@ -213,9 +237,13 @@ def _nodes(catalog: Catalog, row: int, rows: npt.NDArray[np.int32], need_gib: fl
     if not total > 0:
         return f"no single instance holds the model ({need_gib:.1f} GiB)"
     n = math.ceil(need_gib / total - 1e-9)
+    from gpuhub.answer.network import fabric_label
+
+    link = (f"{fabric_label(offer.instance)} between them" if offer.instance.fabric is not None
+            else "no RDMA fabric known between them: training across nodes would starve the GPUs")
     return (f"no single instance holds the model ({need_gib:.1f} GiB): it needs {n} nodes of "
             f"{_label(offer)} ({total:g} GiB each, {_amount(offer.price.amount * n)} {offer.price.currency}/h for "
-            f"the {n}), linked by a fast interconnect for training across nodes")
+            f"the {n}), {link}")
 
 
 def _distance_trade(catalog: Catalog, row: int, cheapest: int | None, rtt: float, ranker: Ranker,

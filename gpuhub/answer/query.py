@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from gpuhub.answer.network import network_arguments
 from gpuhub.bundled import BUNDLED_PROVIDERS, installed_distributions
 from gpuhub.errors import QueryError
 from gpuhub.facts.gpus import GpuTable, UnknownGpuError
@@ -104,6 +105,17 @@ class Query(BaseModel):
     """Only instances the provider says are bare metal (no hypervisor)."""
     dedicated: bool = False
     """Only instances on a host of their own (dedicated tenancy, bare metal included)."""
+    # Network, fabric, local storage and multi-node (gpuhub.answer.network): unknown never passes.
+    min_network_gbps: float | None = None
+    """Baseline network bandwidth at least this, Gbps."""
+    fabrics: tuple[str, ...] = ()
+    """Only instances with one of these RDMA fabrics (``efa``, ``infiniband``, ``roce``, ``gpudirect``, ``any``)."""
+    min_local_disk_gib: float | None = None
+    """Local (instance) disk at least this, GiB."""
+    local_nvme: bool = False
+    """Only instances with local NVMe disks."""
+    nodes: int = 1
+    """Identical instances wanted for one job; above 1 only types with an RDMA fabric pass."""
 
     def fit(self) -> ModelFit | None:
         """The model-fit figures when a model was given."""
@@ -227,7 +239,8 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
                 max_interruption: Any = None, min_placement_score: Any = None, launchable: bool = False,
                 checkpoint_every: Any = None, min_compute_capability: Any = None, feature: Any = None,
                 cuda: Any = None, bare_metal: bool = False, dedicated: bool = False, max_price_per_gpu: Any = None,
-                sellers: Sequence[str] = ()) -> Query:
+                min_network_gbps: Any = None, fabric: Any = None, min_local_disk: Any = None,
+                local_nvme: bool = False, nodes: Any = None, sellers: Sequence[str] = ()) -> Query:
     """Validate user arguments into a :class:`Query`.
 
     ``provider`` names match an offer's source (the provider it came through) or its seller (who runs the
@@ -307,6 +320,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     countries = tuple(_country(c) for c in _tuple("country", country))
     obtain = _obtain_arguments(max_interruption, min_placement_score, launchable, checkpoint_every)
     control = _control_arguments(min_compute_capability, feature, cuda, bare_metal, dedicated)
+    network = network_arguments(min_network_gbps, fabric, min_local_disk, local_nvme, nodes)
     # Sorted tuples: equal queries written in another order are equal (and hash alike) for caching.
     return Query(
         gpu=tuple(sorted(set(names) - {n for n, _ in forms})), gpu_forms=tuple(sorted(set(forms))),
@@ -330,7 +344,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         model_parameters=fit.parameters if fit else None, precision=fit.precision if fit else "bf16",
         model_mode=fit.mode if fit else "inference", model_vram_gib=fit.total_gib if fit else None,
         rtt_budget_ms=50.0 if budget is None else budget, group_by=groups, distinct=bool(distinct), **obtain,
-        **control,
+        **control, **network,
     )
 
 

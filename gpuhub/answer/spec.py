@@ -3,7 +3,7 @@
 Everything that takes a search's filters is generated from or checked against :data:`SEARCH_PARAMS`:
 
 - ``gpuhub search``'s options (:func:`gpuhub.cli.commands.search`) are generated from it;
-- the web page's form, ``/api/search``'s parameters and the OpenAPI description (:mod:`gpuhub.web.params`) too;
+- the web page's form, ``/api/search``'s parameters and the OpenAPI description (:mod:`gpuhub.answer.params`) too;
 - :func:`gpuhub.search` and :func:`gpuhub.answer.query.build_query` take every parameter by its
   :attr:`~SearchParam.name` with its library default (``tests/test_spec.py`` checks the two signatures and the
   docstring against this table; the CLI and ``search()`` pass the values on with :func:`filter_values` or as a
@@ -168,6 +168,13 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     param("min_compute_capability", "text", "CUDA compute capability at least, e.g. 8.0 (A100), 9.0 (Hopper)"),
     param("feature", "list", "GPU feature, repeatable: fp8, transformer-engine, tensor-cores, mig"),
     param("cuda", "text", "only GPUs this CUDA release supports, e.g. 12.4"),
+    param("min_network_gbps", "number", "minimum baseline network bandwidth, Gbps"),
+    param("fabric", "list", "RDMA fabric between instances: efa, infiniband, roce, gpudirect, any",
+          allowed=lambda _: ["efa", "infiniband", "roce", "gpudirect", "any"]),
+    param("min_local_disk", "number", "minimum local (instance) disk, GiB", flag="--min-local-disk-gib"),
+    param("local_nvme", "flag", "only instances with local NVMe disks"),
+    param("nodes", "integer", "identical instances for one job (multi-node): only types with an RDMA fabric; "
+          "cluster price = price x nodes"),
     param("bare_metal", "flag", "only bare-metal instances"),
     param("dedicated", "flag", "only instances on a host of their own"),
     param("workload", "text", "training, inference, data-science, rendering or scientific", allowed=_workloads),
@@ -187,8 +194,8 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
           allowed=lambda c: list(c.rankers)),
     param("limit", "integer", "at most this many offers", cli_default=20),
     param("columns", "list", "table columns, comma-separated, in this order: price, per_gpu, gpu, provider, "
-          "instance_type, region, purchase, score, vram, avail, vcpus, ram, cpu, interruption, source (default: the "
-          "most important that fit the terminal)", allowed=_columns, output=True),
+          "instance_type, region, purchase, score, vram, avail, vcpus, ram, cpu, interruption, source, network, nodes "
+          "(default: the most important that fit the terminal)", allowed=_columns, output=True),
     param("wide", "flag", "every table column, whatever the terminal's width", output=True),
 )
 """Every search parameter, in the order of ``gpuhub search --help`` and the API's description."""

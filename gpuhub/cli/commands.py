@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import datetime as dt
 import functools
 import inspect
 import io
@@ -77,22 +76,6 @@ class OutputFormat(str, Enum):
     csv = "csv"
 
 
-def _start(text: str | None) -> dt.datetime | None:
-    """``--start``: an ISO date (midnight) or date and time; UTC unless it names an offset.
-
-    Raises:
-        QueryError: not an ISO date or time.
-    """
-    if text is None:
-        return None
-    try:
-        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise QueryError("start", f"{text!r} is not an ISO date or time, e.g. 2026-12-10 or 2026-12-10T11:30Z") \
-            from None
-    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
-
-
 def _fail_usage(message: str) -> None:
     err.print(f"error: {message}", style="red")  # "gpuhub-core[web]" is text, not markup
     raise typer.Exit(2)
@@ -101,6 +84,18 @@ def _fail_usage(message: str) -> None:
 _OPTION_TYPES: dict[str, Any] = {"list": list[str] | None, "number": float | None, "integer": int | None,
                                  "text": str | None, "flag": bool}
 """The typer type of each kind of search parameter (:data:`gpuhub.answer.spec.Kind`)."""
+
+
+class EmitFormat(str, Enum):
+    skypilot = "skypilot"
+    dstack = "dstack"
+    dstack_fleet = "dstack-fleet"
+
+
+EmitOption = Annotated[EmitFormat | None, typer.Option(
+    help="write a launch file for the first offer: a SkyPilot task, a dstack task or fleet (gpuhub.answer.handoff)")]
+EmitFileOption = Annotated[Path | None, typer.Option(
+    help="where --emit writes (default sky-task.yaml, task.dstack.yml, fleet.dstack.yml; - for stdout)")]
 
 
 def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
@@ -142,6 +137,8 @@ def search(
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="one status line per provider, with its "
                                           "warnings (default: one summary line)")] = False,
+    emit: EmitOption = None,
+    emit_file: EmitFileOption = None,
 ) -> None:
     """Search GPU offers across every installed provider."""
     from gpuhub.answer.columns import choose_columns
@@ -199,6 +196,33 @@ def search(
                 err.print(f"  {line}", highlight=False)
     if all(s.state in ("failed", "skipped") for s in result.statuses):
         raise typer.Exit(1)
+    if emit is not None:
+        if result.groups is not None or not result.offers:
+            _fail_usage(f"--emit: {'--group-by rows are not offers' if result.offers else 'no offer to hand off'}")
+        _emit(result.offers[0], emit.value, emit_file)
+
+
+def _emit(offer: Offer, fmt: str, path: Path | None) -> None:
+    """Write the hand-off file of ``offer`` (``--emit``) to ``path`` (default by format; ``-``: stdout)."""
+    from gpuhub.answer.handoff import HandoffError, default_file, handoff_text
+
+    try:
+        text, notes = handoff_text(offer, fmt)
+    except HandoffError as exc:
+        _fail_usage(f"--emit {fmt}: {exc}")
+        return
+    for note in notes:
+        err.print(f"note: {note}", highlight=False)
+    if path is not None and str(path) == "-":
+        sys.stdout.write(text)
+        return
+    target = path or Path(default_file(fmt))
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _fail_usage(f"--emit-file: cannot write {target}: {exc.strerror or exc}")
+    err.print(f"wrote {target}: {fmt} for {offer.provider} {offer.instance_type} in {offer.region.code}",
+              highlight=False)
 
 
 def _num(value: Any) -> str:
@@ -332,42 +356,46 @@ def estimate(
                                           "cost, capacity blocks, reserved), cheapest first, with break-even hours")]
     = False,
     checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
+    egress_gb: Annotated[float | None, typer.Option(help="GB the job moves out to the internet: its cost is added "
+                                                         "where the provider publishes an egress price")] = None,
     start: Annotated[str | None, typer.Option(help="when the job may start, ISO date or time (UTC unless it "
                                                    "says): capacity blocks starting earlier are left out; "
                                                    "default now")] = None,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
     fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+    emit: EmitOption = None,
+    emit_file: EmitFileOption = None,
 ) -> None:
     """Job cost of an instance type in each region (cheapest first), with the regional price spread."""
     from gpuhub.service.reports import estimate_report
 
     engine = default_engine()
-    registry = engine.registry
     try:
         if fetch not in ("auto", "live", "replay"):
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
+        if compare and emit is not None:
+            raise QueryError("emit", "hands off one offer: leave out --compare, or give --purchase")
         if compare:  # gpuhub.cli.obtain: every purchase model side by side
-            from gpuhub.cli.obtain import compare_rows, print_compare
+            from gpuhub.cli.obtain import print_compare
+            from gpuhub.service.answers import compare_answer
 
-            query = build_query(gpus=registry.gpus, providers=sorted(registry.providers),
-                                rankers=list(registry.rankers), provider=provider, region=region,
-                                instance_type=instance_type, checkpoint_every=checkpoint_every)
-            every = list(run_query(query.model_copy(update={"limit": None}), engine, fixtures_dir=fixtures,
-                                   fetch=fetch, start=_start(start)))  # type: ignore[arg-type]
-            if not every:
-                raise QueryError("instance_type", f"no offer of {instance_type!r}")
-            compared = compare_rows(every, hours, checkpoint_every, interruption_overhead)
-            print_compare(compared, hours, output is OutputFormat.json, _out(), err)
+            answer = compare_answer(engine, {"instance_type": instance_type, "hours": hours, "provider": provider,
+                                             "region": region, "checkpoint_every": checkpoint_every,
+                                             "interruption_overhead": interruption_overhead, "start": start},
+                                    fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
+            print_compare(answer["options"], hours, output is OutputFormat.json, _out(), err)
             return
         report, spread = estimate_report(engine, instance_type, hours, provider=provider, region=region,
                                          purchase=purchase, interruption_overhead=interruption_overhead,
                                          checkpoint_every=checkpoint_every, fixtures_dir=fixtures,
-                                         fetch=fetch)  # type: ignore[arg-type]
+                                         fetch=fetch, egress_gb=egress_gb)  # type: ignore[arg-type]
     except QueryError as exc:
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
     rows = report["jobs"]
+    if emit is not None:  # the cheapest place of the job (the report's rows follow spread.offers)
+        _emit(spread.offers[0], emit.value, emit_file)
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return
@@ -446,6 +474,25 @@ def serve(
     err.print(f"gpuhub serving on http://{host}:{port}/ (API at /api/, Ctrl-C stops)", highlight=False)
     try:
         run_server(host, port, fixtures_dir=fixtures, fetch=fetch)
+    except ModuleNotFoundError as exc:
+        _fail_usage(str(exc))
+
+
+@app.command()
+def mcp(
+    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
+    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+) -> None:
+    """Serve the MCP tools (search, explain, estimate, compare, history, gpus, providers) over stdio for an agent
+    host; the same answers as the web API; needs gpuhub-core[mcp]."""
+    if fetch not in ("auto", "live", "replay"):
+        _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
+    if fixtures is not None and not fixtures.is_dir():
+        _fail_usage(f"--fixtures: {fixtures} is not a directory")
+    from gpuhub.mcp import serve as run_mcp
+
+    try:
+        run_mcp(fixtures_dir=fixtures, fetch=fetch)
     except ModuleNotFoundError as exc:
         _fail_usage(str(exc))
 

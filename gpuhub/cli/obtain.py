@@ -1,5 +1,5 @@
 """``gpuhub estimate --compare``: an instance type's purchase options for a job, cheapest first (imported by the
-CLI only when asked for)."""
+CLI only when asked for; the rows come from :func:`gpuhub.service.reports.compare_rows`)."""
 
 from __future__ import annotations
 
@@ -9,30 +9,10 @@ from typing import Any
 
 from rich.table import Table
 
-from gpuhub.answer.compare import Option, compare
 from gpuhub.cli.table import TextConsole, cells
 from gpuhub.display import money
-from gpuhub.model import Offer
 
-__all__ = ["compare_rows", "print_compare"]
-
-
-def compare_rows(offers: list[Offer], hours: float, checkpoint_every_h: float,
-                 fallback_overhead: float) -> list[dict[str, Any]]:
-    """The compare table as JSON-ready rows (cheapest first)."""
-    options = compare(offers, hours, checkpoint_every_h=checkpoint_every_h, fallback_overhead=fallback_overhead)
-    return [_row(o) for o in options]
-
-
-def _row(o: Option) -> dict[str, Any]:
-    offer = o.offer
-    record = offer.obtain.record() if offer.obtain else {}
-    return {"purchase": o.purchase, "provider": offer.provider, "instance_type": offer.instance_type,
-            "region": offer.region.code, "zone": offer.region.zone, "price_per_hour": float(offer.price.amount),
-            "cost": float(o.cost_rounded()), "currency": o.currency,
-            "break_even_hours": round(float(o.break_even_hours), 2) if o.break_even_hours is not None else None,
-            "interruption": record.get("interruption"), "reservation_start": record.get("reservation_start"),
-            "reservation_hours": record.get("reservation_hours"), "notes": o.notes}
+__all__ = ["print_compare"]
 
 
 def print_compare(rows: list[dict[str, Any]], hours: float, json_output: bool, out: TextConsole,

@@ -125,8 +125,17 @@ def _cell(column: str, r: dict[str, Any], offer: Offer) -> str:
         return str(r["purchase"]) + (f" ({stat})" if stat else "")
     if column == "vram":
         return num(r["gpu_memory_gib"]) + (" slice" if r["fractional"] else "")
-    if column == "avail":
+    if column == "avail":  # an internal cluster that can add capacity: "6 free, +8 in ~5 min"
+        if offer.provisionable_count is not None:
+            return offer.capacity_label or "sold out"
         return {"available": "yes", "sold_out": "sold out", "unknown": "?"}[r["availability"]]
+    if column == "network":
+        from gpuhub.answer.network import network_label
+
+        return network_label(offer.instance)
+    if column == "nodes":
+        nodes = int(r.get("_nodes", 1))
+        return f"{money(offer.price.amount * nodes)} {r['currency']}"
     if column == "score":
         return f"{r['score']:.4g}" if r.get("score") is not None else "-"
     if column == "interruption":
@@ -137,9 +146,10 @@ def _cell(column: str, r: dict[str, Any], offer: Offer) -> str:
 
 def fit_columns(widths: dict[str, int], width: int, candidates: Sequence[str]) -> list[str]:
     """The columns to show in a table ``width`` characters wide: the core ones (the first six of
-    :data:`gpuhub.answer.columns.TABLE_COLUMNS`) always, then each further candidate in importance order while it
-    fits (``widths``: each column's widest cell or heading); in the left-to-right display order."""
-    core = [c.name for c in TABLE_COLUMNS[:6]]
+    :data:`gpuhub.answer.columns.TABLE_COLUMNS`, and ``network``/``nodes`` when they are candidates: the search
+    asked about them) always, then each further candidate in importance order while it fits (``widths``: each
+    column's widest cell or heading); in the left-to-right display order."""
+    core = [c.name for c in TABLE_COLUMNS[:6]] + ["network", "nodes"]
     chosen = [c for c in candidates if c in core]
     used = sum(widths[c] for c in chosen) + _SEPARATOR * (len(chosen) - 1)
     for name in (c.name for c in TABLE_COLUMNS[6:]):
@@ -170,11 +180,17 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
     if result.groups is not None:
         _print_groups(result, out, err)
         return
-    scored = result.query.sort not in ("price", "price_per_gpu", "price_per_vram")
+    q = result.query
+    scored = q.sort not in ("price", "price_per_gpu", "price_per_vram")
     arm = any(r["cpu_arch"] != "x86_64" for r in records)
-    rows = [{c.name: _cell(c.name, r, offer) for c in TABLE_COLUMNS} for r, offer in zip(records, result.offers,
-                                                                                          strict=True)]
+    # network facts are shown when a network filter or --nodes asks about them
+    network = bool(q.fabrics or q.nodes > 1 or q.min_network_gbps is not None or q.min_local_disk_gib is not None
+                   or q.local_nvme)
+    asked = {"network": network, "nodes": q.nodes > 1}
+    rows = [{c.name: _cell(c.name, {**r, "_nodes": q.nodes}, offer) for c in TABLE_COLUMNS}
+            for r, offer in zip(records, result.offers, strict=True)]
     headings = {c.name: c.heading for c in TABLE_COLUMNS}
+    headings["nodes"] = f"{q.nodes} nodes per hour"
     if any(r["fractional"] for r in records):
         headings["vram"] += " (slice: per slice)"
     if scored:
@@ -182,7 +198,8 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
     if columns is not None:
         shown = [c.name for c in columns]
     else:
-        candidates = [c.name for c in TABLE_COLUMNS if (c.name != "score" or scored) and (c.name != "cpu" or arm)]
+        candidates = [c.name for c in TABLE_COLUMNS if (c.name != "score" or scored) and (c.name != "cpu" or arm)
+                      and asked.get(c.name, True)]
         if wide:
             shown = [c for c in DISPLAY_ORDER if c in candidates]
         else:

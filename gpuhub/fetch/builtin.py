@@ -1,4 +1,5 @@
-"""gpuhub's own built-in plugin: the default GPU table, the default rankers and the workload presets.
+"""gpuhub's own built-in plugin: the default GPU table, the default rankers, the workload presets and the
+capacity the user owns (when its settings file exists).
 
 It loads through the same plugin manager path as pip-installed plugins.
 """
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from gpuhub.answer.ranking import BUILTIN_RANKERS, Ranker
 from gpuhub.facts.gpus import GpuSpec, load_builtin_specs
 from gpuhub.fetch.hookspecs import hookimpl
+from gpuhub.fetch.provider import Provider
 
 
 @hookimpl
@@ -26,3 +28,13 @@ def register_rankers(register: Callable[[Ranker], None]) -> None:
 
     for ranker in (*BUILTIN_RANKERS, *WORKLOAD_RANKERS):
         register(ranker)
+
+
+@hookimpl
+def register_providers(register: Callable[[Provider], None]) -> None:
+    """Register the capacity the user owns (:mod:`gpuhub.fetch.owned`) when its settings file exists."""
+    from gpuhub.fetch.owned import OwnedCapacity, settings_path
+
+    path = settings_path()
+    if path.is_file():
+        register(OwnedCapacity(path))

@@ -59,7 +59,7 @@ SECRET_NAMES = frozenset({
     "authorization", "proxy-authorization", "x-api-key", "api-key", "apikey", "api_key", "key", "token",
     "access_token", "client_secret", "password", "cookie", "set-cookie", "ocp-apim-subscription-key",
     "x-amz-security-token", "x-amz-signature", "x-amz-credential", "x-amz-date", "x-amz-content-sha256",
-    "signature", "sig", "x-goog-api-key", "awsaccesskeyid", "securitytoken",
+    "signature", "sig", "x-goog-api-key", "awsaccesskeyid", "securitytoken", "x-slurm-user-token",
 })
 REDACTED = "REDACTED"
 _SECRET_VALUE_RX = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+")

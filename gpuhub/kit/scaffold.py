@@ -81,6 +81,7 @@ build-backend = "setuptools.build_meta"
 name = "gpuhub-{name}"
 version = "0.1.0"
 description = "gpuhub provider plugin for the {name} GPU cloud"
+readme = "README.md"
 requires-python = ">=3.10"
 dependencies = ["gpuhub-core>=0.1,<0.2"]
 
@@ -129,7 +130,10 @@ can establish? Make the plugin a dated static price table (`static = True`, no H
 one) and say so here and in a `ctx.warn`, never an invented shape.
 
 **Credentials and settings.** `{env}` and every other variable the code reads (also one line in gpuhub's README
-table).
+table). An internal cloud whose API knows no prices or places (a scheduler, a cluster manager) reads them from the
+settings file every internal plugin shares: `site_settings_path("{name}", environ)` and `load_site_settings` from
+`gpuhub.plugin` give `[rates]` per GPU-hour, `[gpu_names]` and a `[clusters.<region>]` place per cluster
+(`site_region` turns it into a region); gpuhub-kubernetes and gpuhub-slurm use it.
 
 **Data source and date.** Where the recording comes from, the script that rebuilds it, and the date of the prices
 themselves (`data_date` in `recording/manifest.json`; `null` with a `data_date_note` when unknown, never the build

@@ -42,6 +42,11 @@ FAST_RETRY = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=30,
 """A retry policy without waits, for tests: 3 attempts."""
 
 
+_NETWORK_FIELDS = ("network_gbps", "network_peak_gbps", "fabric", "fabric_gbps", "fabric_interfaces",
+                   "storage_kind", "storage_disks")
+"""Instance fields about the network and local disks (:mod:`gpuhub.answer.network`) that need a source."""
+
+
 class CountingTransport(httpx.BaseTransport):
     """An httpx transport that answers with ``handler(request, n)`` (n = 1-based request number) and counts calls."""
 
@@ -206,6 +211,13 @@ class ProviderConformance:
                 assert offer.instance.fractional == (offer.instance.gpu_count < 1)
                 per_gpu = offer.price_per_gpu_hour
                 assert per_gpu is not None and per_gpu * type(per_gpu)(str(offer.instance.gpu_count)) > 0
+        for offer in offers:  # network and local-disk facts carry their source, and a fabric its kind only
+            inst = offer.instance
+            given = [n for n in _NETWORK_FIELDS if getattr(inst, n) is not None]
+            if given:
+                assert inst.network_source, f"{inst.instance_type}: {', '.join(given)} without network_source"
+            if inst.storage_disks is not None or inst.storage_kind is not None:
+                assert inst.storage_gib, f"{inst.instance_type}: local disks described without storage_gib (GiB)"
         keys = [(o.instance_type, o.region.code, o.region.zone, o.price.purchase, o.price.term_hours,
                  o.price.payment_option, _window_start(o)) for o in offers]
         assert len(keys) == len(set(keys)), "duplicate offers for one (type, region, zone, purchase, term, window)"

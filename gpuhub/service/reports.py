@@ -1,5 +1,5 @@
-"""The JSON-ready rows behind ``gpuhub gpus``, ``gpuhub providers`` and ``gpuhub estimate`` (the CLI prints them,
-the web API serves them: one builder, so both give the same answer)."""
+"""The JSON-ready rows behind ``gpuhub gpus``, ``gpuhub providers`` and ``gpuhub estimate`` (``--compare`` too): the
+CLI prints them, the web API and the MCP server serve them (one builder, so all give the same answer)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gpuhub.answer.compare import Option, compare
 from gpuhub.answer.estimate import PriceSpread
 from gpuhub.answer.query import build_query
 from gpuhub.errors import QueryError
 from gpuhub.facts.gpus import GpuTable
+from gpuhub.model import Offer
 from gpuhub.service.engine import Engine, RequestedMode
 from gpuhub.service.searching import run_query
 
-__all__ = ["estimate_report", "gpu_rows", "provider_rows"]
+__all__ = ["compare_rows", "estimate_report", "gpu_rows", "provider_rows"]
 
 
 def gpu_rows(table: GpuTable) -> list[dict[str, Any]]:
@@ -58,13 +60,14 @@ def provider_rows(engine: Engine) -> list[dict[str, Any]]:
 def estimate_report(engine: Engine, instance_type: str, hours: float, *, provider: str | None = None,
                     region: Sequence[str] | None = None, purchase: str = "on_demand",
                     interruption_overhead: float = 0.10, checkpoint_every: float = 1.0,
-                    fixtures_dir: Path | None = None,
-                    fetch: RequestedMode = "auto") -> tuple[dict[str, Any], PriceSpread]:
+                    fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
+                    egress_gb: float | None = None) -> tuple[dict[str, Any], PriceSpread]:
     """Job cost of ``instance_type`` for ``hours`` hours in each region (cheapest first) and the price spread.
 
     Returns ``({"jobs": [...], "spread": USD/h, "spread_fraction": x}, spread)``; each job row has provider,
     instance_type, region, zone, purchase, price_per_hour, billed_hours, cost (to the cent), currency,
-    break_even_hours (reserved terms against on-demand, else None) and notes.
+    break_even_hours (reserved terms against on-demand, else None), egress_cost (with ``egress_gb``: moving that
+    many GB out, included in cost; None when no price is known) and notes.
 
     Raises:
         QueryError: a bad argument (named), or no offer of that instance type.
@@ -92,11 +95,31 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
     on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
     jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
                          on_demand=on_demand.get((o.provider, o.region.code)),
-                         checkpoint_every_h=checkpoint_every) for o in spread.offers]
+                         checkpoint_every_h=checkpoint_every, egress_gb=egress_gb) for o in spread.offers]
     rows = [{"provider": j.offer.provider, "instance_type": j.offer.instance_type, "region": j.offer.region.code,
              "zone": j.offer.region.zone, "purchase": j.offer.price.purchase,
              "price_per_hour": float(j.offer.price.amount), "billed_hours": float(j.billed_hours),
              "cost": float(j.cost_rounded()), "currency": j.currency,
              "break_even_hours": float(j.break_even_hours) if j.break_even_hours is not None else None,
+             **({"egress_cost": float(j.egress_cost) if j.egress_cost is not None else None}
+                if egress_gb is not None else {}),
              "notes": j.notes} for j in jobs]
     return {"jobs": rows, "spread": float(spread.spread), "spread_fraction": round(spread.spread_fraction, 6)}, spread
+
+
+def compare_rows(offers: list[Offer], hours: float, checkpoint_every_h: float,
+                 fallback_overhead: float) -> list[dict[str, Any]]:
+    """The compare table as JSON-ready rows (cheapest first)."""
+    options = compare(offers, hours, checkpoint_every_h=checkpoint_every_h, fallback_overhead=fallback_overhead)
+    return [_row(o) for o in options]
+
+
+def _row(o: Option) -> dict[str, Any]:
+    offer = o.offer
+    record = offer.obtain.record() if offer.obtain else {}
+    return {"purchase": o.purchase, "provider": offer.provider, "instance_type": offer.instance_type,
+            "region": offer.region.code, "zone": offer.region.zone, "price_per_hour": float(offer.price.amount),
+            "cost": float(o.cost_rounded()), "currency": o.currency,
+            "break_even_hours": round(float(o.break_even_hours), 2) if o.break_even_hours is not None else None,
+            "interruption": record.get("interruption"), "reservation_start": record.get("reservation_start"),
+            "reservation_hours": record.get("reservation_hours"), "notes": o.notes}

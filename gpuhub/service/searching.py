@@ -188,7 +188,9 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
            launchable: bool = False, checkpoint_every: float | None = None,
            min_compute_capability: str | float | None = None, feature: str | Sequence[str] | None = None,
            cuda: str | float | None = None, bare_metal: bool = False, dedicated: bool = False,
-           max_price_per_gpu: float | str | None = None,
+           max_price_per_gpu: float | str | None = None, min_network_gbps: float | None = None,
+           fabric: str | Sequence[str] | None = None, min_local_disk: float | None = None, local_nvme: bool = False,
+           nodes: int | None = None,
            fixtures_dir: str | Path | None = None, fetch: RequestedMode = "auto",
            refresh: bool = False, timeout: float | None = None, engine: Engine | None = None,
            max_age: float | None = None, start: dt.datetime | None = None) -> SearchResult:
@@ -241,6 +243,13 @@ def search(gpu: str | Sequence[str] | None = None, *, min_gpus: float | None = N
             cuda: GPUs this CUDA release can build for (``"12.4"``; facts in :mod:`gpuhub.facts.compat`).
         bare_metal: only instances the provider says are bare metal. dedicated: only instances on a host of their
             own (dedicated tenancy or bare metal). Unknown control level never passes either.
+        min_network_gbps: baseline network bandwidth at least, Gbps. fabric: RDMA fabric(s) between instances:
+            ``efa``, ``infiniband``, ``roce``, ``gpudirect`` (GCP GPUDirect-TCPX/TCPXO) or ``any``.
+            min_local_disk: local (instance) disk at least, GiB. local_nvme: only local NVMe disks. Unknown network
+            and disk facts never pass (:mod:`gpuhub.answer.network`).
+        nodes: identical instances for one multi-node job: only types with an RDMA fabric pass, and each offer's
+            record gains ``nodes``, ``cluster_gpus``, ``cluster_price_per_hour`` (price × nodes, offer currency)
+            and ``cluster_fabric``.
         fixtures_dir: replay recordings from ``DIR/<provider>/manifest.json`` instead of the bundled ones.
         fetch: ``auto`` (live where credentials are configured, else the bundled recording), ``live``, ``replay``.
         refresh: fetch again, ignoring stored and cached data. timeout: seconds to wait for providers.

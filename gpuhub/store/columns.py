@@ -179,8 +179,8 @@ class OfferColumns(OfferSequence):
                 raise ColumnsError("price terms are not objects")
             _validate(Price, {**terms, "amount": "1"})
         price = self.columns["price"]
-        if len(price) and not (np.isfinite(price).all() and (price > 0).all()):
-            raise ColumnsError("a price that is not a positive finite number")
+        if len(price) and not (np.isfinite(price).all() and (price >= 0).all()):  # 0: owned prepaid capacity
+            raise ColumnsError("a price that is not a non-negative finite number")
         available = self.columns["available"]
         if len(available) and (available.min() < -1 or available.max() > 1):
             raise ColumnsError("availability outside -1/0/1")

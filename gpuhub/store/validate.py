@@ -13,7 +13,7 @@ import math
 from collections.abc import Collection
 from decimal import Decimal
 
-from gpuhub.model import Gpu, Instance, Offer, Price, Region, Source, _check_currency
+from gpuhub.model import OWNED, Gpu, Instance, Offer, Price, Region, Source, _check_currency
 
 __all__ = ["amount_problem", "availability_problem", "instance_facts_problem", "instance_identity_problem",
            "offer_problem", "region_problem", "source_problem", "terms_problem"]
@@ -53,7 +53,8 @@ def offer_problem(offer: object, provider: str, purchases: Collection[str]) -> s
     inst, region, price = offer.instance, offer.region, offer.price
     if not isinstance(inst, Instance) or not isinstance(region, Region) or not isinstance(price, Price):
         return "offer with a malformed instance, region or price"
-    return (instance_identity_problem(inst, provider) or region_problem(region) or amount_problem(price.amount)
+    return (instance_identity_problem(inst, provider) or region_problem(region)
+            or amount_problem(price.amount, owned=price.purchase == OWNED)
             or terms_problem(price, purchases) or instance_facts_problem(inst) or availability_problem(offer)
             or source_problem(offer.source))
 
@@ -76,9 +77,10 @@ def region_problem(region: Region) -> str | None:
     return None
 
 
-def amount_problem(amount: object) -> str | None:
-    """The price per instance-hour is a positive finite ``Decimal``."""
-    if not isinstance(amount, Decimal) or not _number(amount, positive=True):
+def amount_problem(amount: object, *, owned: bool = False) -> str | None:
+    """The price per instance-hour is a positive finite ``Decimal`` (zero allowed for ``owned`` capacity: the
+    marginal cost of a prepaid reservation)."""
+    if not isinstance(amount, Decimal) or not _number(amount, positive=not owned):
         return f"invalid price {str(amount)[:40]!r}: must be a positive finite number"
     return None
 

@@ -28,8 +28,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, fixtures_dir: Path | Non
 
         from gpuhub.web.app import create_app
     except ModuleNotFoundError as exc:
-        raise ModuleNotFoundError(f"gpuhub serve needs the web extra ({exc.name} is missing): "
-                                  "pip install 'gpuhub-core[web]'") from exc
+        from gpuhub.errors import missing_extra
+
+        raise missing_extra("gpuhub serve", "web", exc) from exc
     from gpuhub.web.server import guarded_app, uvicorn_settings
 
     app = guarded_app(create_app(fixtures_dir=fixtures_dir, fetch=fetch), host, port)  # type: ignore[arg-type]

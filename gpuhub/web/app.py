@@ -3,7 +3,8 @@
 
 Routes (all GET): ``/`` the page; ``/api/search`` (the list ``gpuhub search --format json`` prints, same
 parameters, same default limit of 20), ``/api/result`` (offers plus provider statuses and the filter report),
-``/api/points`` (the chart's points), ``/api/estimate``, ``/api/gpus``, ``/api/providers``, ``/api/rankers``,
+``/api/points`` (the chart's points), ``/api/estimate``, ``/api/compare``, ``/api/history``, ``/api/gpus``,
+``/api/providers``, ``/api/rankers``,
 ``/api/openapi.json``. A bad parameter answers 400 with ``{"error": {"parameter": ..., "message": ...}}``,
 the same message the CLI prints.
 """
@@ -28,21 +29,29 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gpuhub.answer.columns import TableColumn, choose_columns
-from gpuhub.answer.query import build_query
+from gpuhub.answer.columns import TableColumn, choose_columns, select_fields
+from gpuhub.answer.params import (
+    COMPARE,
+    ESTIMATE,
+    HISTORY,
+    MAX_QUERY_BYTES,
+    PAGE_EXCLUDED,
+    Param,
+    parameter_name,
+    query_kwargs,
+    search_params,
+)
 from gpuhub.answer.spec import OUTPUT_PARAMS
 from gpuhub.display import money, plain
 from gpuhub.errors import QueryError
 from gpuhub.model import Offer
+from gpuhub.service.answers import MAX_NUMBER, MAX_OFFERS, number, run_search
 from gpuhub.service.engine import Engine, RequestedMode
-from gpuhub.service.searching import SearchResult, default_engine, run_query
-from gpuhub.web.params import MAX_QUERY_BYTES, PAGE_EXCLUDED, Param, parameter_name, query_kwargs, search_params
+from gpuhub.service.searching import SearchResult, default_engine
 
 __all__ = ["MAX_OFFERS", "create_app"]
 
 HERE = Path(__file__).parent
-MAX_OFFERS = 5000
-"""The most offers one request may ask for (API ``limit``; the page holds at most this many rows)."""
 PAGE_SIZE = 100
 MAX_PICKS = 4
 PAGE_ONLY = {name: Param(name, kind, help, default, name) for name, kind, help, default in (
@@ -50,13 +59,6 @@ PAGE_ONLY = {name: Param(name, kind, help, default, name) for name, kind, help, 
     ("page", "integer", "page of the table (100 rows a page)", None),
     ("pick", "list", "offers to compare (row keys, at most 4)", None),
     ("hours", "number", "job length for the compare view's job cost, hours", None))}
-ESTIMATE = {name: Param(name, kind, help, default, name) for name, kind, help, default in (
-    ("instance_type", "text", "instance type, e.g. p5.48xlarge", None),
-    ("hours", "number", "run time the job needs, hours", None), ("provider", "text", "provider name", None),
-    ("region", "list", "region or zone code(s); default: every region", None),
-    ("purchase", "text", "on_demand, spot, reserved_1y, ...", "on_demand"),
-    ("interruption_overhead", "number", "spot: extra run time fraction", 0.10),
-    ("checkpoint_every", "number", "hours between checkpoints: spot expected cost", 1.0))}
 
 
 def offer_key(offer: Offer) -> str:
@@ -249,10 +251,7 @@ class Web:
         return self._engine or default_engine()
 
     def run(self, kwargs: dict[str, Any]) -> SearchResult:
-        registry = self.engine.registry
-        query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), sellers=registry.sellers(),
-                            rankers=list(registry.rankers), **kwargs)
-        return run_query(query, self.engine, fixtures_dir=self.fixtures_dir, fetch=self.fetch)
+        return run_search(self.engine, kwargs, fixtures_dir=self.fixtures_dir, fetch=self.fetch)
 
     def search(self, request: Request, *, defaults: bool, extra: dict[str, Param] | None = None) -> SearchResult:
         page = extra is PAGE_ONLY
@@ -262,15 +261,7 @@ class Web:
         for name in [*(extra or {}), *(p.name for p in OUTPUT_PARAMS)]:
             kwargs.pop(name, None)
         shown_columns(request)  # a bad column name is the request's error, before any search
-        limit = kwargs.get("limit")
-        if limit is not None:
-            try:
-                too_many = float(limit) > MAX_OFFERS
-            except (TypeError, ValueError):
-                too_many = False  # build_query names the problem
-            if too_many:
-                raise QueryError("limit", f"at most {MAX_OFFERS} offers per request, got {limit!r}")
-        elif not defaults:
+        if kwargs.get("limit") is None and not defaults:
             kwargs["limit"] = MAX_OFFERS
         return self.run(kwargs)
 
@@ -283,10 +274,7 @@ class Web:
             columns = shown_columns(request)
         except QueryError as exc:
             return _query_error(exc)
-        if columns is not None:
-            keys = [k for c in columns for k in c.keys]
-            records = [{k: r.get(k) for k in keys} for r in records]
-        return JSONResponse(records)
+        return JSONResponse(select_fields(records, columns))
 
     def api_result(self, request: Request) -> Response:
         try:
@@ -303,31 +291,32 @@ class Web:
             return _query_error(exc)
         return JSONResponse({"points": points(result), "matched": result.matched, "shown": len(result)})
 
-    def api_estimate(self, request: Request) -> Response:
-        from gpuhub.service.reports import estimate_report
-
+    def _answer(self, request: Request, params: dict[str, Param],
+                build: Callable[[Engine, dict[str, Any]], Any]) -> Response:
+        """A non-search answer of :mod:`gpuhub.service.answers` for the request's parameters (``params``)."""
         try:
-            _check_known(request, list(ESTIMATE))
-            kwargs = query_kwargs(request.query_params.getlist, extra=ESTIMATE, defaults=True)
-            for name in ("instance_type", "hours"):
-                if name not in kwargs:
-                    raise QueryError(name, "is required")
-            hours = _number("hours", kwargs["hours"])
-            overhead = _number("interruption_overhead", kwargs.get("interruption_overhead", 0.10))
-            report, _ = estimate_report(self.engine, kwargs["instance_type"], hours,
-                                        provider=kwargs.get("provider"), region=kwargs.get("region"),
-                                        purchase=kwargs.get("purchase", "on_demand"),
-                                        interruption_overhead=overhead,
-                                        checkpoint_every=_number("checkpoint_every",
-                                                                 kwargs.get("checkpoint_every", 1.0)),
-                                        fixtures_dir=self.fixtures_dir,
-                                        fetch=self.fetch)
+            _check_known(request, list(params))
+            return JSONResponse(build(self.engine, query_kwargs(request.query_params.getlist, extra=params,
+                                                                only=True)))
         except QueryError as exc:
             return _error(exc.argument, exc.detail)
-        except ArithmeticError as exc:  # a cost too large to compute from numbers that passed their bounds
-            return _error("hours", f"the job cost cannot be computed ({type(exc).__name__}); at most "
-                                   f"{MAX_NUMBER:,.0f} hours")
-        return JSONResponse(report)
+
+    def api_estimate(self, request: Request) -> Response:
+        from gpuhub.service.answers import estimate_answer
+
+        return self._answer(request, ESTIMATE, lambda engine, kwargs: estimate_answer(
+            engine, kwargs, fixtures_dir=self.fixtures_dir, fetch=self.fetch))
+
+    def api_compare(self, request: Request) -> Response:
+        from gpuhub.service.answers import compare_answer
+
+        return self._answer(request, COMPARE, lambda engine, kwargs: compare_answer(
+            engine, kwargs, fixtures_dir=self.fixtures_dir, fetch=self.fetch))
+
+    def api_history(self, request: Request) -> Response:
+        from gpuhub.service.answers import history_answer
+
+        return self._answer(request, HISTORY, history_answer)
 
     def api_gpus(self, request: Request) -> Response:
         from gpuhub.service.reports import gpu_rows
@@ -346,7 +335,7 @@ class Web:
     def api_openapi(self, request: Request) -> Response:
         from gpuhub.web.openapi import openapi
 
-        return JSONResponse(openapi(ESTIMATE))
+        return JSONResponse(openapi())
 
     # --- page ------------------------------------------------------------------------------------------------
 
@@ -369,23 +358,6 @@ class Web:
                                 f"({type(exc).__name__}); at most {MAX_NUMBER:,.0f} hours"}
         return self.templates.TemplateResponse(request, "index.html", context,
                                                status_code=400 if context["error"] else 200)
-
-
-MAX_NUMBER = 1e6
-"""The largest number a request's hours, overhead or checkpoint interval may be (a million hours is 114 years;
-beyond, job costs stop being representable)."""
-
-
-def _number(name: str, value: Any) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise QueryError(name, f"expected a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise QueryError(name, f"must be a finite number, got {value!r}")
-    if abs(number) > MAX_NUMBER:
-        raise QueryError(name, f"must be at most {MAX_NUMBER:,.0f}, got {value!r}")
-    return number
 
 
 def shown_columns(request: Request) -> list[TableColumn] | None:
@@ -417,14 +389,14 @@ def _view(result: SearchResult, kwargs: dict[str, Any]) -> Page:
                        reverse=bool(kwargs.get("desc")))
         order = [i for _, i in known] + [i for k, i in keyed if k is None]
     pages = max(1, math.ceil(len(order) / PAGE_SIZE))
-    page = int(_number("page", kwargs.get("page", 1)))
+    page = int(number("page", kwargs.get("page", 1)))
     if not 1 <= page <= pages:
         raise QueryError("page", f"must be a page from 1 to {pages}, got {kwargs.get('page')!r}")
     wanted = kwargs.get("pick") or []
     if len(wanted) > MAX_PICKS:
         raise QueryError("pick", f"compare at most {MAX_PICKS} offers, got {len(wanted)}")
     index = {offer_key(o): i for i, o in enumerate(result.offers)} if wanted else {}
-    hours = _number("hours", kwargs.get("hours", 100))
+    hours = number("hours", kwargs.get("hours", 100))
     if hours <= 0:
         raise QueryError("hours", f"must be a positive number of hours, got {kwargs.get('hours')!r}")
     params = [(k, v) for k, v in kwargs.pop("_params") if v.strip()]
@@ -480,6 +452,7 @@ def create_app(engine: Engine | None = None, *, fixtures_dir: Path | None = None
         Route("/", web.page, name="page"),
         Route("/api/search", web.api_search), Route("/api/result", web.api_result),
         Route("/api/points", web.api_points), Route("/api/estimate", web.api_estimate),
+        Route("/api/compare", web.api_compare), Route("/api/history", web.api_history),
         Route("/api/gpus", web.api_gpus), Route("/api/providers", web.api_providers),
         Route("/api/rankers", web.api_rankers), Route("/api/openapi.json", web.api_openapi),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),

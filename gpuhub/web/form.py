@@ -1,4 +1,4 @@
-"""The search form's controls, one per parameter of :func:`gpuhub.web.params.search_params`, grouped in
+"""The search form's controls, one per parameter of :func:`gpuhub.answer.params.search_params`, grouped in
 fieldsets; a parameter no group names (a filter added later) lands in "More" with a control for its kind."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from gpuhub.answer.params import PAGE_EXCLUDED, Param, search_params
 from gpuhub.answer.spec import SEARCH_PARAMS, Choices
 from gpuhub.fetch.plugins import Registry
-from gpuhub.web.params import PAGE_EXCLUDED, Param, search_params
 
 __all__ = ["Field", "form_fields"]
 

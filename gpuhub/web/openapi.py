@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from gpuhub.web.params import MAX_LIST_VALUES, MAX_QUERY_BYTES, Param, search_params
+from gpuhub.answer.params import COMPARE, ESTIMATE, HISTORY, KIND_SCHEMAS, MAX_QUERY_BYTES, Param, search_params
 
 __all__ = ["openapi"]
 
-_SCHEMAS: dict[str, dict[str, Any]] = {
-    "list": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_LIST_VALUES},
-    "number": {"type": "number", "minimum": 0}, "integer": {"type": "integer", "minimum": 1},
-    "flag": {"type": "boolean"}, "text": {"type": "string"}}
 _ERROR = {"description": "a bad parameter: the message names it and the allowed values",
           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
@@ -20,7 +16,7 @@ _ERROR = {"description": "a bad parameter: the message names it and the allowed 
 def _parameters(params: Iterable[Param]) -> list[dict[str, Any]]:
     out = []
     for p in params:
-        schema = dict(_SCHEMAS[p.kind])
+        schema = dict(KIND_SCHEMAS[p.kind])
         if p.default not in (None, False):
             schema["default"] = p.default
         out.append({"name": p.name, "in": "query", "required": False, "description": p.help, "schema": schema,
@@ -34,7 +30,7 @@ def _get(summary: str, params: list[dict[str, Any]], schema: dict[str, Any]) -> 
                                   "400": _ERROR, "414": _ERROR}}}
 
 
-def openapi(estimate: Mapping[str, Param]) -> dict[str, Any]:
+def openapi() -> dict[str, Any]:
     """The OpenAPI document (a JSON-ready dict)."""
     search = _parameters(search_params())
     records = {"type": "array", "items": {"type": "object"}}
@@ -51,7 +47,11 @@ def openapi(estimate: Mapping[str, Param]) -> dict[str, Any]:
             "/api/points": _get("the page's chart points (every matching offer with a per-GPU price)", search,
                                 {"type": "object"}),
             "/api/estimate": _get("job cost per region, as `gpuhub estimate --format json` prints it",
-                                  _parameters(estimate.values()), {"type": "object"}),
+                                  _parameters(ESTIMATE.values()), {"type": "object"}),
+            "/api/compare": _get("every purchase model of one instance type for a job, as `gpuhub estimate --compare "
+                                 "--format json` prints it", _parameters(COMPARE.values()), {"type": "object"}),
+            "/api/history": _get("price history from the store, as `gpuhub history --format json` prints it",
+                                 _parameters(HISTORY.values()), {"type": "object"}),
             "/api/gpus": _get("the GPU table, as `gpuhub gpus --format json`", [], records),
             "/api/providers": _get("installed providers, as `gpuhub providers --format json`", [], records),
             "/api/rankers": _get("rankers, as `gpuhub rankers --format json`", [], records),

@@ -24,8 +24,10 @@ FACTS: dict[tuple[str, str, str, str | None, str], tuple[float, str, int, float,
     ("aws", "p4de.24xlarge", "us-east-1", None, "on_demand"): (27.44705, "A100-80GB", 8, 80.0, 96, 1152.0),
     ("aws", "g6.48xlarge", "us-east-1", "use1-az1", "spot"): (2.7361, "L4", 8, 24.0, 192, 768.0),
     ("gcp", "a3-highgpu-8g", "us-central1", None, "on_demand"): (87.832465656, "H100", 8, 80.0, 208, 1872.0),
-    ("gcp", "a3-highgpu-8g", "us-central1", None, "spot"): (48.306672, "H100", 8, 80.0, 208, 1872.0),
-    ("gcp", "a3-highgpu-1g", "us-central1", None, "spot"): (6.038334, "H100", 1, 80.0, 26, 234.0),
+    # spot: the SkyPilot catalog's newer prices (host + GPU rows: 2.75246 + 22.8008, 0.34406 + 2.8501) replace the
+    # 2024-09-16 SKUs' 48.306672 and 6.038334 (issue 26, gpuhub-gcp README); the core/RAM split rounds to nanos
+    ("gcp", "a3-highgpu-8g", "us-central1", None, "spot"): (25.553259632, "H100", 8, 80.0, 208, 1872.0),
+    ("gcp", "a3-highgpu-1g", "us-central1", None, "spot"): (3.194157454, "H100", 1, 80.0, 26, 234.0),
     ("azure", "Standard_ND96isr_H100_v5", "westeurope", None, "on_demand"): (127.816, "H100", 8, 80.0, 96, 1900.0),
     ("azure", "Standard_NC24ads_A100_v4", "westeurope", None, "spot"): (1.097295, "A100-80GB", 1, 80.0, 24, 220.0),
 }

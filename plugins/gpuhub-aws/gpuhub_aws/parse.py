@@ -35,6 +35,7 @@ from typing import Any
 
 from gpuhub.plugin import Gpu, Instance, ProviderError
 from gpuhub_aws.jsonstream import Action, JsonObjectWalker, JsonStreamError
+from gpuhub_aws.network import NetworkSpec, network_from_api
 
 __all__ = [
     "GPU_ALIASES",
@@ -578,6 +579,8 @@ class InstanceSpec:
     cpu_arch: str = "x86_64"
     bare_metal: bool | None = None
     network: str | None = None
+    net: NetworkSpec = field(default_factory=NetworkSpec)
+    """Network bandwidth, EFA and local storage (:mod:`gpuhub_aws.network`)."""
 
 
 def _int(value: Any) -> int | None:
@@ -624,6 +627,7 @@ def spec_from_api(item: Mapping[str, Any]) -> InstanceSpec:
         cpu_arch="arm64" if "arm64" in arches and "x86_64" not in arches else "x86_64",
         bare_metal=(str(bare).lower() == "true") if bare is not None else None,
         network=(item.get("NetworkInfo") or {}).get("NetworkPerformance"),
+        net=network_from_api(item),
     )
 
 
@@ -713,7 +717,7 @@ def build_instance(spec: InstanceSpec | None, prices_attrs: Mapping[str, str], i
                     fractional=count < 1, vcpus=vcpus, memory_gib=memory, cpu_arch=spec.cpu_arch,
                     bare_metal=spec.bare_metal, tenancy="dedicated" if spec.bare_metal else "shared",
                     control_source="EC2 DescribeInstanceTypes BareMetal; price list tenancy Shared", note=note,
-                    interconnect=interconnect if accel.kind == "gpu" else None)
+                    interconnect=interconnect if accel.kind == "gpu" else None, **spec.net.instance_fields())
 
 
 _ACCELERATED_FAMILIES = frozenset({"GPU instance", "Machine Learning ASIC Instances", "FPGA Instances"})

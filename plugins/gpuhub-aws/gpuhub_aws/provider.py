@@ -38,7 +38,7 @@ from gpuhub.plugin import (
     ProviderContext,
     ProviderError,
 )
-from gpuhub_aws.capacity_blocks import capacity_block_offers, published_blocks
+from gpuhub_aws.capacity_blocks import capacity_block_offers, published_blocks, published_rates
 from gpuhub_aws.obtain import attach_risk, load_advisor
 from gpuhub_aws.parse import (
     InstanceSpec,
@@ -164,8 +164,21 @@ class AwsProvider(Provider):
                      + ", ".join(f"{name} ({n})" for name, n in sorted(accelerators.items())))
         # Windows for the fetch's own time at the published rates, where no offering still to come was read.
         now = dt.datetime.now(dt.timezone.utc)
-        for region in sorted({r.region for r in results if r.prices and not r.region.startswith("cn-")}):
+        covered = sorted({r.region for r in results if r.prices and not r.region.startswith("cn-")})
+        self._block_only_instances(ctx, covered, specs, instances)
+        for region in covered:
             yield from published_blocks(ctx, region, [], instances, now, served)
+
+    def _block_only_instances(self, ctx: ProviderContext, regions: list[str], specs: Mapping[str, InstanceSpec],
+                              instances: dict[str, Instance | None]) -> None:
+        """Instances for types sold only as Capacity Blocks in ``regions`` (p6-b300, trn2): no offer file lists
+        them, so their facts come from the bundled spec table and their only price is the published block rate
+        (``data/capacity_block_rates.csv``)."""
+        wanted = sorted({t for t, r in published_rates() if r in regions and t not in instances and t in specs})
+        for itype in wanted:
+            instances[itype] = None
+            with ctx.guard("instance type"):
+                instances[itype] = build_instance(specs[itype], {}, itype, ctx.gpu, ctx.warn, provider=self.name)
 
     def _offers(self, ctx: ProviderContext, result: OfferFileResult, specs: Mapping[str, InstanceSpec],
                 instances: dict[str, Instance | None], spot: Mapping[tuple[str, str], SpotItem]) -> Iterator[Offer]:

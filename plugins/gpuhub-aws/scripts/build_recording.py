@@ -14,7 +14,8 @@ Inputs (read only):
 * ``gpuhub/data/regions.csv``: region display names for the ``location`` attribute.
 
 Outputs (under ``gpuhub_aws/``):
-* ``specs.json``: the bundled spec table (botocore PascalCase subset of DescribeInstanceTypes), moto's accelerator
+* ``specs.json``: the bundled spec table (botocore PascalCase subset of DescribeInstanceTypes: accelerators, vCPUs,
+  memory, network bandwidth, EFA and instance storage), moto's accelerator
   types plus p3/f1 rows from the SkyPilot catalog's ``GpuInfo``/accelerator columns (moto lacks them);
 * ``recording/offers-<region>.json``: offer files in the bulk-file shape, one Linux/Shared/Used/OnDemand product
   per instance type with the catalog's on-demand price; us-east-1 also has capacity-reservation rows (Unused at the
@@ -67,7 +68,10 @@ ON_DEMAND_TERM = "JRTCKXETXF"
 RATE = "6YS6EN2CT7"
 NS = "http://ec2.amazonaws.com/doc/2016-11-15"
 SPEC_KEYS = ("InstanceType", "VCpuInfo", "MemoryInfo", "GpuInfo", "NeuronInfo", "InferenceAcceleratorInfo",
-             "FpgaInfo", "MediaAcceleratorInfo", "ProcessorInfo", "BareMetal", "NetworkInfo")
+             "FpgaInfo", "MediaAcceleratorInfo", "ProcessorInfo", "BareMetal", "NetworkInfo", "InstanceStorageInfo")
+# NetworkInfo parts the bundled spec table keeps (gpuhub_aws/network.py reads them)
+NETWORK_KEYS = ("NetworkPerformance", "EfaSupported", "EfaInfo")
+CARD_KEYS = ("BaselineBandwidthInGbps", "PeakBandwidthInGbps")
 ACCEL_KEYS = ("GpuInfo", "NeuronInfo", "InferenceAcceleratorInfo", "FpgaInfo", "MediaAcceleratorInfo")
 # usagetype prefixes of EC2 regions (us-east-1 has none)
 USAGE_PREFIX = {
@@ -112,7 +116,11 @@ def build_specs(moto: dict[str, dict[str, Any]], rows: list[dict[str, str]]) -> 
         if "ProcessorInfo" in entry:
             entry["ProcessorInfo"] = {"SupportedArchitectures": entry["ProcessorInfo"]["SupportedArchitectures"]}
         if "NetworkInfo" in entry:
-            entry["NetworkInfo"] = {"NetworkPerformance": entry["NetworkInfo"]["NetworkPerformance"]}
+            network = entry["NetworkInfo"]
+            entry["NetworkInfo"] = {k: network[k] for k in NETWORK_KEYS if k in network}
+            if network.get("NetworkCards"):
+                entry["NetworkInfo"]["NetworkCards"] = [{k: c[k] for k in CARD_KEYS if k in c}
+                                                        for c in network["NetworkCards"]]
         out[name] = entry
     for row in rows:
         name = row["InstanceType"]

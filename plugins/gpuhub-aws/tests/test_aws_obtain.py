@@ -233,6 +233,24 @@ def test_p5e_blocks_cover_the_published_regions(engine: Engine) -> None:
     assert {o.price.amount for o in found} == {Decimal("47.76")}
 
 
+def test_block_only_types_p6_b300_and_trn2_are_offered_at_their_published_rates(engine: Engine) -> None:
+    """Issue 31 item 2: no offer file lists p6-b300 or trn2; the capacity blocks pricing page (2026-07-22) prices
+    them where the bundled data covers the region, with facts from the bundled spec table."""
+    b300 = gpuhub.search(instance_type="p6-b300.48xlarge", engine=engine, limit=None)
+    assert {(o.region.code, o.price.purchase, o.price.amount) for o in b300} == {
+        ("us-east-1", "capacity_block", Decimal("112.32")), ("us-west-2", "capacity_block", Decimal("112.32"))}
+    inst = next(iter(b300)).instance
+    assert (inst.gpu and inst.gpu.name, inst.gpu_count) == ("B300", 8)
+    assert {o.data_date for o in b300} == {dt.date(2026, 7, 22)}
+    now = dt.datetime.now(dt.timezone.utc)
+    assert all(o.obtain and o.obtain.reservation and o.obtain.reservation.start > now for o in b300)
+    # Trainium2 is an accelerator, not a GPU: only with include_accelerators.
+    assert len(gpuhub.search(instance_type="trn2.48xlarge", engine=engine, limit=None)) == 0
+    trn2 = gpuhub.search(instance_type="trn2.48xlarge", include_accelerators=True, engine=engine, limit=None)
+    assert {(o.region.code, o.price.amount, o.instance.gpu_count) for o in trn2} == {
+        ("us-east-2", Decimal("35.7608"), 16)}
+
+
 def test_a_search_on_a_later_clock_leaves_out_every_block_that_has_started(engine: Engine) -> None:
     later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=3)
     found = gpuhub.search(instance_type="p5.48xlarge", purchase="capacity_block", engine=engine, limit=None,

@@ -46,6 +46,7 @@ from gpuhub.plugin import (
     ProviderError,
     known_regions,
 )
+from gpuhub_azure.network import network_fields
 from gpuhub_azure.obtain import attach_risk
 from gpuhub_azure.parse import (
     PriceRow,
@@ -385,7 +386,8 @@ class AzureProvider(Provider):
         return Instance(provider=self.name, instance_type=arm, gpu=gpu, gpu_count=count, fractional=fractional,
                         vcpus=vcpus, memory_gib=memory, note="; ".join(notes) or None, bare_metal=False,
                         tenancy="shared", control_source="Azure VM sizes are virtual machines on shared hosts "
-                                                         "(Azure Dedicated Host is sold apart)")
+                                                         "(Azure Dedicated Host is sold apart)",
+                        **network_fields(arm))
 
 
 @dataclass(frozen=True)

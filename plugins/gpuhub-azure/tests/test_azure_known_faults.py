@@ -71,8 +71,8 @@ def test_c03_nvads_a10_v5_partial_sizes_are_fractions_even_when_skus_say_one_gpu
 def test_c03_every_partial_gpu_size_in_the_recording_is_fractional(replayed: Any) -> None:
     offers, _ = replayed
     expected = {"Standard_NV6ads_A10_v5": (1 / 6, 4.0), "Standard_NV12ads_A10_v5": (1 / 3, 8.0),
-                "Standard_NV18ads_A10_v5": (0.5, 12.0), "Standard_NC8ads_A10_v4": (1 / 3, 8.0),
-                "Standard_NC16ads_A10_v4": (2 / 3, 16.0), "Standard_NG8ads_V620_v1": (0.25, 8.0),
+                "Standard_NV18ads_A10_v5": (0.5, 12.0), "Standard_NC8ads_A10_v4": (0.5, 12.0),
+                "Standard_NG8ads_V620_v1": (0.25, 8.0),
                 "Standard_NG16ads_V620_v1": (0.5, 16.0), "Standard_NV4ads_V710_v5": (1 / 6, 4.0),
                 "Standard_NC24lds_xl_RTXPRO6000BSE_v6": (0.25, 24.0),
                 "Standard_NC36ds_xl_RTXPRO6000BSE_v6": (0.25, 24.0),
@@ -259,3 +259,23 @@ def test_c25_an_unknown_currency_code_is_rejected_before_any_request() -> None:
                                       environ={"GPUHUB_AZURE_CURRENCY": "EURO"})
     assert status.state == "failed" and "'EURO' is not an ISO 4217" in (status.reason or "")
     assert transport.calls == 0 and offers == ()
+
+
+def test_nc_a10_v4_and_v710_sizes_follow_microsofts_size_lists(replayed: Any) -> None:
+    """Issue 26 item 6. NC A10 v4: Microsoft's size list (aspire.dev, StandardNCADSA10v4) gives 8/16/32 vCPUs,
+    100/200/400 GB RAM and 1/1/2 GPUs (a partial GPU shown as 1); the retail prices are linear in size, so the
+    8-vCPU size is half an A10. NVads V710 v5: Microsoft Learn gives 24 GB of accelerator memory per whole GPU."""
+    offers, _ = replayed
+    sizes = {o.instance.instance_type: o.instance for o in offers}
+    facts = {name: (i.gpu_count, i.fractional, i.gpu_memory_gib, i.vcpus, i.memory_gib) for name, i in sizes.items()
+             if name.endswith(("_A10_v4", "_V710_v5"))}
+    assert facts["Standard_NC8ads_A10_v4"] == (0.5, True, 12.0, 8, 100)
+    assert facts["Standard_NC16ads_A10_v4"] == (1, False, 24.0, 16, 200)
+    assert facts["Standard_NC32ads_A10_v4"] == (2, False, 24.0, 32, 400)  # two whole A10s of 24 GB
+    assert facts["Standard_NV24ads_V710_v5"][:3] == (1, False, 24.0)
+    assert facts["Standard_NV12ads_V710_v5"][:3] == (0.5, True, 12.0)
+    westeurope = {o.instance.instance_type: o.price.amount for o in offers
+                  if o.region.code == "westeurope" and o.price.purchase == "on_demand"
+                  and o.instance.instance_type.endswith("_A10_v4")}
+    assert westeurope == {"Standard_NC8ads_A10_v4": Decimal("1.43"), "Standard_NC16ads_A10_v4": Decimal("2.86"),
+                          "Standard_NC32ads_A10_v4": Decimal("5.72")}

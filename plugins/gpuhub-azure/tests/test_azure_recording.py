@@ -278,3 +278,21 @@ def test_retired_k80_and_m60_sizes_are_left_out_and_counted(replayed: Any) -> No
     assert "Standard_NC24r (K80, retired 2023-09-06)" in warning
     # The V100/T4/A100 NC sizes are not retired: still offered.
     assert any(o.instance_type == "Standard_NC6s_v3" for o in offers)
+
+
+def test_a_default_search_never_shows_a_retired_size_and_its_status_counts_them() -> None:
+    """Issue 26 done-when: retired Azure sizes are absent from a default search, counted in its status warnings."""
+    import gpuhub
+    from gpuhub.plugin import Registry, make_engine
+
+    engine = make_engine(Registry(), environ={})
+    try:
+        found = gpuhub.search(provider="azure", gpu="K80", engine=engine, limit=None)
+        assert len(found) == 0
+        status = found.status("azure")
+        assert any(w.startswith("22 prices of retired sizes left out") and "Standard_NC6 (K80, retired 2023-09-06)"
+                   in w for w in status.warnings)
+        assert not [o for o in gpuhub.search(provider="azure", engine=engine, limit=None)
+                    if o.instance_type in ("Standard_NC6", "Standard_NV6", "Standard_NV24")]
+    finally:
+        engine.shutdown()

@@ -53,6 +53,7 @@ __all__ = [
     "classify_purchase",
     "component_of",
     "price_machine_type",
+    "sku_origin",
     "unit_price",
 ]
 
@@ -269,25 +270,34 @@ class PriceIndex:
         resolved = self.resolve(component, region, purchase)
         return None if resolved is None else resolved[0]
 
+    def candidates(self, component: Component, region: str,
+                   purchase: str) -> list[tuple[dt.date | None, tuple[Decimal, str], list[str]]]:
+        """Every distinct price for the key as ``(date, (amount per hour, currency), SKU ids)``, newest dated first
+        (the first one wins); empty when no SKU covers it.
+
+        Raises:
+            LookupError: several SKUs give different prices and no one of them is the newest dated.
+        """
+        found = self.prices.get((component, region, purchase))
+        if not found:
+            return []
+        by_date = sorted(((self._newest(ids), price, ids) for price, ids in found.items()),
+                         key=lambda t: (t[0] is not None, t[0] or dt.date.min), reverse=True)
+        if len(by_date) > 1 and (by_date[0][0] is None or by_date[0][0] == by_date[1][0]):
+            listed = "; ".join(f"{', '.join(ids)} = {amount} {cur}" for (amount, cur), ids in found.items())
+            raise LookupError(f"{component.label()} {purchase} in {region}: {listed}")
+        return by_date
+
     def resolve(self, component: Component, region: str,
                 purchase: str) -> tuple[tuple[Decimal, str], dt.date | None, str | None] | None:
         """``((amount per hour, currency), date of that price, what it replaced or None)``, or None when no SKU
         covers it. Raises LookupError as :meth:`lookup`."""
-        found = self.prices.get((component, region, purchase))
-        if not found:
+        by_date = self.candidates(component, region, purchase)
+        if not by_date:
             return None
-        if len(found) == 1:
-            price, ids = next(iter(found.items()))
-            return price, self._newest(ids), None
-        by_date = sorted(((self._newest(ids), price, ids) for price, ids in found.items()),
-                         key=lambda t: (t[0] is not None, t[0] or dt.date.min), reverse=True)
-        newest, second = by_date[0][0], by_date[1][0]
-        if newest is None or newest == second:
-            listed = "; ".join(f"{', '.join(ids)} = {amount} {cur}" for (amount, cur), ids in found.items())
-            raise LookupError(f"{component.label()} {purchase} in {region}: {listed}")
         replaced = "; ".join(f"{component.label()} {amount} {cur} of {when.isoformat() if when else 'unknown date'}"
                              f" (SKU {', '.join(ids)})" for when, (amount, cur), ids in by_date[1:])
-        return by_date[0][1], newest, replaced
+        return by_date[0][1], by_date[0][0], replaced or None
 
     def priced_regions(self, accelerator: str, purchase: str) -> set[str]:
         """Regions where a GPU (per-GPU or slice SKU) of ``accelerator`` has a ``purchase`` price."""
@@ -353,7 +363,20 @@ class PricedType:
     data_date: dt.date | None = None
     """The date of the price: the oldest date of its components' SKUs; None when a component's SKU is undated."""
     replaced: str | None = None
-    """Older SKU prices of a component that a newer SKU replaced, when several cover it."""
+    """What a newer SKU replaced, when several cover a component: the price the older SKUs gave the whole type,
+    their date and source, then the component prices, e.g. ``48.306672 USD of 2024-09-16 (Cloud Billing SKUs;
+    A3 core 0.01402 USD of 2024-09-16 (SKU EEE5-1DA5-D9CF); ...)``."""
+    origin: str | None = None
+    """Which data set the price came from: ``Cloud Billing SKUs``, the SkyPilot catalog (rebuilt SKUs) or both."""
+
+
+def sku_origin(ids: Iterable[str]) -> str:
+    """The data set SKU ids come from: ids ``gpuhub-…`` are rebuilt from the SkyPilot GCP catalog v8 (@8427bbf),
+    the others are Cloud Billing SKUs."""
+    rebuilt = {i.startswith("gpuhub-") for i in ids}
+    names = (["Cloud Billing SKUs"] if False in rebuilt else []) + (
+        ["SkyPilot GCP catalog v8 @8427bbf"] if True in rebuilt else [])
+    return " + ".join(names)
 
 
 @dataclass(frozen=True)
@@ -376,43 +399,57 @@ def price_machine_type(machine: MachineType, region: str, purchase: str,
     "(1 gpu slice)" SKU prices the accelerator, the type costs GPUs × slice price (the VM is in the slice, C29).
     """
     try:
-        slice_of = index.resolve(Component("slice", machine.accelerator), region, purchase)
+        slice_of = index.candidates(Component("slice", machine.accelerator), region, purchase)
     except LookupError as exc:
         return Unpriced(machine, region, purchase, ambiguous=(str(exc),))
-    if slice_of is not None:
-        (amount, currency), when, replaced = slice_of
-        return PricedType(machine, region, purchase, Decimal(machine.gpu_count) * amount, currency, True, when,
-                          replaced)
-    parts = [(Component("core", machine.family), Decimal(machine.vcpus)),
-             (Component("ram", machine.family), Decimal(str(machine.memory_gib))),
-             (Component("gpu", machine.accelerator), Decimal(machine.gpu_count))]
-    if machine.local_ssd_gib:
-        parts.append((Component("ssd", "local"), Decimal(machine.local_ssd_gib)))
-    total, currencies, missing, ambiguous = Decimal(0), set(), [], []
+    if slice_of:
+        parts = [(Component("slice", machine.accelerator), Decimal(machine.gpu_count))]
+    else:
+        parts = [(Component("core", machine.family), Decimal(machine.vcpus)),
+                 (Component("ram", machine.family), Decimal(str(machine.memory_gib))),
+                 (Component("gpu", machine.accelerator), Decimal(machine.gpu_count))]
+        if machine.local_ssd_gib:
+            parts.append((Component("ssd", "local"), Decimal(machine.local_ssd_gib)))
+    total, old_total, currencies, missing, ambiguous = Decimal(0), Decimal(0), set(), [], []
     dates: list[dt.date | None] = []
+    old_dates: list[dt.date | None] = []
+    ids: list[str] = []
+    old_ids: list[str] = []
     replaced: list[str] = []
-    ssd_included = False
+    ssd_included = bool(slice_of)  # the slice prices the whole VM, its SSD included (C29)
     for component, quantity in parts:
         try:
-            found = index.resolve(component, region, purchase)
+            found = index.candidates(component, region, purchase)
         except LookupError as exc:
             if component.kind != "ssd":  # an unclear SSD price leaves the SSD out; it never hides the VM
                 ambiguous.append(str(exc))
             continue
-        if found is None:
+        if not found:
             if component.kind != "ssd":
                 missing.append(component)
             continue
-        (amount, currency), when, older = found
+        when, (amount, currency), winners = found[0]
+        # the price the type had before the newest SKU: the next older SKU's price where one was replaced
+        old_when, (old_amount, _), losers = found[1] if len(found) > 1 else found[0]
         dates.append(when)
-        replaced += [older] if older else []
+        old_dates.append(old_when)
+        ids += winners
+        old_ids += losers
+        replaced += [f"{component.label()} {a} {c} of {d.isoformat() if d else 'unknown date'} (SKU {', '.join(i)})"
+                     for d, (a, c), i in found[1:]]
         total += quantity * amount
+        old_total += quantity * old_amount
         currencies.add(currency)
         ssd_included = ssd_included or component.kind == "ssd"
     if len(currencies) > 1:
         ambiguous.append(f"components priced in several currencies: {', '.join(sorted(currencies))}")
     if missing or ambiguous:
         return Unpriced(machine, region, purchase, tuple(missing), tuple(ambiguous))
+    currency = currencies.pop()
     oldest = None if None in dates or not dates else min(d for d in dates if d is not None)
-    return PricedType(machine, region, purchase, total, currencies.pop(), ssd_included, oldest,
-                      "; ".join(replaced) or None)
+    text = None
+    if replaced:
+        old_oldest = None if None in old_dates else min(d for d in old_dates if d is not None)
+        text = (f"{old_total.normalize():f} {currency} of {old_oldest.isoformat() if old_oldest else 'unknown date'} "
+                f"({sku_origin(old_ids)}; {'; '.join(replaced)})")
+    return PricedType(machine, region, purchase, total, currency, ssd_included, oldest, text, sku_origin(ids))

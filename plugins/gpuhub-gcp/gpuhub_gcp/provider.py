@@ -16,6 +16,7 @@ from typing import Any
 
 from gpuhub.plugin import Credential, Instance, Offer, Price, Provider, ProviderContext, ProviderError
 from gpuhub_gcp.machines import ACCELERATORS, MachineType, machine_types
+from gpuhub_gcp.network import network_fields
 from gpuhub_gcp.obtain import attach_risk, dws_offers
 from gpuhub_gcp.parse import Component, Notes, PricedType, PriceIndex, Unpriced, build_index, price_machine_type
 from gpuhub_gcp.zones import ZoneTable, zone_table
@@ -170,11 +171,12 @@ def _offer(ctx: ProviderContext, instances: dict[tuple[str, bool], Instance], pr
                             storage_gib=machine.local_ssd_gib or None, interconnect=machine.interconnect,
                             bare_metal=machine.name.endswith("-metal"), tenancy="shared", note=note,
                             control_source="Compute Engine machine families: GPU machine types are VMs on "
-                                           "multi-tenant hosts (sole-tenant nodes are sold apart)")
+                                           "multi-tenant hosts (sole-tenant nodes are sold apart)",
+                            **network_fields(machine.name))
         instances[key] = instance
     price = Price(amount=priced.amount, currency=priced.currency, purchase=priced.purchase,
                   term_hours=_TERM_HOURS.get(priced.purchase), billing_increment_s=1, minimum_charge_s=60,
-                  data_date=priced.data_date, replaced=priced.replaced)
+                  data_date=priced.data_date, data_origin=priced.origin, replaced=priced.replaced)
     return Offer(instance=instance, region=ctx.region(priced.region), price=price, source=ctx.source)
 
 

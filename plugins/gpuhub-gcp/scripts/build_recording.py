@@ -18,11 +18,14 @@ RAM) of A2/A3/A4 types and of 1-16 GPUs. From them this script writes SKUs in th
 samples lack: A2 and A3Ultra core/RAM (solved per region from the host totals of shapes with different vCPU:RAM
 ratios; where a region has one ratio only, split in the ratio of a region where it is solved, or of the real A3
 SKUs), Tesla A100, A100 80GB, H200 141GB and L4 per-GPU SKUs, and A4 B200 "(1 gpu slice)" SKUs (the A4 host row
-is 0.0: the slice prices the VM, C29). Real SKUs always win: nothing is reconstructed for a (component, region,
-purchase) that a real SKU prices. An on-demand GPU price below the same zone's spot price is not an on-demand
-price (the catalog mixes in DWS/flex-start prices there) and is left out. The real 2023 A2 page of opencost
-(A2 core/RAM, Tesla A100 for us-central1, us-east1, us-west1) is included as it is. Reconstructed SKUs have
-``skuId`` ``gpuhub-…`` and no ``effectiveTime`` (the source has no date).
+is 0.0: the slice prices the VM, C29), and also A3/N1 core/RAM and H100/H100 Mega GPUs, which real 2024
+SKUs price too: every reconstructed SKU carries ``effectiveTime`` :data:`CATALOG_DATE`, so where it and an older
+real SKU price one component, the parser's newest-dated rule takes the catalog's price and names the one it
+replaced. Catalog on-demand GPU figures that are DWS/flex-start prices are left out
+(:func:`_catalog_dws_regions`), and where a real on-demand GPU SKU exists the catalog's is not used. The real
+2023 A2 page of opencost (A2 core/RAM, Tesla A100 for us-central1, us-east1, us-west1) is included as it is.
+Reconstructed SKUs have ``skuId`` ``gpuhub-…`` and ``effectiveTime`` :data:`CATALOG_DATE` (see its docstring for
+the evidence).
 
 Run from the repository root:  python plugins/gpuhub-gcp/scripts/build_recording.py
 """
@@ -32,6 +35,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import re
 import sys
 from collections import defaultdict
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -72,10 +76,35 @@ GPU_WORDS = {"A100": ("nvidia-tesla-a100", "Tesla A100"), "A100-80GB": ("nvidia-
              "H200": ("nvidia-h200-141gb", "H200 141GB"), "L4": ("nvidia-l4", "L4"),
              "B200": ("nvidia-b200", "B200"), "T4": ("nvidia-tesla-t4", "Tesla T4"),
              "V100": ("nvidia-tesla-v100", "Tesla V100"), "P100": ("nvidia-tesla-p100", "Tesla P100"),
-             "P4": ("nvidia-tesla-p4", "Tesla P4")}
+             "P4": ("nvidia-tesla-p4", "Tesla P4"), "H100": ("nvidia-h100-80gb", "H100 80GB"),
+             "H100-MEGA": ("nvidia-h100-mega-80gb", "H100 80GB Mega")}
 SLICED = {"B200"}  # priced per "(1 gpu slice)" including the VM (known fault C29)
-HOST_FAMILIES = {"A2", "A3Ultra", "G2"}  # host families the real samples lack (A3/A3Plus/N1 are real; A4: slice)
+HOST_FAMILIES = {"A2", "A3", "A3Ultra", "G2", "N1"}  # A4 has no host SKU: its slice prices the VM
+# Not A3Plus: SkyPilot's fetch_gcp.py prices every a3-* host with the "A3 Instance" SKUs (SERIES_TO_DESCRIPTION maps
+# the series "a3" to "A3 Instance"), so its a3-megagpu-8g host rows are A3 prices, not A3Plus ones (they equal the A3
+# unit prices in every region); the real A3Plus SKUs stay. A3Ultra has no other source: its rows are kept, with
+# the same caveat in the plugin README.
 USAGE = {"on_demand": "OnDemand", "spot": "Preemptible"}
+CATALOG_DATE = "2025-08-15"
+"""The date given to every price taken from the SkyPilot catalog (its commit date is not known). Evidence: the
+catalog's on-demand ``H100:8`` figure in us-central1 and asia-northeast1, 33.60609, is 8 x 4.200761, the unit price
+of the "DWS Defined Duration" H100 SKU on a bill of 2025-08-15 (../shared/reference/obtainability/gcp, an article
+about DWS's then new pricing): the snapshot was taken while that price was current, so its prices are at least as
+new as that bill and newer than the 2024-09-16 SKUs (its A3 spot prices are 2-5x below theirs). The GCP plugin
+README records this decision."""
+N1_RX = re.compile(r"^n1-standard-(\d+)$")
+
+
+def _host_shape(instance_type: str, machines: dict[str, Any]) -> tuple[str, Decimal, Decimal] | None:
+    """``(family, vCPUs, RAM GiB)`` of a catalog host row: a machine type of the table, or a bare N1 host
+    ``n1-standard-N`` (N vCPUs, 3.75 GiB each, Google's N1 standard shape)."""
+    machine = machines.get(instance_type)
+    if machine is not None:
+        return machine.family, Decimal(machine.vcpus), Decimal(str(machine.memory_gib))
+    n1 = N1_RX.match(instance_type)
+    if n1:
+        return "N1", Decimal(n1.group(1)), Decimal(n1.group(1)) * Decimal("3.75")
+    return None
 
 
 def _money(amount: Decimal) -> dict[str, Any]:
@@ -96,7 +125,8 @@ def _sku(kind: str, description: str, group: str, purchase: str, region: str, am
                 "tieredRates": [{"startUsageAmount": 0, "unitPrice": _money(amount)}],
                 "usageUnitDescription": "hour" if unit == "h" else "gibibyte hour", "baseUnit": "s" if unit == "h"
                 else "By.s", "baseUnitDescription": "second" if unit == "h" else "byte second",
-                "baseUnitConversionFactor": 3600 if unit == "h" else 3865470566400}, "currencyConversionRate": 1}],
+                "baseUnitConversionFactor": 3600 if unit == "h" else 3865470566400}, "currencyConversionRate": 1,
+                "effectiveTime": f"{CATALOG_DATE}T00:00:00Z"}],
             "serviceProviderName": "Google", "geoTaxonomy": {"type": "REGIONAL", "regions": [region]}}
 
 
@@ -114,8 +144,61 @@ def _solve(shapes: dict[tuple[Decimal, Decimal], Decimal]) -> tuple[Decimal, Dec
     return None
 
 
+def _catalog_dws_regions(rows: list[dict[str, str]], machines: dict[str, Any]) -> dict[tuple[str, str], str]:
+    """(accelerator, region) -> why its catalog on-demand GPU figure is a DWS (flex-start) price, not on-demand.
+
+    Three signs, in order: the figure is below the same row's spot price; the per-GPU figure equals the unit price
+    of a real "DWS Defined Duration" GPU SKU (:func:`dws_skus`); or the figure stands to the region's host on-demand
+    price in the same ratio (within 0.2 %) as in a region found by the first two signs. DWS prices are one fixed
+    discount off every component, so a region's DWS GPU figure over its host figure is the same everywhere (A100
+    80GB: 1.679 in us-central1, europe-west4 and us-east4), while real on-demand ratios differ by region (3.57 in
+    asia-southeast1, 4.02 in us-east5). This is how a2-ultragpu-1g us-east4 on-demand 3.31769998 (host 1.23833 +
+    GPU 2.07937, only 1.17x the spot GPU price) was found to be a flex-start figure.
+    """
+    dws_unit = {}
+    for sku in dws_skus():
+        if sku["category"]["resourceGroup"] == "GPU":
+            for name, (_, words) in GPU_WORDS.items():
+                if f"Nvidia {words} GPU" in sku["description"]:
+                    price = sku["pricingInfo"][0]["pricingExpression"]["tieredRates"][0]["unitPrice"]
+                    dws_unit[name] = Decimal(price["units"]) + Decimal(price["nanos"]) / Decimal(10**9)
+    smallest: dict[str, Any] = {}
+    for machine in machines.values():
+        for name, (accelerator, _) in GPU_WORDS.items():
+            if machine.accelerator == accelerator and (name not in smallest
+                                                       or machine.gpu_count < smallest[name].gpu_count):
+                smallest[name] = machine
+    host = {(r["InstanceType"], r["Region"]): Decimal(r["Price"]) for r in rows
+            if r["InstanceType"] and r["Price"] and Decimal(r["Price"]) > 0}
+    ratio: dict[tuple[str, str], Decimal] = {}
+    found: dict[tuple[str, str], str] = {}
+    for row in rows:
+        name, region = row["AcceleratorName"], row["Region"]
+        if row["InstanceType"] or name not in GPU_WORDS or not row["Price"] or Decimal(row["Price"]) <= 0:
+            continue
+        per_gpu = Decimal(row["Price"]) / Decimal(row["AcceleratorCount"])
+        if row["SpotPrice"] and Decimal(row["Price"]) < Decimal(row["SpotPrice"]):
+            found[(name, region)] = "below the spot price"
+        if name in dws_unit and abs(per_gpu - dws_unit[name]) < Decimal("0.00001"):
+            found[(name, region)] = f"equal to the DWS Defined Duration SKU price {dws_unit[name]}"
+        machine = smallest.get(name)
+        if machine is not None and Decimal(row["AcceleratorCount"]) == machine.gpu_count \
+                and (machine.name, region) in host:
+            ratio[(name, region)] = per_gpu / host[(machine.name, region)]
+    known = {name: [ratio[(n, r)] for n, r in found if n == name and (n, r) in ratio] for name, _ in found}
+    for (name, region), value in sorted(ratio.items()):
+        if (name, region) not in found and any(abs(value / k - 1) < Decimal("0.002") for k in known.get(name, [])):
+            found[(name, region)] = "on the DWS scale (GPU/host ratio) of a region where it is below spot"
+    return found
+
+
 def reconstructed_skus(real: list[dict[str, Any]], log: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """SKUs for what the real samples lack, from the SkyPilot catalog's per-zone prices (see the module doc)."""
+    """SKUs from the SkyPilot catalog's per-zone prices, dated :data:`CATALOG_DATE` (see the module doc).
+
+    Where a real (older) SKU prices the same component, region and purchase model, the catalog's SKU is written
+    too and the parser's "newest dated SKU wins" rule picks it, naming the one it replaced; except for on-demand
+    GPU prices, whose catalog column mixes in DWS figures (:func:`_catalog_dws_regions`): there the real SKU stays.
+    """
     notes = Notes()
     index = build_index(real, notes)
     machines = {m.name: m for m in machine_types()}
@@ -128,33 +211,47 @@ def reconstructed_skus(real: list[dict[str, Any]], log: list[tuple[str, str]]) -
     # Host core/RAM: (family, region, purchase) -> {(vCPUs, GiB): host total per hour}
     hosts: dict[tuple[str, str, str], dict[tuple[Decimal, Decimal], Decimal]] = defaultdict(dict)
     for row in rows:
-        machine = machines.get(row["InstanceType"])
-        if machine is None or machine.family not in HOST_FAMILIES:
+        shape = _host_shape(row["InstanceType"], machines) if row["InstanceType"] else None
+        if shape is None or shape[0] not in HOST_FAMILIES:
             continue
+        family, vcpus, gib = shape
         for purchase, column in columns.items():
             if row[column] and Decimal(row[column]) > 0:
-                shape = (Decimal(machine.vcpus), Decimal(str(machine.memory_gib)))
-                hosts[(machine.family, row["Region"], purchase)][shape] = Decimal(row[column])
+                hosts[(family, row["Region"], purchase)][(vcpus, gib)] = Decimal(row[column])
     solved = {key: _solve(shapes) for key, shapes in hosts.items()}
     ratio: dict[tuple[str, str], tuple[Decimal, Decimal]] = {}
     for (family, region, purchase), found in sorted(solved.items()):
         if found is not None and region == "us-central1":
             ratio[(family, purchase)] = found
-    # A3Ultra has one shape only: the real A3 ratio of us-central1. Every G2 type has 4 GiB per vCPU, so no region
-    # solves G2 either: the real N1 ratio of us-central1 splits it (any split gives every G2 type the same price).
-    for family, reference in (("A3Ultra", "A3"), ("G2", "N1")):
+    # One vCPU:RAM ratio only (A3, A3Ultra, G2, N1): split in the ratio of real SKUs of us-central1
+    # (A3Ultra: of A3; G2: of N1; any split gives every type of such a family the same price).
+    for family, reference in (("A3", "A3"), ("A3Ultra", "A3"), ("G2", "N1"), ("N1", "N1")):
         for purchase in columns:
             ref = [index.lookup(Component(k, reference), "us-central1", purchase) for k in ("core", "ram")]
             if ref[0] and ref[1]:
                 ratio.setdefault((family, purchase), (ref[0][0], ref[1][0]))
     for (family, region, purchase), shapes in sorted(hosts.items()):
-        if any(index.lookup(Component(k, family), region, purchase) for k in ("core", "ram")):
-            continue  # a real SKU prices it
+        real_parts = [index.lookup(Component(k, family), region, purchase) for k in ("core", "ram")]
         found = solved[(family, region, purchase)]
+        # the largest shape, whose printed total carries the least rounding per vCPU
+        (vcpus, gib), total = max(shapes.items())
+        if real_parts[0] and real_parts[1]:
+            real_core, real_ram = real_parts[0][0], real_parts[1][0]
+            if all(abs(v * real_core + m * real_ram - t) <= Decimal("0.00001") for (v, m), t in shapes.items()):
+                found = (real_core, real_ram)  # the catalog confirms the real SKUs' prices: same price, newer date
+            elif found is None:
+                scale = total / (vcpus * real_core + gib * real_ram)
+                found = (real_core * scale, real_ram * scale)
+                log.append(("newer catalog host price split in the ratio of the real SKUs it replaces",
+                            f"{family} {purchase} {region}"))
+        elif any(real_parts):
+            log.append(("real SKU for core or RAM only, catalog host price not used", f"{family} {purchase} {region}"))
+            continue
         if found is None:
+            if (family, purchase) not in ratio:
+                log.append(("no reference vCPU:RAM ratio, host price not used", f"{family} {purchase} {region}"))
+                continue
             ref_core, ref_ram = ratio[(family, purchase)]
-            # G2: the largest shape, whose printed total carries the least rounding per vCPU
-            (vcpus, gib), total = max(shapes.items()) if family == "G2" else next(iter(sorted(shapes.items())))
             scale = total / (vcpus * ref_core + gib * ref_ram)
             found = (ref_core * scale, ref_ram * scale)
             log.append(("one vCPU:RAM ratio only, host total split in the ratio of us-central1 (A3Ultra: of "
@@ -167,13 +264,11 @@ def reconstructed_skus(real: list[dict[str, Any]], log: list[tuple[str, str]]) -
                         ram, "GiBy.h"))
     # GPUs: per-GPU price of the region (all zones and counts of a region agree in the catalog).
     gpu: dict[tuple[str, str, str], dict[Decimal, set[Decimal]]] = defaultdict(lambda: defaultdict(set))
-    suspect: set[tuple[str, str]] = set()
+    dws = _catalog_dws_regions(rows, machines)
     for row in rows:
         if row["InstanceType"] or row["AcceleratorName"] not in GPU_WORDS:
             continue
         count = Decimal(row["AcceleratorCount"])
-        if row["Price"] and row["SpotPrice"] and Decimal(row["Price"]) < Decimal(row["SpotPrice"]):
-            suspect.add((row["AcceleratorName"], row["Region"]))
         for purchase, column in columns.items():
             if row[column] and Decimal(row[column]) > 0:
                 gpu[(row["AcceleratorName"], row["Region"], purchase)][count].add(Decimal(row[column]))
@@ -182,12 +277,12 @@ def reconstructed_skus(real: list[dict[str, Any]], log: list[tuple[str, str]]) -
         prices = {p / count for p in by_count[count]}
         accelerator, words = GPU_WORDS[name]
         kind = "slice" if name in SLICED else "gpu"
-        if purchase == "on_demand" and (name, region) in suspect:
-            log.append(("on-demand GPU price below the spot price (a DWS/flex-start price), left out",
+        if purchase == "on_demand" and (name, region) in dws:
+            log.append((f"on-demand GPU figure {dws[(name, region)]}: a DWS/flex-start price, left out",
                         f"{name} {region}"))
             continue
-        if index.lookup(Component(kind, accelerator), region, purchase):
-            continue
+        if purchase == "on_demand" and index.lookup(Component(kind, accelerator), region, purchase):
+            continue  # the catalog's on-demand GPU column mixes in DWS figures: a real SKU is kept
         if len(prices) > 1:
             log.append(("zones of one region disagree, left out", f"{name} {purchase} {region}"))
             continue
@@ -297,9 +392,11 @@ def main() -> None:
         "format": 1, "provider": "gcp", "recorded_at": RECORDED_AT, "kind": "reconstructed",
         "data_date": None,
         "data_date_note": ("dated per price, by each SKU's effectiveTime: the real 2023-03-24 A2 page (opencost), "
-                           "the real H100/A3/N1 SKUs of 2024-09-16 and the DWS SKUs of a 2025-08-15 bill; A2 "
-                           "elsewhere, A2 Ultra, A3 Ultra, A4, G2, L4, T4, V100, P100 and P4 prices are from the "
-                           "SkyPilot GCP catalog v8 @8427bbf (commit date not known; 2025 or later) and undated"),
+                           "the real H100/A3/N1 SKUs of 2024-09-16, the DWS SKUs of a 2025-08-15 bill, and the SKUs "
+                           f"rebuilt from the SkyPilot GCP catalog v8 @8427bbf dated {CATALOG_DATE} (its commit date "
+                           "is not known; its H100 DWS figure equals the 2025-08-15 bill's, see the plugin README). "
+                           "Where two SKUs price one component, the newest dated one wins and the offer names the "
+                           "one it replaced"),
         "source": ("real Compute Engine SKUs (effectiveTime 2024-09-16) from deepgenomics/cromwell-monitor "
                    "tests/data/services_pricelist.json (blob eb532891) and test_get_machine_hour_h100_mega_pricelist"
                    ".json (blob 8b795839), and the real 2023-03-24 A2 page of opencost/opencost "
@@ -311,14 +408,15 @@ def main() -> None:
         "notes": (f"{len(skus)} SKUs in {len(pages)} pages of up to {PAGE}; page tokens are made up. "
                   f"{real_count} real SKUs: H100 80GB / Mega / Plus GPU SKUs (all usage types), A3 and A3Plus "
                   "core/RAM, N1 predefined core/RAM, Tesla A100 and L4 spot GPU SKUs, the 2023 A2 core/RAM. "
-                  f"{len(skus) - real_count} reconstructed SKUs (skuId gpuhub-..., no effectiveTime, description "
-                  "'... running in <region>'): A2, A3Ultra and G2 core/RAM solved from SkyPilot host-VM totals "
-                  "(G2 from vms-g2-n1.csv), Tesla A100, A100 80GB, H200 141GB, L4, Tesla T4, V100, P100 and P4 "
-                  "per-GPU (T4/V100/P100/P4 from vms-g2-n1.csv) and A4 B200 '(1 gpu slice)' SKUs, on-demand and "
-                  "spot only (the catalog has no commitment prices). Not reconstructed: H100/H100 Mega (real SKUs "
-                  "exist; the catalog's H100 on-demand figure is a DWS price), N1 core/RAM (real 2024 SKUs exist "
-                  "in every region the catalog sells N1 in; their spot prices differ from the catalog's), RTX PRO "
-                  "6000 (no source). Judgement calls: " + _calls(log) + ". "
+                  f"{len(skus) - real_count} reconstructed SKUs (skuId gpuhub-..., effectiveTime {CATALOG_DATE}, "
+                  "description '... running in <region>'): A2, A3, A3Ultra, G2 and N1 core/RAM from "
+                  "SkyPilot host-VM totals (solved where a region has two vCPU:RAM ratios, else split in the ratio "
+                  "of the real SKUs; where the catalog total equals the real SKUs' sum, their unit prices are "
+                  "kept), Tesla A100, A100 80GB, H100 80GB, H100 80GB Mega, H200 141GB, L4, Tesla T4, V100, P100 "
+                  "and P4 per-GPU and A4 B200 '(1 gpu slice)' SKUs, on-demand and spot only (the catalog has no "
+                  "commitment prices). Catalog on-demand GPU figures are not used where a real SKU exists (the "
+                  "column mixes in DWS prices) nor where they are DWS prices (below spot, equal to the DWS SKU, or "
+                  "on the DWS scale). RTX PRO 6000: no source. Judgement calls: " + _calls(log) + ". "
                   "Where Google sells each type comes from gpuhub_gcp/data/zones.csv (scripts/build_zones.py)."),
         "exchanges": exchanges,
     }

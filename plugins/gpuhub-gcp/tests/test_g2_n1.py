@@ -134,6 +134,6 @@ def test_every_n1_on_demand_offer_is_host_row_plus_gpu_row_to_the_cent() -> None
         if abs(offer.price.amount - expected) >= HALF_CENT:
             differ.add(region)
         checked += 1
-    # The N1 host is priced by the real N1 core/RAM SKUs of 2024-09-16 (real SKUs win over reconstructed ones);
-    # they agree with the catalog's N1 rows to the cent everywhere but europe-central2.
-    assert checked == 572 and differ == {"europe-central2"}
+    # The N1 host: where the catalog's newer N1 rows equal the real 2024-09-16 SKUs they confirm them; in
+    # europe-central2, where they differ, the newer catalog price wins. Every offer equals the catalog to the cent.
+    assert checked == 572 and differ == set()

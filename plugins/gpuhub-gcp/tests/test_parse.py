@@ -3,6 +3,7 @@ shape; where a value is a placeholder (no real SKU for it in ../shared) the test
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 from typing import Any
 
@@ -291,3 +292,21 @@ def test_virtual_workstation_gpu_skus_are_not_gpu_prices() -> None:
     notes = Notes()
     item = sku("VW", "Nvidia Tesla T4 Virtual Workstation GPU running in Iowa", "GPU", "OnDemand", ["r"], "0", 1)
     assert component_of(item, notes) is None and not notes.unmatched_gpus
+
+
+def test_the_newest_dated_sku_wins_and_the_offer_says_what_it_replaced() -> None:
+    # Issue 26: a newer (2025-08-15) spot H100 SKU for us-central1 beside the real 2024-09-16 one.
+    newer = sku("gpuhub-h100-spot", "Nvidia H100 80GB GPU attached to Spot Preemptible VMs running in us-central1",
+                "GPU", "Preemptible", ["us-central1"], "2", 850100000)
+    newer["pricingInfo"][0]["effectiveTime"] = "2025-08-15T00:00:00Z"
+    result = priced("a3-highgpu-8g", "us-central1", "spot", [*A3_US, newer])
+    assert isinstance(result, PricedType)
+    assert result.amount == 208 * Decimal("0.01402") + 1872 * Decimal("0.001221") + 8 * Decimal("2.8501")
+    assert result.data_date == dt.date(2024, 9, 16)  # the oldest of its parts: the host SKUs are of 2024
+    assert result.origin == "Cloud Billing SKUs + SkyPilot GCP catalog v8 @8427bbf"
+    assert result.replaced is not None and Decimal(result.replaced.split()[0]) == Decimal("48.306672")
+    assert " USD of 2024-09-16 (Cloud Billing SKUs; GPU nvidia-h100-80gb 5.3881 USD of 2024-09-16" in result.replaced
+    # Two different prices of one date are never guessed between.
+    same_day = dict(newer, skuId="other")
+    same_day["pricingInfo"] = [dict(newer["pricingInfo"][0], effectiveTime="2024-09-16T00:00:00Z")]
+    assert isinstance(priced("a3-highgpu-8g", "us-central1", "spot", [*A3_US, same_day]), Unpriced)

@@ -3,6 +3,7 @@ C11 and C14 (each with its whole kind), pagination and credentials."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 from collections.abc import Iterator
@@ -37,6 +38,7 @@ MACHINE_TYPE_SAMPLE = SAMPLES / ("compute-v1.machineType-resources.a2-highgpu-1g
                                  ".cluster-toolkit-test.json")
 ENV = {"GOOGLE_API_KEY": "test-key-123"}
 MICRO = Decimal("0.000001")
+CENT = Decimal("0.01")
 
 
 def need(path: Path) -> Path:
@@ -89,7 +91,11 @@ def test_a3_highgpu_8g_us_central1_on_demand_and_spot() -> None:
     on_demand = find(offers, "a3-highgpu-8g", "us-central1", "on_demand")
     assert on_demand.price.amount.quantize(MICRO) == Decimal("87.832466")
     assert on_demand.price.currency == "USD"
-    assert find(offers, "a3-highgpu-8g", "us-central1", "spot").price.amount == Decimal("48.306672")
+    # Spot: the SkyPilot catalog's newer price (host 2.75246 + H100:8 22.8008) replaces the 2024-09-16 SKUs' 48.306672
+    spot = find(offers, "a3-highgpu-8g", "us-central1", "spot")
+    assert spot.price.amount.quantize(CENT) == Decimal("25.55") and spot.data_date == dt.date(2025, 8, 15)
+    assert spot.price.replaced is not None and spot.price.replaced.startswith(
+        "48.306672 USD of 2024-09-16 (Cloud Billing SKUs; A3 core 0.01402 USD of 2024-09-16 (SKU EEE5-1DA5-D9CF)")
     inst = on_demand.instance
     assert (inst.vcpus, inst.memory_gib, inst.gpu_count, inst.gpu and inst.gpu.name) == (208, 1872, 8, "H100")
     assert inst.gpu is not None and inst.gpu.memory_gib == 80
@@ -118,8 +124,8 @@ def test_a3_mega_priced_from_a3plus_host_and_mega_or_plus_gpu() -> None:
 def test_types_not_sold_for_a_purchase_model_are_not_offered_that_way() -> None:
     offers, _ = replay()
     assert {o.price.purchase for o in offers if o.instance_type == "a3-highgpu-1g"} == {"spot"}
-    assert find(offers, "a3-highgpu-1g", "us-central1", "spot").price.amount == (
-        26 * Decimal("0.01402") + 234 * Decimal("0.001221") + Decimal("5.3881"))
+    # the catalog's a3-highgpu-1g spot: host 0.34406 + H100:1 2.8501 (newer than the 2024 SKUs' 3.9101)
+    assert find(offers, "a3-highgpu-1g", "us-central1", "spot").price.amount.quantize(CENT) == Decimal("3.19")
 
 
 def test_a4_is_not_offered_on_demand_even_when_on_demand_skus_exist() -> None:
@@ -148,9 +154,12 @@ def test_missing_components_are_named_in_the_status() -> None:
     text = "\n".join(status.warnings)
     assert "no GPU SKU for nvidia-rtx-pro-6000 in the price list: g4-standard-192" in text
     assert "no GPU SKU for nvidia-tesla-t4" not in text and "no G2 core SKU" not in text
-    # A2 Ultra is sold in us-central1, but its only on-demand figure there (below spot) is not an on-demand price.
-    assert "no on_demand GPU price in asia-east1, europe-north1, europe-west4, us-central1 where Google sells " \
-           "a2-ultragpu-1g" in text
+    # A2 Ultra is sold in us-central1 and us-east4, but the catalog's on-demand figures there are DWS (flex-start)
+    # prices (below spot; us-east4: on the same DWS scale), not on-demand ones: not offered, and counted.
+    assert "no on_demand GPU price in asia-east1, europe-north1, europe-west4, us-central1, us-east4 where Google " \
+           "sells a2-ultragpu-1g, a2-ultragpu-2g, a2-ultragpu-4g, a2-ultragpu-8g and 1 more: not offered there" in text
+    assert status.partial_reasons[
+        "machine types sold in a region without a GPU price there (not offered there)"] >= 4
     assert "exclude the bundled local SSD" in text
     # Every real GPU SKU of the recording (H100 80GB, Mega, Plus, Tesla A100, L4) maps to a family.
     assert "maps to no machine family" not in text and "disagree" not in text
@@ -159,8 +168,11 @@ def test_missing_components_are_named_in_the_status() -> None:
 def test_replay_gives_every_priced_offer() -> None:
     # Parse speed is a benchmark (bench/), not a timed unit test: on a loaded 2-core machine it took 5 s.
     offers, _ = replay()
-    # 350 A2/A3/A4 + DWS flex-start a3-highgpu-8g and a3-edgegpu-8g (gpuhub_gcp.obtain) + 288 G2 + 1144 N1 with GPUs
-    assert len(offers) == 1784
+    # 346 A2/A3/A4 + DWS flex-start a3-highgpu-8g and a3-edgegpu-8g (gpuhub_gcp.obtain) + 288 G2 + 1144 N1 with GPUs
+    # (a2-ultragpu-1g/2g/4g/8g us-east4 on-demand left out: a DWS figure, plugin README)
+    assert len(offers) == 1780
+    assert not [o for o in offers if (o.instance_type, o.region.code, o.price.purchase) == (
+        "a2-ultragpu-1g", "us-east4", "on_demand")]
 
 
 def test_the_recording_keeps_the_apis_shape_and_no_key() -> None:
@@ -172,12 +184,12 @@ def test_the_recording_keeps_the_apis_shape_and_no_key() -> None:
     assert [bool(p["nextPageToken"]) for p in pages] == [True] * (len(pages) - 1) + [False]
     assert all("key=" not in e["request"]["url"] for e in manifest["exchanges"])
     skus = [s for p in pages for s in p["skus"]]
-    # + 156 G2 core/RAM and T4/V100/P100/P4 SKUs (vms-g2-n1.csv) + 4 DWS flex-start SKUs (gpuhub_gcp.obtain)
-    assert len(skus) == 939 + 156 + 4
-    # Reconstructed SKUs say so: made-up ids, no effectiveTime (the source has no date).
+    # 767 real SKUs + 562 rebuilt from the SkyPilot catalog + 4 DWS flex-start SKUs (gpuhub_gcp.obtain)
+    assert len(skus) == 767 + 562 + 4
+    # Rebuilt SKUs say so: made-up ids, and the catalog's date (CATALOG_DATE, evidence in the plugin README).
     made = [s for s in skus if s["skuId"].startswith("gpuhub-")]
-    assert len(made) == 172 + 156 and not any("effectiveTime" in s["pricingInfo"][0] for s in made)
-    assert sum(f.stat().st_size for f in recording.glob("*.json")) < 900_000
+    assert len(made) == 562 and {s["pricingInfo"][0]["effectiveTime"] for s in made} == {"2025-08-15T00:00:00Z"}
+    assert sum(f.stat().st_size for f in recording.glob("*.json")) < 1_100_000
 
 
 def test_recorded_skus_match_the_real_sample() -> None:
@@ -207,7 +219,8 @@ def test_cli_json_shows_the_a3_facts(cli_env: None) -> None:
     row = rows[("a3-highgpu-8g", "on_demand")]
     assert round(row["price_per_hour"], 6) == 87.832466 and row["currency"] == "USD"
     assert (row["vcpus"], row["memory_gib"], row["gpu_count"], row["gpu_memory_gib"]) == (208, 1872, 8, 80)
-    assert rows[("a3-highgpu-8g", "spot")]["price_per_hour"] == 48.306672
+    spot = rows[("a3-highgpu-8g", "spot")]
+    assert round(spot["price_per_hour"], 2) == 25.55 and spot["data_date"] == "2025-08-15"
     assert "gcp: ok" in result.stderr
 
 

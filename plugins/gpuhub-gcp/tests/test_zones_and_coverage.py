@@ -122,7 +122,9 @@ def test_a2_a3_ultra_a4_prices_match_the_reference_to_the_cent() -> None:
         # The reference rounds each figure to 5 decimals; the core/RAM split is solved from those figures.
         assert abs(offer.price.amount - expected) < Decimal("0.001"), (inst.instance_type, key)
         checked += 1
-    assert checked == 135  # every A2, A2 Ultra, A3 Ultra and A4 offer
+    # every A2, A2 Ultra, A3 Ultra and A4 offer; not the catalog's A2 Ultra on-demand DWS figures (us-central1,
+    # europe-west4: below spot; us-east4: on the DWS scale, 4 types), which are left out
+    assert checked == 131
 
 
 def test_a2_ultra_a100_80gb_spot_us_central1() -> None:

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["GPU_RESOURCE", "MIG_SLICES_PER_GPU", "Capacity", "NodeFacts", "Slice", "dra_devices", "node_facts",
-           "parse_cpu", "parse_memory_gib", "requested_by_node"]
+__all__ = ["GPU_RESOURCE", "MAX_DEVICES_PER_NODE", "MIG_SLICES_PER_GPU", "POOL_LABELS", "Capacity", "NodeFacts",
+           "Slice", "bounded", "dra_devices", "node_facts", "parse_cpu", "parse_memory_gib", "quantity",
+           "requested_by_node"]
 
 GPU_RESOURCE = "nvidia.com/gpu"
 MIG_PREFIX = "nvidia.com/mig-"
@@ -42,6 +43,17 @@ _DECIMAL = {"n": Decimal("1e-9"), "u": Decimal("1e-6"), "m": Decimal("1e-3"), ""
             "M": Decimal(10**6), "G": Decimal(10**9), "T": Decimal(10**12), "P": Decimal(10**15),
             "E": Decimal(10**18)}
 _QUANTITY = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([KMGTPE]i|[numkMGTPE]?)\s*$")
+POOL_LABELS = ("eks.amazonaws.com/nodegroup", "cloud.google.com/gke-nodepool", "kubernetes.azure.com/agentpool")
+"""Node labels the managed Kubernetes services put on a node naming its node pool / group (EKS, GKE, AKS)."""
+MAX_QUANTITY_DIGITS = 24
+"""Digits a quantity may have before its suffix: ``1e100`` is not a resource amount, and a huge exponent would
+make the arithmetic below raise or allocate without bound."""
+MAX_DEVICES_PER_NODE = 1024
+"""Most GPUs, MIG slices or other devices of one kind a node may report (the largest systems have 72 GPUs per
+rack-scale domain and 7 slices per GPU); more is a malformed node, skipped and counted."""
+MAX_CPUS_PER_NODE = 100_000
+MAX_MEMORY_BYTES_PER_NODE = 2**50
+"""1 PiB: more host memory than any node has; more is a malformed node."""
 _SINGLE_MIG = re.compile(r"-MIG-(\d+g\.\d+gb)$", re.IGNORECASE)
 
 
@@ -50,10 +62,12 @@ def quantity(text: Any) -> Decimal:
     number in base units.
 
     Raises:
-        ValueError: not a quantity.
+        ValueError: not a quantity, or a number of more than :data:`MAX_QUANTITY_DIGITS` digits (``1e100``).
     """
-    if isinstance(text, (int, float)) and not isinstance(text, bool):
-        return Decimal(str(text))
+    if isinstance(text, bool):
+        raise ValueError(f"not a Kubernetes quantity: {text!r}")
+    if isinstance(text, (int, float)):
+        text = str(text)
     match = _QUANTITY.match(str(text))
     if match is None:
         raise ValueError(f"not a Kubernetes quantity: {text!r}")
@@ -62,17 +76,35 @@ def quantity(text: Any) -> Decimal:
         value = Decimal(number)
     except InvalidOperation:
         raise ValueError(f"not a Kubernetes quantity: {text!r}") from None
+    if not value.is_finite() or value.adjusted() > MAX_QUANTITY_DIGITS or value.adjusted() < -MAX_QUANTITY_DIGITS:
+        raise ValueError(f"Kubernetes quantity out of range: {text!r}")
     return value * (_BINARY[suffix] if suffix in _BINARY else _DECIMAL[suffix])
 
 
+def bounded(text: Any, what: str, limit: float) -> Decimal:
+    """A quantity that must lie in ``0 <= value <= limit`` (base units), else a ValueError naming ``what``."""
+    value = quantity(text)
+    if value < 0 or value > Decimal(str(limit)):
+        raise ValueError(f"{what} = {text!r} is outside 0..{limit:g}")
+    return value
+
+
 def parse_cpu(text: Any) -> float:
-    """CPU cores from a quantity (``"95500m"`` → 95.5)."""
-    return float(quantity(text))
+    """CPU cores from a quantity (``"95500m"`` → 95.5).
+
+    Raises:
+        ValueError: not a quantity, negative, or more than :data:`MAX_CPUS_PER_NODE`.
+    """
+    return float(bounded(text, "cpu", MAX_CPUS_PER_NODE))
 
 
 def parse_memory_gib(text: Any) -> float:
-    """GiB from a memory quantity (``"2Ti"`` → 2048.0, ``"64G"`` → 59.6…)."""
-    return float(quantity(text) / (2**30))
+    """GiB from a memory quantity (``"2Ti"`` → 2048.0, ``"64G"`` → 59.6…).
+
+    Raises:
+        ValueError: not a quantity, negative, or more than :data:`MAX_MEMORY_BYTES_PER_NODE`.
+    """
+    return float(bounded(text, "memory", MAX_MEMORY_BYTES_PER_NODE) / (2**30))
 
 
 @dataclass(frozen=True)
@@ -114,10 +146,18 @@ class NodeFacts:
     schedulable: bool
     mig_strategy: str
     slices: dict[Slice, Capacity] = field(default_factory=dict)
+    pool: str | None = None
+    """The managed node pool the node belongs to (EKS node group, GKE node pool, AKS agent pool label)."""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    """The node's labels (for Kueue ResourceFlavors' node labels)."""
 
 
-def _int(value: Any) -> int:
-    return int(quantity(value))
+def _int(value: Any, what: str = "device count") -> int:
+    """A whole device count in ``0..MAX_DEVICES_PER_NODE`` (a fraction is a malformed record, not rounded)."""
+    amount = bounded(value, what, MAX_DEVICES_PER_NODE)
+    if amount != amount.to_integral_value():
+        raise ValueError(f"{what} = {value!r} is not a whole number")
+    return int(amount)
 
 
 def _labels(node: Mapping[str, Any]) -> Mapping[str, str]:
@@ -138,7 +178,8 @@ def _ready(node: Mapping[str, Any]) -> bool:
 def _mib_to_gib(value: str | None) -> float | None:
     if value in (None, ""):
         return None
-    return float(Decimal(str(value)) / 1024)
+    mib = bounded(value, "GPU memory (MiB)", MAX_MEMORY_BYTES_PER_NODE / 2**20)
+    return float(mib / 1024) if mib > 0 else None
 
 
 def node_facts(node: Mapping[str, Any], requested: Mapping[str, Counter[str]]) -> NodeFacts:
@@ -172,9 +213,13 @@ def node_facts(node: Mapping[str, Any], requested: Mapping[str, Counter[str]]) -
         memory_gib=round(parse_memory_gib(allocatable["memory"]), 1) if "memory" in allocatable else None,
         cpu_arch="arm64" if labels.get("kubernetes.io/arch") == "arm64" else "x86_64",
         instance_type=labels.get("node.kubernetes.io/instance-type"),
-        zone=labels.get("topology.kubernetes.io/zone"), schedulable=schedulable, mig_strategy=strategy)
+        zone=labels.get("topology.kubernetes.io/zone"), schedulable=schedulable, mig_strategy=strategy,
+        pool=next((str(labels[k]) for k in POOL_LABELS if labels.get(k)), None),
+        labels={str(k): str(v) for k, v in labels.items()})
     for resource, amount in allocatable.items():
-        count = _int(amount)
+        if resource != GPU_RESOURCE and not resource.startswith(MIG_PREFIX):
+            continue
+        count = _int(amount, resource)
         if count <= 0:
             continue
         if resource == GPU_RESOURCE:
@@ -197,7 +242,10 @@ def _mig_slice(resource: str, profile: str, labels: Mapping[str, str], label_pre
     gi = labels.get(f"{label_prefix}.slices.gi")
     if gi is None:  # the profile's name starts with its GPU instance count: "3g.40gb"
         gi = profile.split("g.", 1)[0]
-    share = int(gi) / MIG_SLICES_PER_GPU
+    instances = int(gi)
+    if not 1 <= instances <= MIG_SLICES_PER_GPU:
+        raise ValueError(f"MIG profile {profile!r}: {instances} GPU instances, not 1..{MIG_SLICES_PER_GPU}")
+    share = instances / MIG_SLICES_PER_GPU
     return Slice(resource, profile, memory, share)
 
 
@@ -209,14 +257,14 @@ def _pod_requests(pod: Mapping[str, Any]) -> Counter[str]:
         wanted = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
         for name, amount in wanted.items():
             if name == GPU_RESOURCE or name.startswith(MIG_PREFIX):
-                total[name] += _int(amount)
+                total[name] += _int(amount, name)
     # Init containers run one at a time before the others: the pod holds the largest of them or the sum above.
     for container in spec.get("initContainers") or []:
         resources = container.get("resources") or {}
         wanted = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
         for name, amount in wanted.items():
             if name == GPU_RESOURCE or name.startswith(MIG_PREFIX):
-                total[name] = max(total[name], _int(amount))
+                total[name] = max(total[name], _int(amount, name))
     return total
 
 
@@ -231,7 +279,7 @@ def requested_by_node(pods: Iterable[Mapping[str, Any]]) -> tuple[dict[str, Coun
             if not node or phase in _DONE_PHASES:
                 continue
             held.setdefault(str(node), Counter()).update(_pod_requests(pod))
-        except (AttributeError, TypeError, ValueError):
+        except (AttributeError, TypeError, ValueError, ArithmeticError):
             bad += 1
     return held, bad
 

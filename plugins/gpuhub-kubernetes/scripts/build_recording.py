@@ -1,7 +1,9 @@
 """Build the bundled two-cluster recording of gpuhub-kubernetes (``gpuhub_kubernetes/recording/``).
 
 The answers are reconstructed in the Kubernetes API's documented shapes (core/v1 NodeList and PodList,
-resource.k8s.io/v1 ResourceSliceList and ResourceClaimList, a v1 Status for a missing API), with the labels NVIDIA
+resource.k8s.io/v1 ResourceSliceList and ResourceClaimList, a v1 Status for a missing API, a karpenter.sh/v1
+NodePoolList with the AWS provider's instance-gpu requirement labels, Kueue's kueue.x-k8s.io/v1beta1 LocalQueue and
+ClusterQueue), with the labels NVIDIA
 GPU feature discovery documents (``nvidia.com/gpu.product``, ``gpu.memory`` in MiB, ``gpu.count``,
 ``mig.strategy``, ``mig-<profile>.count/.memory/.slices.gi``) and the extended resources the NVIDIA device plugin
 advertises (``nvidia.com/gpu``, ``nvidia.com/mig-<profile>``). GPU memory figures are what ``nvidia-smi`` reports
@@ -23,6 +25,11 @@ OUT = Path(__file__).resolve().parents[1] / "gpuhub_kubernetes" / "recording"
 PODS_QUERY = "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
 CLUSTERS = {"gpu-east": "https://gpu-east.k8s.example.internal:6443",
             "lab-eu": "https://lab-eu.k8s.example.internal:6443"}
+
+
+NOT_FOUND = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+             "message": "the server could not find the requested resource", "reason": "NotFound", "details": {},
+             "code": 404}
 
 
 def node(name: str, *, labels: dict[str, str], allocatable: dict[str, str], ready: bool = True,
@@ -126,19 +133,47 @@ def gpu_east() -> dict[str, Any]:
         "status": {"allocation": {"devices": {"results": [
             {"request": "gpu", "driver": "gpu.nvidia.com", "pool": "b200-dra-1", "device": "gpu-0"}]}}},
     }]
+    local_queue = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue",
+                   "metadata": {"name": "research", "namespace": "ml"}, "spec": {"clusterQueue": "research"},
+                   "status": {"pendingWorkloads": 1, "reservingWorkloads": 2, "admittedWorkloads": 2}}
+    cluster_queue = {
+        "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "research"},
+        "spec": {"cohort": "ml", "namespaceSelector": {}, "resourceGroups": [{
+            "coveredResources": ["cpu", "memory", "nvidia.com/gpu"],
+            "flavors": [{"name": "h100", "resources": [
+                {"name": "cpu", "nominalQuota": "224"}, {"name": "memory", "nominalQuota": "2000Gi"},
+                {"name": "nvidia.com/gpu", "nominalQuota": "8", "borrowingLimit": "4"}]}]}]},
+        "status": {
+            "flavorsReservation": [{"name": "h100", "resources": [
+                {"name": "cpu", "total": "96", "borrowed": "0"}, {"name": "memory", "total": "768Gi", "borrowed": "0"},
+                {"name": "nvidia.com/gpu", "total": "6", "borrowed": "0"}]}],
+            "flavorsUsage": [{"name": "h100", "resources": [
+                {"name": "cpu", "total": "96", "borrowed": "0"}, {"name": "memory", "total": "768Gi", "borrowed": "0"},
+                {"name": "nvidia.com/gpu", "total": "6", "borrowed": "0"}]}],
+            "pendingWorkloads": 1, "reservingWorkloads": 2, "admittedWorkloads": 2}}
+    flavor = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "h100"},
+              "spec": {"nodeLabels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+                                      "topology.kubernetes.io/zone": "east-a"}}}
     return {"nodes": listing("NodeList", nodes), "pods": listing("PodList", pods),
             "resourceslices": listing("ResourceSliceList", slices, "resource.k8s.io/v1"),
-            "resourceclaims": listing("ResourceClaimList", claims, "resource.k8s.io/v1")}
+            "resourceclaims": listing("ResourceClaimList", claims, "resource.k8s.io/v1"),
+            "localqueue": local_queue, "clusterqueue": cluster_queue, "resourceflavor": flavor}
 
 
 def lab_eu() -> dict[str, Any]:
     l4 = {**gfd("NVIDIA-L4", 23034, 1, family="ada-lovelace", compute=(8, 9)),
-          "node.kubernetes.io/instance-type": "g2-l4-8", "topology.kubernetes.io/zone": "eu-1"}
+          "node.kubernetes.io/instance-type": "g2-l4-8", "topology.kubernetes.io/zone": "eu-1",
+          "eks.amazonaws.com/nodegroup": "l4-serving"}
     l4_alloc = {"cpu": "7910m", "memory": "30Gi", "nvidia.com/gpu": "1", "pods": "110"}
     single = gfd("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", 4864, 14, strategy="single", family="ampere",
                  compute=(8, 0), **{"nvidia.com/gpu.slices.gi": "1", "nvidia.com/gpu.slices.ci": "1",
                                     "nvidia.com/gpu.multiprocessors": "14"})
+    p5 = {**gfd("NVIDIA-H100-80GB-HBM3", 81559, 8, family="hopper", compute=(9, 0)),
+          "node.kubernetes.io/instance-type": "p5.48xlarge", "topology.kubernetes.io/zone": "eu-central-1a",
+          "karpenter.sh/nodepool": "h100-burst", "karpenter.sh/capacity-type": "on-demand"}
     nodes = [
+        node("ip-10-20-3-41.eu-central-1.compute.internal", labels=p5,
+             allocatable={"cpu": "191450m", "memory": "1938410Mi", "nvidia.com/gpu": "8", "pods": "100"}),
         node("l4-1", labels=l4, allocatable=l4_alloc),
         node("l4-2", labels=l4, allocatable=l4_alloc),
         node("l4-3", labels=l4, allocatable=l4_alloc),
@@ -150,14 +185,46 @@ def lab_eu() -> dict[str, Any]:
              allocatable={"cpu": "8", "memory": "30Gi", "nvidia.com/gpu": "1", "pods": "110"}, ready=False),
     ]
     pods = [
+        pod("finetune-70b", "ip-10-20-3-41.eu-central-1.compute.internal", {"nvidia.com/gpu": "8"}),
         pod("serve-mistral", "l4-1", {"nvidia.com/gpu": "1"}, namespace="serving"),
         pod("serve-whisper", "l4-2", {"nvidia.com/gpu": "1"}, namespace="serving"),
         pod("ci-gpu-tests", "a100-single-1", {"nvidia.com/gpu": "3"}, namespace="ci"),
     ]
-    missing = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-               "message": "the server could not find the requested resource", "reason": "NotFound",
-               "details": {}, "code": 404}
-    return {"nodes": listing("NodeList", nodes), "pods": listing("PodList", pods), "dra-missing": missing}
+    missing = NOT_FOUND
+    nodepool = {
+        "apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "h100-burst"},
+        "spec": {"template": {"metadata": {"labels": {"team": "ml"}}, "spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+            "requirements": [
+                {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["p5.48xlarge"]},
+                {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+                {"key": "karpenter.k8s.aws/instance-gpu-name", "operator": "In", "values": ["h100"]},
+                {"key": "karpenter.k8s.aws/instance-gpu-count", "operator": "In", "values": ["8"]},
+                {"key": "karpenter.k8s.aws/instance-gpu-memory", "operator": "In", "values": ["81920"]}],
+            "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}]}},
+            "limits": {"cpu": "1000", "nvidia.com/gpu": "16"},
+            "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30m"}},
+        "status": {"resources": {"cpu": "192", "memory": "2002298Mi", "nvidia.com/gpu": "8", "nodes": "1",
+                                 "pods": "100"},
+                   "conditions": [{"type": "Ready", "status": "True", "reason": "Ready",
+                                   "lastTransitionTime": "2026-11-28T07:12:40Z", "message": ""}]}}
+    status = "\n".join([  # cluster-autoscaler 1.30+'s YAML status (its documented ConfigMap)
+        "time: 2026-12-01 08:59:41.204517305 +0000 UTC", "autoscalerStatus: Running", "clusterWide:",
+        "  health:", "    status: Healthy", "    nodeCounts:", "      registered:", "        total: 3",
+        "        ready: 3", "    lastProbeTime: \"2026-12-01T08:59:41Z\"",
+        "    lastTransitionTime: \"2026-11-28T07:10:02Z\"", "  scaleUp:", "    status: NoActivity",
+        "  scaleDown:", "    status: NoCandidates", "nodeGroups:",
+        "- name: eks-l4-serving-8cc5a6b2-1f3e-4d9a-b0c1-5e2f7a9d3c41", "  health:", "    status: Healthy",
+        "    nodeCounts:", "      registered:", "        total: 3", "        ready: 3", "    cloudProviderTarget: 3",
+        "    minSize: 1", "    maxSize: 6", "    lastProbeTime: \"2026-12-01T08:59:41Z\"", "  scaleUp:",
+        "    status: NoActivity", "    backoffInfo: {}", "  scaleDown:", "    status: NoCandidates", ""])
+    autoscaler = {"kind": "ConfigMap", "apiVersion": "v1",
+                  "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system",
+                               "annotations": {"cluster-autoscaler.kubernetes.io/last-updated":
+                                               "2026-12-01 08:59:41.204517305 +0000 UTC"}},
+                  "data": {"status": status}}
+    return {"nodes": listing("NodeList", nodes), "pods": listing("PodList", pods), "dra-missing": missing,
+            "nodepools": listing("NodePoolList", [nodepool], "karpenter.sh/v1"), "autoscaler": autoscaler}
 
 
 SETTINGS = """\
@@ -180,6 +247,7 @@ continent = "North America"
 latitude = 39.04
 longitude = -77.49
 bare_metal = true
+queue = "ml/research"      # the user's Kueue LocalQueue: offers say how much of its GPU quota is left
 
 [clusters.lab-eu]
 city = "Frankfurt"
@@ -189,6 +257,7 @@ latitude = 50.11
 longitude = 8.68
 carbon_gco2e_per_kwh = 344
 bare_metal = false
+provision_wait_s = 300     # a p5.48xlarge from the Karpenter NodePool boots and joins in about five minutes
 """
 
 
@@ -216,6 +285,23 @@ def main() -> None:
         else:
             add(f"{server}/apis/resource.k8s.io/v1/resourceslices", f"{context}-dra-404.json",
                 answers["dra-missing"], status=404)
+        if "nodepools" in answers:
+            add(f"{server}/apis/karpenter.sh/v1/nodepools", f"{context}-nodepools.json", answers["nodepools"])
+        else:  # no Karpenter in this cluster: the API server's 404 Status, as a live read gets it
+            add(f"{server}/apis/karpenter.sh/v1/nodepools", f"{context}-karpenter-404.json", NOT_FOUND, status=404)
+        if "autoscaler" in answers:
+            add(f"{server}/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status",
+                f"{context}-autoscaler-status.json", answers["autoscaler"])
+        else:
+            add(f"{server}/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status",
+                f"{context}-autoscaler-404.json", NOT_FOUND, status=404)
+        if "localqueue" in answers:
+            add(f"{server}/apis/kueue.x-k8s.io/v1beta1/namespaces/ml/localqueues/research",
+                f"{context}-localqueue.json", answers["localqueue"])
+            add(f"{server}/apis/kueue.x-k8s.io/v1beta1/clusterqueues/research", f"{context}-clusterqueue.json",
+                answers["clusterqueue"])
+            add(f"{server}/apis/kueue.x-k8s.io/v1beta1/resourceflavors/h100", f"{context}-resourceflavor.json",
+                answers["resourceflavor"])
     manifest = {
         "format": 1, "provider": "kubernetes", "recorded_at": "2026-12-01", "kind": "reconstructed",
         "source": "Kubernetes API documented shapes (core/v1, resource.k8s.io/v1) with NVIDIA GPU feature "

@@ -116,6 +116,14 @@ class _FakeApiServer:
                 self.bodies[f"/{context}/{kind}"] = json.loads((RECORDING / f"{context}-{kind}.json").read_text())
         self.bodies["/gpu-east/resourceslices"] = json.loads((RECORDING / "gpu-east-resourceslices.json").read_text())
         self.bodies["/gpu-east/resourceclaims"] = json.loads((RECORDING / "gpu-east-resourceclaims.json").read_text())
+        self.bodies["/lab-eu/nodepools"] = json.loads((RECORDING / "lab-eu-nodepools.json").read_text())
+        self.bodies["/lab-eu/cluster-autoscaler-status"] = json.loads(
+            (RECORDING / "lab-eu-autoscaler-status.json").read_text())
+        self.bodies["/gpu-east/localqueues/research"] = json.loads((RECORDING / "gpu-east-localqueue.json").read_text())
+        self.bodies["/gpu-east/clusterqueues/research"] = json.loads(
+            (RECORDING / "gpu-east-clusterqueue.json").read_text())
+        self.bodies["/gpu-east/resourceflavors/h100"] = json.loads(
+            (RECORDING / "gpu-east-resourceflavor.json").read_text())
         self.tokens: list[str] = []
         server = self
 
@@ -123,7 +131,8 @@ class _FakeApiServer:
             def do_GET(self) -> None:
                 server.tokens.append(self.headers.get("Authorization", ""))
                 context, _, rest = self.path.lstrip("/").partition("/")
-                kind = rest.split("?")[0].rstrip("/").rsplit("/", 1)[-1]
+                parts = rest.split("?")[0].rstrip("/").split("/")
+                kind = "/".join(parts[-2:]) if "kueue.x-k8s.io" in parts else parts[-1]
                 body = server.bodies.get(f"/{context}/{kind}")
                 status = 200 if body is not None else 404
                 payload = json.dumps(body if body is not None else {"kind": "Status", "code": 404,
@@ -221,3 +230,89 @@ def test_example_clusters_never_pose_as_offers_in_a_general_search(tmp_path: Pat
     assert not any(r["provider"] == "kubernetes" for r in json.loads(out.stdout))
     assert "kubernetes: skipped: its bundled data is an example" in out.stderr
     assert "KUBECONFIG" in out.stderr
+
+
+# --- capacity that can be added, and what the user's queue can still get -----------------------------------------
+def test_karpenter_nodepool_is_provisionable_capacity(replayed: tuple[tuple[Offer, ...], Any]) -> None:
+    rows = _by_type(replayed[0])
+    pool = rows[("lab-eu", "karpenter-h100-burst:1gpu")]  # spec.limits nvidia.com/gpu 16, status.resources 8
+    assert pool.available_count == 0 and pool.provisionable_count == 8 and pool.provision_wait_s == 300
+    assert pool.available is True and pool.capacity_label == "+8 in ~5 min"
+    assert pool.instance.gpu is not None and pool.instance.gpu.name == "H100" and pool.price.amount == Decimal("2.10")
+    assert "8 of 16" in (pool.instance.note or "") and "p5.48xlarge" in (pool.instance.note or "")
+    node = rows[("lab-eu", "karpenter-h100-burst")]
+    assert node.gpu_count == 8 and node.provisionable_count == 1 and node.price.amount == Decimal("16.80")
+    running = rows[("lab-eu", "p5.48xlarge:1gpu")]  # the pool's node that runs now: all 8 GPUs held
+    assert running.available_count == 0 and running.provisionable_count == 0 and running.available is False
+    assert rows[("gpu-east", "dgx-h100:1gpu")].capacity_label == "6 free"
+
+
+def test_cluster_autoscaler_node_group_can_grow(replayed: tuple[tuple[Offer, ...], Any]) -> None:
+    # lab-eu's L4 nodes carry eks.amazonaws.com/nodegroup=l4-serving; cluster-autoscaler's status ConfigMap gives
+    # its group eks-l4-serving-... minSize 1, maxSize 6, cloudProviderTarget 3: three more nodes of one L4 each
+    l4 = _by_type(replayed[0])[("lab-eu", "g2-l4-8:1gpu")]
+    assert l4.available_count == 1 and l4.provisionable_count == 3 and l4.provision_wait_s == 300
+    assert l4.capacity_label == "1 free, +3 in ~5 min"
+    assert "cluster-autoscaler may add 3 more" in (l4.instance.note or "")
+    assert _by_type(replayed[0])[("lab-eu", "a100-40-x2:mig-1g.5gb")].provisionable_count == 0
+
+
+def test_autoscaler_group_names_match_whole_words() -> None:
+    from gpuhub_kubernetes.pools import NodeGroup, autoscaler_groups
+
+    group = NodeGroup("eks-l4-serving-8cc5a6b2", 1, 6, 3)
+    assert group.holds("l4-serving") and not group.holds("l4") and not group.holds("serving")
+    assert not NodeGroup("aks-gpubig-1234-vmss", 0, 3, 0).holds("gpu")
+    assert NodeGroup("aks-gpubig-1234-vmss", 0, 3, 0).holds("gpubig")
+    assert NodeGroup("gke-prod-gpu-pool-1a2b3c4d-grp", 0, 4, 1).holds("gpu-pool")
+    assert NodeGroup("aks-user-25795745-vmss", 2, 3, 3).room == 0
+    with pytest.raises(ValueError):
+        autoscaler_groups("Cluster-autoscaler status at 2021-10-19 19:06:40 +0000 UTC:\nNodeGroups:\n  Name: x")
+    with pytest.raises(ValueError):
+        autoscaler_groups("autoscalerStatus: Running\nnodeGroups:\n- name: a\n  health: {minSize: 0, "
+                          "maxSize: 1000000000, cloudProviderTarget: 0}")
+
+
+def test_kueue_cluster_queue_quota_left(replayed: tuple[tuple[Offer, ...], Any]) -> None:
+    rows = _by_type(replayed[0])
+    one = rows[("gpu-east", "dgx-h100:1gpu")]  # ClusterQueue research: nominalQuota 8 nvidia.com/gpu, 6 in use
+    assert one.available_count == 6 and one.obtain is not None and one.obtain.quota_instances == 2
+    assert "queue ml/research: 2 of 8 nvidia.com/gpu quota left (6 in use, may borrow up to 4 more)" in (
+        one.instance.note or "")
+    whole = rows[("gpu-east", "dgx-h100")]
+    assert whole.obtain is not None and whole.obtain.quota_instances == 0  # 8 GPUs do not fit in the 2 left
+    assert one.to_record()["quota_instances"] == 2
+    assert rows[("gpu-east", "hgx-a100-2:mig-1g.10gb")].obtain is None  # the queue covers no MIG resource
+    assert rows[("gpu-east", "l40s-4:1gpu")].obtain is None  # the flavor h100's node labels: not the L40S nodes
+    assert rows[("lab-eu", "g2-l4-8:1gpu")].obtain is None  # no queue set for lab-eu
+
+
+# --- issue 24 defect 10: quantities bounded per node, a bad node counted and skipped -----------------------------
+def test_absurd_quantities_skip_only_their_node(tmp_path: Path) -> None:
+    import shutil
+
+    from gpuhub.plugin import search
+
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(RECORDING, fixtures / "kubernetes")
+    nodes_file = fixtures / "kubernetes" / "gpu-east-nodes.json"
+    body = json.loads(nodes_file.read_text())
+    template = next(n for n in body["items"] if n["metadata"]["name"] == "h100-a")
+
+    def bad(name: str, **allocatable: str) -> dict[str, Any]:
+        node = json.loads(json.dumps(template))
+        node["metadata"]["name"] = name
+        node["status"]["allocatable"].update(allocatable)
+        return node
+
+    body["items"] += [bad("googol-gpus", **{"nvidia.com/gpu": "1e100"}), bad("negative-ram", memory="-1Ki"),
+                      bad("huge-exponent", cpu="1e999999999"), bad("nan-gpus", **{"nvidia.com/gpu": "NaN"})]
+    nodes_file.write_text(json.dumps(body))
+    result = search(provider="kubernetes", fixtures_dir=fixtures, limit=200)
+    status = next(s for s in result.statuses if s.provider == "kubernetes")
+    assert status.state == "ok", status.line()
+    assert sum(n for reason, n in status.skipped_reasons.items() if reason.startswith("node:")) == 4
+    rows = _by_type(result.offers)
+    assert rows[("gpu-east", "dgx-h100:1gpu")].available_count == 6  # the good nodes of the shape, as before
+    assert all(o.gpu_count <= 1024 for o in result.offers)
+    assert all(o.instance.memory_gib is None or o.instance.memory_gib > 0 for o in result.offers)
