@@ -122,3 +122,15 @@ def test_an_error_naming_an_extra_keeps_its_brackets() -> None:
     console = TextConsole(record=True, width=200)
     console.print("pip install 'gpuhub-kubernetes[live]' [/x]", style="red")
     assert console.export_text() == "pip install 'gpuhub-kubernetes[live]' [/x]\n"
+
+
+def test_log_records_carry_provider_text_escaped(caplog: pytest.LogCaptureFixture) -> None:
+    """A provider's text in a log message (the engine logs a failed fetch's reason) reaches a log file or terminal
+    with its escape sequences shown, never executed."""
+    import logging
+
+    import gpuhub.fetch.provider  # noqa: F401  (installs the record factory)
+
+    with caplog.at_level(logging.WARNING, logger="gpuhub.test"):
+        logging.getLogger("gpuhub.test").warning("provider said: %s", "404 \x1b[2J[/x]\n[bold]")
+    assert caplog.records[-1].getMessage() == "provider said: 404 \\x1b[2J[/x]\n[bold]"
