@@ -42,13 +42,20 @@ def _open(ctx: typer.Context) -> Store:
     try:
         store = open_store()
     except StoreError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(_plain(f"error: {exc}"), err=True)
         raise typer.Exit(1) from None
     if store is None:
         typer.echo(f"the store is off (GPUHUB_STORE={redact_location(default_location() or 'off')})", err=True)
         raise typer.Exit(1)
     ctx.call_on_close(store.close)  # a team store's connection is closed, not left to the garbage collector
     return store
+
+
+def _plain(text: str) -> str:
+    """Text as text: control characters escaped (:func:`gpuhub.display.plain`)."""
+    from gpuhub.display import plain
+
+    return plain(text)
 
 
 def _size(n: int) -> str:
@@ -176,7 +183,7 @@ def prune(
     try:
         seconds = parse_duration(older_than) if older_than is not None else None
     except ValueError as exc:
-        typer.echo(f"error: --older-than: {exc}", err=True)
+        typer.echo(_plain(f"error: --older-than: {exc}"), err=True)
         raise typer.Exit(2) from None
     store = _open(ctx)
     before = store.size_bytes()
