@@ -20,7 +20,6 @@ Prints one JSON object (and writes ``--json``).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -29,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from timing import emit, load_average, timed_run
+from timing import data_arguments, emit, load_average, timed_run
 
 HERE = Path(__file__).resolve().parent
 GPUHUNT_PYTHON = os.environ.get("GPUHUNT_PYTHON", "/tmp/bench-gpuhunt-venv/bin/python")
@@ -108,13 +107,7 @@ def _run(argv: list[str]) -> tuple[float, dict[str, Any], str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--data", type=Path, required=True)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
-    data = args.data.resolve()
-    fx = str(data / "gpuhub")
+    args, data, fx = data_arguments(5)
     out: dict[str, Any] = {"data": str(data), "load_before": load_average(), "python": sys.version.split()[0]}
     with tempfile.TemporaryDirectory(prefix="gpuhub-store-bench-") as store:
         wall, ingest, _ = _run([sys.executable, "-c", INGEST.format(here=str(HERE), store=store, fx=fx)])

@@ -3,6 +3,7 @@ the child), the load average, and writing the result."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import resource
 import subprocess
@@ -40,3 +41,15 @@ def emit(out: dict[str, Any], path: Path | None) -> None:
     print(text)
     if path:
         path.write_text(text)
+
+
+def data_arguments(default_runs: int) -> tuple[argparse.Namespace, Path, str]:
+    """The command line of a benchmark over a generated catalog (``--data DIR --runs N --json FILE``): the
+    arguments, the data directory (resolved) and its gpuhub recordings' directory."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--runs", type=int, default=default_runs)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    data = args.data.resolve()
+    return args, data, str(data / "gpuhub")

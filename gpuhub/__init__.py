@@ -7,6 +7,8 @@ Public API (everything else is internal)::
     for offer in result:
         print(offer.provider, offer.instance_type, offer.region.code, offer.price_per_hour)
     print([s.line() for s in result.statuses])
+    plan = gpuhub.plan.commitments("H100", gpus=16, hours_per_day=10, days_per_week=5, months=6)
+    print(plan.total, [(p.purchase, p.instances, p.cost) for p in plan.parts])
 
 Names are imported on first use (PEP 562), so ``import gpuhub`` stays cheap for the command line.
 """
@@ -39,6 +41,7 @@ _EXPORTS = {
     "RegionFacts": "gpuhub.facts.regions",
     "RetryPolicy": "gpuhub.fetch.retry",
     "SearchResult": "gpuhub.service.searching", "search": "gpuhub.service.searching",
+    "plan": "gpuhub.service.planning",
 }
 
 __all__ = [
@@ -76,6 +79,7 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "known_purchase_models",
+    "plan",
     "register_purchase_model",
     "search",
 ]
@@ -122,4 +126,5 @@ if TYPE_CHECKING:
         register_purchase_model,
     )
     from gpuhub.service.engine import Engine
+    from gpuhub.service.planning import plan
     from gpuhub.service.searching import SearchResult, search

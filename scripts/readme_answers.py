@@ -1,4 +1,4 @@
-"""Rewrite the README's ``$ gpuhub search|estimate ...`` answer blocks from what those commands print now.
+"""Rewrite the README's ``$ gpuhub search|estimate|plan ...`` answer blocks from what those commands print now.
 
 Usage (from the repository root, every plugin installed)::
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-BLOCK = re.compile(r"```\n\$ gpuhub ((?:search|estimate) [^\n]+)\n(.*?)```", re.S)
+BLOCK = re.compile(r"```\n\$ gpuhub ((?:search|estimate|plan) [^\n]+)\n(.*?)```", re.S)
 STATUS_LINE = re.compile(r"^[a-z][a-z0-9_-]*: (ok|stale|failed|skipped|partial)")
 
 

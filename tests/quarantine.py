@@ -9,8 +9,6 @@ Causes (each checked against the CI log of main afe0ad7, 55 failed of 2116):
   verda-via-spheron in explanations, more offers without availability data); the expected values were written
   for the six original plugins and must be re-derived from the reference rows.
 - DATES: per-offer price dates (issue 26 item 1) changed status lines and CSV columns these tests read.
-- INDEX: the plugin index with 23 plugins: a search served from the store imports a plugin, and one restore
-  compares ``None <= int``.
 - MATRIX_ROWS: cudo, oci and verda have no fault-matrix row yet.
 """
 
@@ -19,7 +17,6 @@ from __future__ import annotations
 AWS_WINDOWS = "AWS capacity-block windows make requests the fault recordings lack"
 MARKET = "expected values written for the six original plugins; the full market answers differently"
 DATES = "per-offer price dates changed the status line / CSV this test reads"
-INDEX = "plugin index with 23 plugins: served-from-store search imports a plugin / None <= int on restore"
 
 QUARANTINE: dict[str, str] = {
     "tests/reliability/test_fault_matrix.py::test_fault_matrix[aws-": AWS_WINDOWS,
@@ -44,7 +41,6 @@ QUARANTINE: dict[str, str] = {
     "tests/integration/test_provenance.py::test_csv_has_the_provenance_columns": DATES,
     "tests/integration/test_provenance.py::test_status_lines_say_kind_data_date_age_and_warnings": DATES,
     "tests/history/test_readme_history.py::test_readme_history_and_diff_output": DATES,
-    "tests/integration/test_plugin_index.py::": INDEX,
     "tests/reliability/test_file_safety.py::test_store_leaves_no_debris":
         "a spheron.lock is left beside lambda.lock in the store",
     "tests/integration/test_store_cli.py::test_prune_older_than_alone_removes_every_older_snapshot_but_the_newest_"

@@ -54,9 +54,9 @@ def test_fine_tuning_is_said_to_mean_adapters() -> None:
 
 
 def _shown_commands() -> list[tuple[str, list[str]]]:
-    """``$ gpuhub search|estimate ...`` blocks of the README (answers from the bundled recordings, reproducible):
+    """``$ gpuhub search|estimate|plan ...`` blocks of the README (answers from the bundled recordings, reproducible):
     the command and the output lines it shows (``...`` cuts)."""
-    blocks = re.findall(r"```\n\$ gpuhub ((?:search|estimate) .+?)\n(.*?)```", README, re.S)
+    blocks = re.findall(r"```\n\$ gpuhub ((?:search|estimate|plan) .+?)\n(.*?)```", README, re.S)
     return [(command, [line for line in output.splitlines() if line.strip() and line != "..."])
             for command, output in blocks]
 

@@ -280,9 +280,7 @@ class Catalog:
     def _per_gpu_table(self) -> FloatArray:
         """Per-GPU figures looked up once per instance, then scaled by the GPU count of each row."""
         width = len(PRECISIONS) + 2
-        table = _gather([np.asarray([_per_gpu(c.instance(i), self._gpus) for i in range(len(c.tables["instances"]))],
-                                    dtype=np.float64).reshape(-1, width) for c in self._stored], self._inst_codes,
-                        width)
+        table = self._per_gpu_values[self._global_codes("inst")]
         scale = np.where(self.gpu_count > 0, self.gpu_count, np.nan)[:, None]
         scaled: FloatArray = table.reshape(len(self.price), width) * scale
         return scaled
@@ -554,11 +552,7 @@ class Catalog:
         card = self._inst_at(5, rows)
         vram = self._at("vram", rows, lambda: np.where((gpu_count > 0) & (gpu_count < 1), card * gpu_count, card))
         total = self._at("total_vram", rows, lambda: card * gpu_count)
-        if "_per_gpu_table" in vars(self):
-            per_gpu = self._per_gpu_table[rows]
-        else:
-            per_gpu = self._per_gpu_values[self._global_codes("inst")[rows]] * np.where(
-                gpu_count > 0, gpu_count, np.nan)[:, None]
+        per_gpu = self._per_gpu_at(rows, gpu_count)
         width = len(PRECISIONS)
         power = per_gpu[:, width + 1]
         carbon = self._at("carbon_g_per_h", rows, lambda: power * PUE * self._region_at(6, rows))
@@ -576,6 +570,22 @@ class Catalog:
                 self._global_codes("extra")[rows], 0]))
 
     # --- values of some rows only (a ranker looks at the selected rows) -----------------------------------
+    def _per_gpu_at(self, rows: IntArray, gpu_count: FloatArray | None = None) -> FloatArray:
+        """:attr:`_per_gpu_table` at ``rows`` (scaled by each row's GPU count), without building the whole table."""
+        if "_per_gpu_table" in vars(self):
+            picked: FloatArray = self._per_gpu_table[rows]
+            return picked
+        count = self._at("gpu_count", rows, lambda: self._inst_at(4, rows)) if gpu_count is None else gpu_count
+        scaled: FloatArray = self._per_gpu_values[self._global_codes("inst")[rows]] * np.where(
+            count > 0, count, np.nan)[:, None]
+        return scaled
+
+    def carbon_g_per_h_at(self, rows: IntArray) -> FloatArray:
+        """:attr:`carbon_g_per_h` at ``rows`` only (an explanation of the rows shown needs no whole column)."""
+        carbon: FloatArray = self._at("carbon_g_per_h", rows, lambda: self._per_gpu_at(rows)[:, len(PRECISIONS) + 1]
+                                      * PUE * self._region_at(6, rows))
+        return carbon
+
     def _at(self, name: str, rows: IntArray, compute: Callable[[], Any]) -> Any:
         """Column ``name`` at ``rows``: from the whole column when it was gathered already, else ``compute()``."""
         column = vars(self).get(name)
@@ -621,9 +631,20 @@ class Catalog:
     def _per_gpu_values(self) -> FloatArray:
         """Per-GPU TFLOPS per precision, bandwidth and power of every instance-table row (parts end to end)."""
         width = len(PRECISIONS) + 2
-        values: FloatArray = np.asarray([_per_gpu(c.instance(i), self._gpus) for c in self._stored
-                                         for i in range(len(c.tables["instances"]))],
-                                        dtype=np.float64).reshape(-1, width)
+        # The figures depend only on the GPU (name, form factor, known) and the count: computed once per distinct
+        # pair, not per instance row (thousands of rows share a few dozen GPUs; each lookup scans the GPU table).
+        seen: dict[tuple[Any, ...], tuple[float, ...]] = {}
+        out: list[tuple[float, ...]] = []
+        for c in self._stored:
+            for i in range(len(c.tables["instances"])):
+                instance = c.instance(i)
+                gpu = instance.gpu
+                key = (None if gpu is None else (gpu.name, gpu.form_factor, gpu.known), instance.gpu_count)
+                figures = seen.get(key)
+                if figures is None:
+                    figures = seen[key] = _per_gpu(instance, self._gpus)
+                out.append(figures)
+        values: FloatArray = np.asarray(out, dtype=np.float64).reshape(-1, width)
         return values
 
     @cached_property

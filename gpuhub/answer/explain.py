@@ -122,7 +122,7 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
                          f"{(next_score - score) / score * 100:.1f} % higher")
         elif next_score == score:
             parts.append(f"ties with the next, {_label(catalog.offers[next_row])}")
-    carbon = float(catalog.carbon_g_per_h[row])
+    carbon = float(catalog.carbon_g_per_h_at(np.asarray([row], dtype=np.int32))[0])
     return {
         "score": None if math.isnan(score) else score,
         "score_unit": ranker.unit,

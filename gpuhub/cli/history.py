@@ -347,6 +347,9 @@ def catalog_publish(
     refresh: Annotated[bool, typer.Option(help="refresh every provider into the store first (--no-refresh: "
                                                "publish what is stored)")] = True,
     fetch: Annotated[str, typer.Option(help="how the refresh fetches: auto, live or replay")] = "auto",
+    sign_key: Annotated[Path | None, typer.Option(help="sign the catalog with this Ed25519 private key (made by "
+                                                       "'gpuhub catalog keygen'); readers that set "
+                                                       "GPUHUB_CATALOG_PUBLIC_KEY require it")] = None,
 ) -> None:
     """Publish the newest good snapshot of every provider (manifest with checksums + data files); integrity checks
     run first and a failed check publishes nothing (exit 1)."""
@@ -354,6 +357,7 @@ def catalog_publish(
     from gpuhub.history import parse_percent
     from gpuhub.publish import CatalogCheckError, publish
     from gpuhub.publish.remote import TargetError
+    from gpuhub.publish.signing import SigningError, SigningKey, load_signing_key
     from gpuhub.store import StoreError
 
     try:
@@ -363,6 +367,12 @@ def catalog_publish(
         return
     if fetch not in ("auto", "live", "replay"):
         _err(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
+    key: SigningKey | None = None
+    if sign_key is not None:  # before any refresh: a bad key fails at once
+        try:
+            key = load_signing_key(sign_key)
+        except SigningError as exc:
+            _err(f"--sign-key: {exc}")
     from gpuhub.service.searching import default_engine
 
     engine = default_engine()
@@ -384,7 +394,7 @@ def catalog_publish(
     store = _store()
     try:
         report = publish(destination, store, providers=chosen, max_loss=loss,
-                         allow_unknown_gpus=allow_unknown_gpu or (), gpus=get_registry().gpus)
+                         allow_unknown_gpus=allow_unknown_gpu or (), gpus=get_registry().gpus, sign_with=key)
     except CatalogCheckError as exc:
         for problem in exc.problems:
             print(plain(f"check failed: {problem}"), file=sys.stderr)
@@ -397,7 +407,26 @@ def catalog_publish(
         _close(store)
     sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
     print(f"published catalog version {report.version} to {report.location}: {len(report.providers)} providers, "
-          f"{report.files} files, {report.bytes} bytes", file=sys.stderr)
+          f"{report.files} files, {report.bytes} bytes"
+          + (f", signed by key {report.signed_by}" if report.signed_by else ""), file=sys.stderr)
+
+
+@catalog_app.command("keygen")
+def catalog_keygen(
+    path: Annotated[Path, typer.Argument(help="where to write the private key (the public key goes to PATH.pub)")],
+) -> None:
+    """Make an Ed25519 key pair for signing catalogs: the private key (PEM, readable by you only) in PATH for
+    'catalog publish --sign-key PATH', the public key in PATH.pub for readers' GPUHUB_CATALOG_PUBLIC_KEY."""
+    from gpuhub.publish.signing import SigningError, generate_key_pair
+
+    try:
+        key = generate_key_pair(path)
+    except SigningError as exc:
+        _err(f"PATH: {exc}")
+        return
+    sys.stdout.write(key.public.text + "\n")
+    print(f"private key: {path} (keep it secret; publish with --sign-key {path})\npublic key: {path}.pub, key id "
+          f"{key.public.key_id} (readers: export GPUHUB_CATALOG_PUBLIC_KEY=$(cat {path}.pub))", file=sys.stderr)
 
 
 @catalog_app.command("show")
@@ -424,8 +453,10 @@ def catalog_show(
     rows = {name: {**{k: entry.get(k) for k in ("offers", "fetched_at", "data_date", "source_kind")},
                    "state": (entry.get("status") or {}).get("state")}
             for name, entry in fetched.manifest["providers"].items()}
+    signed = fetched.manifest.get("signed_by") or {}
     sys.stdout.write(json.dumps({"url": where, "version": fetched.version, "state": fetched.state,
                                  "reason": fetched.reason, "published_at": fetched.manifest.get("published_at"),
+                                 "signed_by": signed.get("key_id"), "signature_verified": fetched.signed_by is not None,
                                  "providers": rows}, indent=2) + "\n")
 
 

@@ -117,7 +117,8 @@ def show(
         set_aside = [{"snapshot_id": q.snapshot_id, "provider": q.provider, "reason": q.reason,
                       "set_aside_at": q.set_aside_at.isoformat(timespec="seconds")} for q in quarantined]
         sys.stdout.write(json.dumps({"location": store.location, "size_bytes": store.size_bytes(),
-                                     "snapshots": rows, "quarantined": set_aside}, indent=2) + "\n")
+                                     "read_only": store.read_only, "snapshots": rows, "quarantined": set_aside},
+                                    indent=2) + "\n")
         return
     from rich.table import Table
 
@@ -141,6 +142,8 @@ def show(
     total = sum(counts.values())
     typer.echo(f"{store.location}: {_size(store.size_bytes())}, {total} snapshots"
                + (f" (newest {limit} per provider shown)" if len(shown) < total else ""), err=True)
+    if store.read_only is not None:
+        typer.echo(f"read-only ({store.read_only}): stored offers are served, new fetches are not kept", err=True)
     if quarantined:
         are = "row could not be decoded and is" if len(quarantined) == 1 else "rows could not be decoded and are"
         typer.echo(f"{len(quarantined)} snapshot {are} set aside (quarantine table, never served):", err=True)

@@ -33,30 +33,41 @@ if TYPE_CHECKING:
 INDEX_META = "plugin-index"
 """The store's meta row holding the plugin index (:mod:`gpuhub.fetch.plugin_index`; one per store: the newest
 installation that wrote it)."""
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 _SWITCHES = ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")
 
 __all__ = ["INDEX_META", "code_fingerprint", "gpu_table_fingerprint", "index_key", "installation_stamp", "live_key",
-           "recording_digest", "registry_fingerprint", "replay_key"]
+           "quick_key", "recording_digest", "registry_fingerprint", "replay_key"]
 
 
 def _stamp(info: os.stat_result) -> str:
     return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}"
 
 
-@lru_cache(maxsize=64)
 def code_fingerprint(module: str) -> str:
     """Size, modification and change times (ns) and inode of every file in the package that holds ``module``
-    (cached per process). The change time cannot be set back (``touch -r``, ``cp -p``, ``rsync -t`` and unpacked
-    archives keep a file's size and modification time, never its change time), so an edited file always counts.
-    A module without an import spec (``__main__`` of a script or a notebook) counts its file, if it has one."""
-    top = module.split(".")[0]
+    (cached per process and package: a plugin's entry-point module and its provider module share one walk). The
+    change time cannot be set back (``touch -r``, ``cp -p``, ``rsync -t`` and unpacked archives keep a file's size
+    and modification time, never its change time), so an edited file always counts. A module without an import
+    spec (``__main__`` of a script or a notebook) counts its file, if it has one."""
+    return _package_fingerprint(module.split(".")[0])
+
+
+def _fingerprint_cache_clear() -> None:
+    _package_fingerprint.cache_clear()
+
+
+code_fingerprint.cache_clear = _fingerprint_cache_clear  # type: ignore[attr-defined]
+
+
+@lru_cache(maxsize=64)
+def _package_fingerprint(package: str) -> str:
     try:
-        spec = importlib.util.find_spec(top)
+        spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):  # ValueError: "__main__.__spec__ is None" (a script, a notebook)
         spec = None
     if spec is None:
-        origin = getattr(sys.modules.get(top), "__file__", None)
+        origin = getattr(sys.modules.get(package), "__file__", None)
         if not origin or not os.path.isfile(origin):
             return ""
         locations = [origin]
@@ -211,6 +222,17 @@ def index_key(environ: Mapping[str, str] | None = None,
         parts.append(f"{ep.name}={ep.value}|{dist.metadata['Name'] if dist else ''}|{dist.version if dist else ''}|"
                      f"{dist.locate_file('') if dist else ''}|{code_fingerprint(ep.value.split(':')[0])}")
     parts += [f"{name}={env.get(name, '')}" for name in _SWITCHES]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def quick_key(modules: Iterable[str], environ: Mapping[str, str] | None = None) -> str:
+    """A key of the plugin index that reads no entry point (listing them reads every installed distribution's
+    metadata, tens of milliseconds): the :func:`installation_stamp` (installing, removing or upgrading any
+    distribution changes a directory on ``sys.path``; the plugin switches), gpuhub's files, and the files of each
+    package the index's entry points live in (``modules``: an edited plugin). When it differs, the full
+    :func:`index_key` decides."""
+    parts = [f"format={INDEX_FORMAT}", installation_stamp(environ), code_fingerprint("gpuhub"),
+             *(f"{module}={code_fingerprint(module)}" for module in sorted(modules))]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 

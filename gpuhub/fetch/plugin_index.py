@@ -14,13 +14,15 @@ Later runs rebuild the :class:`~gpuhub.fetch.plugins.Registry` from the index wi
 credentials, bundled recording, code identity); the first time anything else is needed (``fetch``, an error
 translation, a plugin's own attribute) it loads the plugins for real and hands over to the real provider.
 
-Not indexed (loaded for real every run): a plugin that registers rankers, regions or CLI commands (that is code,
-not data), any plugin that failed, hung, clashed or warned (its warning must be shown again), and runs with
+Region facts a plugin registers are data (:class:`~gpuhub.facts.regions.RegionFacts`) and are indexed with the
+rest. Not indexed (loaded for real every run): a plugin that registers rankers or CLI commands (that is code, not
+data), any plugin that failed, hung, clashed or warned (its warning must be shown again), and runs with
 ``GPUHUB_STRICT_PLUGINS`` or ``GPUHUB_TRACE_PLUGINS`` set.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -29,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gpuhub.fetch.keys import INDEX_FORMAT, INDEX_META, index_key, installation_stamp
+from gpuhub.fetch.keys import INDEX_FORMAT, INDEX_META, index_key, installation_stamp, quick_key
 from gpuhub.fetch.provider import Credential, Provider
 
 if TYPE_CHECKING:
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["INDEX_META", "IndexedProvider", "capture", "index_key", "load_registry", "restore"]
 
 log = logging.getLogger("gpuhub.fetch.plugins")
-_DATA_HOOKS = frozenset({"register_gpu_specs", "register_providers"})
+_DATA_HOOKS = frozenset({"register_gpu_specs", "register_providers", "register_regions"})
 
 
 def capture(registry: Registry, key: str) -> dict[str, Any] | None:
@@ -83,7 +85,8 @@ def capture(registry: Registry, key: str) -> dict[str, Any] | None:
         })
     return {"format": INDEX_FORMAT, "key": key, "stamp": installation_stamp(),
             "reports": [r.to_dict() for r in registry.reports], "providers": providers,
-            "gpus": registry.gpus.to_state()}
+            "gpus": registry.gpus.to_state(),
+            "regions": [dataclasses.asdict(facts) for facts in registry.regions]}
 
 
 class IndexedProvider(Provider):
@@ -184,6 +187,7 @@ def restore(index: Mapping[str, Any], environ: Mapping[str, str] | None = None) 
         PluginError: the built-in plugin cannot register its rankers.
     """
     from gpuhub.facts.gpus import GpuTable
+    from gpuhub.facts.regions import RegionFacts
     from gpuhub.fetch.plugins import PluginReport, Registry
 
     if index.get("format") != INDEX_FORMAT:
@@ -192,7 +196,7 @@ def restore(index: Mapping[str, Any], environ: Mapping[str, str] | None = None) 
     reports = [PluginReport(**row) for row in index["reports"]]
     providers = {p["name"]: (str(p["plugin"]), _stand_in(p, loader)) for p in index["providers"]}
     return Registry.restore(reports=reports, providers=providers, gpus=GpuTable.from_state(index["gpus"]),
-                            environ=environ)
+                            regions=[RegionFacts(**facts) for facts in index["regions"]], environ=environ)
 
 
 def load_registry(environ: Mapping[str, str] | None = None, store: Store | None = None) -> Registry:
@@ -215,19 +219,48 @@ def load_registry(environ: Mapping[str, str] | None = None, store: Store | None 
         store = None
     if store is None:
         return Registry(environ=environ)
-    key = index_key(env)
+    index: Any = None
     try:
         text = store.get_meta(INDEX_META)
         index = json.loads(text) if text else None
-        if isinstance(index, dict) and index.get("key") == key:
+        # First the quick key (no entry point read: installation stamp and package files), then the full one.
+        if isinstance(index, dict) and isinstance(index.get("modules"), list) and index.get("quick") == quick_key(
+                [str(m) for m in index["modules"]], env):
             return restore(index, environ)
+    except (StoreError, OSError, ValueError, KeyError, TypeError) as exc:
+        log.debug("plugin index not usable, loading the plugins: %s", exc)
+        index = None
+    from importlib import metadata
+
+    from gpuhub.bundled import ENTRY_POINT_GROUP
+
+    eps = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+    key = index_key(env, eps)
+    modules = sorted({ep.value.split(":")[0].strip() for ep in eps})
+    try:
+        if isinstance(index, dict) and index.get("key") == key:
+            registry = restore(index, environ)
+            if index.get("modules") != modules or index.get("quick") != quick_key(modules, env):
+                # The index describes this installation: its stamp and quick key become this process's (another
+                # interpreter path, such as ``python -c``, sees other sys.path directories).
+                _put_index(store, {**index, "modules": modules, "quick": quick_key(modules, env),
+                                   "stamp": installation_stamp(env)})
+            return registry
     except (StoreError, OSError, ValueError, KeyError, TypeError) as exc:
         log.debug("plugin index not usable, loading the plugins: %s", exc)
     registry = Registry(environ=environ)
     index = capture(registry, key)
     if index is not None:
-        try:
-            store.put_meta(INDEX_META, json.dumps(index, separators=(",", ":")))
-        except (StoreError, OSError) as exc:
-            log.debug("could not write the plugin index: %s", exc)
+        _put_index(store, {**index, "modules": modules, "quick": quick_key(modules, env),
+                           "stamp": installation_stamp(env)})
     return registry
+
+
+def _put_index(store: Store, index: Mapping[str, Any]) -> None:
+    """Write the plugin index (a failure only costs the next run a real load)."""
+    from gpuhub.store import StoreError
+
+    try:
+        store.put_meta(INDEX_META, json.dumps(index, separators=(",", ":")))
+    except (StoreError, OSError) as exc:
+        log.debug("could not write the plugin index: %s", exc)

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -30,6 +30,9 @@ from gpuhub.errors import PluginError
 from gpuhub.facts.gpus import GpuSpec, GpuTable
 from gpuhub.fetch import hookspecs
 from gpuhub.fetch.provider import Provider
+
+if TYPE_CHECKING:
+    from gpuhub.facts.regions import RegionFacts
 
 __all__ = ["PluginReport", "Registry", "get_registry", "has_registry", "reset_registry"]
 
@@ -138,6 +141,9 @@ class Registry:
         self.provider_plugin: dict[str, str] = {}
         self.gpus = GpuTable()
         self.rankers: dict[str, Ranker] = {}
+        self.regions: list[RegionFacts] = []
+        """Region facts the plugins registered (``register_regions``), in registration order (the plugin index
+        keeps them: they are data)."""
         self.reports: list[PluginReport] = []
         self.pm = pluggy.PluginManager("gpuhub")
         self.pm.add_hookspecs(hookspecs)
@@ -146,10 +152,12 @@ class Registry:
 
     @classmethod
     def restore(cls, *, reports: Iterable[PluginReport], providers: Mapping[str, tuple[str, Provider]],
-                gpus: GpuTable, environ: Mapping[str, str] | None = None) -> Registry:
+                gpus: GpuTable, regions: Iterable[RegionFacts] = (),
+                environ: Mapping[str, str] | None = None) -> Registry:
         """A registry rebuilt from what the plugins registered in an earlier process (the plugin index,
         :mod:`gpuhub.fetch.plugin_index`), without importing them: ``providers`` maps each provider name to its plugin's
-        name and a stand-in provider. Only the built-in plugin runs (its rankers are code).
+        name and a stand-in provider; ``regions`` are the region facts they registered, added again in their
+        order. Only the built-in plugin runs (its rankers are code).
 
         Raises:
             PluginError: the built-in plugin's rankers cannot be registered (a broken installation).
@@ -167,6 +175,12 @@ class Registry:
         if report is None:
             raise PluginError("the plugin index has no report of the built-in plugin")
         self._check_switches(r.name for r in self.reports)
+        self.regions = list(regions)
+        if self.regions:
+            from gpuhub.facts.regions import add_region
+
+            for facts in self.regions:
+                add_region(facts)
         self.pm.register(builtin, name="builtin")
         self._plugins["builtin"] = (builtin, report)
         self._call("register_rankers", builtin.register_rankers, "builtin", report)
@@ -343,6 +357,7 @@ class Registry:
                     self._fail(report, f"register_regions got {facts!r}", "pass gpuhub.RegionFacts(...) objects")
                     continue
                 add_region(facts)
+                self.regions.append(facts)
         elif hook == "register_rankers":
             rankers: list[Ranker] = []
             self._plugin_code(lambda: impl(register=rankers.append), hook)

@@ -31,7 +31,14 @@ from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.regions import make_region
 from gpuhub.fetch.recording import Manifest, lasting_secrets, redact, remember_secret, scrub_url
-from gpuhub.fetch.retry import RETRY_STATUSES, RateLimitedError, RetryableStatus, RetryPolicy, retry_at
+from gpuhub.fetch.retry import (
+    MIN_ATTEMPT_S,
+    RETRY_STATUSES,
+    RateLimitedError,
+    RetryableStatus,
+    RetryPolicy,
+    retry_at,
+)
 from gpuhub.model import Gpu, Region, Source
 
 if TYPE_CHECKING:  # httpx is imported by the engine when it really fetches (not for a search served from the store)
@@ -293,8 +300,11 @@ class ProviderContext:
 
     def __init__(self, provider: Provider, client: httpx.Client, *, mode: Mode, source: Source,
                  gpus: GpuTable, environ: Mapping[str, str] | None = None,
-                 retry: RetryPolicy | None = None, recording: Manifest | None = None) -> None:
+                 retry: RetryPolicy | None = None, recording: Manifest | None = None,
+                 deadline: float | None = None) -> None:
         self.provider = provider
+        self.deadline = deadline
+        """When the engine stops waiting for this fetch (a :func:`time.monotonic` time), or None (no limit)."""
         self.recording = recording
         """The recording being replayed (its manifest: provenance and exchanges), or None when live."""
         self.client = client
@@ -306,6 +316,7 @@ class ProviderContext:
         self._retry = retry or RetryPolicy()
         self._last_request = 0.0
         self._lock = threading.Lock()
+        self._count_lock = threading.Lock()  # a provider may fetch side sources from several threads
         self.secrets_seen: list[str] = _SecretList()
         """Credential values this fetch used; each is registered at once
         (:func:`gpuhub.fetch.recording.remember_secret`), so recordings, messages and logs blank it even in answers
@@ -358,16 +369,26 @@ class ProviderContext:
         """The provider's API root: ``GPUHUB_<PROVIDER>_BASE_URL`` when set (proxies, mirrors), else the default."""
         return (self.setting("BASE_URL") or self.provider.base_url).rstrip("/")
 
+    def time_left_s(self) -> float | None:
+        """Seconds until the engine stops waiting for this fetch (never negative), or None when unlimited. A
+        provider bounds optional work (side sources) by it."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+
     # --- HTTP ----------------------------------------------------------------------------------------------
-    def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    def request(self, method: str, url: str, *, deadline: float | None = None, **kwargs: Any) -> httpx.Response:
         """Send one request through the engine's client and the retry policy; return a 2xx/3xx response.
+
+        ``deadline``: a :func:`time.monotonic` time the whole call ends by, retries included: each attempt's
+        timeouts are cut to the time left and no retry starts that could not end in time (for side sources that
+        must never hold up the provider's prices). Other keywords go to ``httpx.Client.build_request``.
 
         Raises:
             CredentialsError: 401/403 (the message says how to configure credentials).
-            ProviderError: another 4xx, or a transient failure that outlasted the retries.
+            ProviderError: another 4xx, a transient failure that outlasted the retries, or no time left before
+                ``deadline``.
             ReplayMissError: replay mode and the request was never recorded.
         """
-        response: httpx.Response = self._send(method, url, stream=False, **kwargs)
+        response: httpx.Response = self._send(method, url, stream=False, deadline=deadline, **kwargs)
         self._check(method, url, response)
         return response
 
@@ -409,12 +430,18 @@ class ProviderContext:
         return result
 
     def _send(self, method: str, url: str, *, stream: bool, then: Callable[[httpx.Response], Any] | None = None,
-              **kwargs: Any) -> Any:
+              deadline: float | None = None, **kwargs: Any) -> Any:
         import httpx
 
         def once() -> Any:
             self._throttle()
-            self.report.requests += 1
+            with self._count_lock:
+                self.report.requests += 1
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise ProviderError(f"{method} {_short(url)} not sent: its time budget was spent")
+                kwargs["timeout"] = _cut(self.client.timeout, left)
             request = self.client.build_request(method, url, **kwargs)
             request.extensions["gpuhub_streamed"] = stream  # the engine caps answers read whole, not streams
             for value in lasting_secrets(request):  # e.g. an API key a provider put in the query itself
@@ -428,7 +455,7 @@ class ProviderContext:
             return then(response) if then is not None else response
 
         try:
-            return self._retry.call(once)
+            return self._retry.call(once, until=deadline)
         except RetryableStatus as exc:
             own = self.provider.error_from_response(exc.response)
             if own is not None:
@@ -443,6 +470,9 @@ class ProviderContext:
             raise RateLimitedError(f"{exc} ({method} {_short(url)})", retry_at=exc.retry_at,
                                    status=exc.status or 429) from None
         except httpx.TransportError as exc:
+            if deadline is not None and time.monotonic() + MIN_ATTEMPT_S >= deadline:
+                raise ProviderError(f"{type(exc).__name__} on {method} {_short(url)}: no answer within its time "
+                                    "budget", retryable=True) from None
             raise ProviderError(f"{type(exc).__name__} on {method} {_short(url)} after retries: {redact(str(exc))}",
                                 retryable=True) from None
 
@@ -501,14 +531,16 @@ class ProviderContext:
 
     def skip(self, reason: str, count: int = 1) -> None:
         """Count ``count`` malformed or out-of-scope records (by reason) instead of raising."""
-        self.report.skipped[reason] += count
+        with self._count_lock:
+            self.report.skipped[reason] += count
 
     def partial(self, reason: str, count: int = 1, detail: str | None = None) -> None:
         """Say the catalog is incomplete: ``reason`` (a short, stable kind such as "regions whose walk failed"),
         ``count`` things missing, and ``detail`` (which ones) for the warnings. The status becomes
         ``ok (partial: N reasons)`` and lists ``detail`` (else ``reason``) as a warning. Never use it for records
         that are out of scope on purpose (use :meth:`skip`)."""
-        self.report.partial[redact(reason)] += count
+        with self._count_lock:
+            self.report.partial[redact(reason)] += count
         self.warn(detail or reason)
 
     def guard(self, what: str) -> RecordGuard:
@@ -518,8 +550,9 @@ class ProviderContext:
     def warn(self, message: str) -> None:
         """A warning that ends up in the provider's status."""
         message = redact(message)
-        if message not in self.report.warnings:
-            self.report.warnings.append(message)
+        with self._count_lock:
+            if message not in self.report.warnings:
+                self.report.warnings.append(message)
 
 
 class RecordGuard:
@@ -544,6 +577,17 @@ class RecordGuard:
             self.ctx.skip(f"{self.what}: {_reason(exc)}")
             return True
         return False
+
+
+def _cut(timeout: httpx.Timeout, left_s: float) -> httpx.Timeout:
+    """``timeout`` with every phase cut to at most ``left_s`` seconds."""
+    import httpx
+
+    def cut(value: float | None) -> float:
+        return left_s if value is None else min(value, left_s)
+
+    return httpx.Timeout(connect=cut(timeout.connect), read=cut(timeout.read), write=cut(timeout.write),
+                         pool=cut(timeout.pool))
 
 
 def answer_date(response: httpx.Response) -> dt.date | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -89,6 +90,10 @@ def is_retryable(exc: BaseException) -> bool:
     return isinstance(exc, (httpx.TransportError, RetryableStatus))
 
 
+MIN_ATTEMPT_S = 0.1
+"""The least time worth another attempt before a caller's deadline, seconds."""
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """How often and how long to retry (seconds). ``attempts`` counts the first try."""
@@ -114,13 +119,26 @@ class RetryPolicy:
         backoff = wait_exponential(multiplier=self.initial_wait_s, max=self.max_wait_s) + wait_random(0, self.jitter_s)
         return min(float(backoff(state)), self.max_wait_s)
 
-    def call(self, fn: Callable[[], T]) -> T:
-        """Run ``fn`` under this policy; the last exception is re-raised when retries run out."""
+    def call(self, fn: Callable[[], T], *, until: float | None = None) -> T:
+        """Run ``fn`` under this policy; the last exception is re-raised when retries run out.
+
+        ``until``: a :func:`time.monotonic` time after which no attempt starts: a wait that would leave the next
+        attempt less than :data:`MIN_ATTEMPT_S` stops the call at once with the last attempt's error (a caller with
+        a time budget, e.g. a side source).
+        """
         from tenacity import Retrying, retry_if_exception, stop_after_attempt, stop_after_delay
+
+        wait = self._wait
+        if until is not None:
+            def wait(state: RetryCallState) -> float:
+                pause = self._wait(state)
+                if time.monotonic() + pause + MIN_ATTEMPT_S >= until and state.outcome is not None:
+                    state.outcome.result()  # re-raises the last attempt's error: no time for another
+                return pause
 
         retrying = Retrying(
             stop=stop_after_attempt(self.attempts) | stop_after_delay(self.total_s),
-            wait=self._wait,
+            wait=wait,
             retry=retry_if_exception(is_retryable),
             reraise=True,
         )

@@ -39,6 +39,7 @@ from gpuhub.publish.remote import NotModified, TargetError, open_target
 
 if TYPE_CHECKING:
     from gpuhub.facts.gpus import GpuTable
+    from gpuhub.publish.signing import PublicKey, SigningKey
     from gpuhub.store import Snapshot, Store
     from gpuhub.store.columns import OfferColumns
 
@@ -67,10 +68,13 @@ class PublishReport:
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     files: int = 0
     bytes: int = 0
+    signed_by: str | None = None
+    """The key id of the signing key (None: unsigned)."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data (``gpuhub catalog publish`` prints it)."""
         return {"version": self.version, "location": self.location, "providers": self.providers,
-                "files": self.files, "bytes": self.bytes}
+                "files": self.files, "bytes": self.bytes, "signed_by": self.signed_by}
 
 
 def check_catalog(contents: Mapping[str, OfferColumns], previous: Mapping[str, Any] | None, gpus: GpuTable | None,
@@ -149,8 +153,11 @@ def _snapshot_entry(snapshot: Snapshot) -> dict[str, Any]:
 
 def publish(destination: str, store: Store, *, providers: Sequence[str] | None = None, max_loss: float = 0.2,
             allow_unknown_gpus: Sequence[str] = (), gpus: GpuTable | None = None,
-            now: dt.datetime | None = None) -> PublishReport:
+            now: dt.datetime | None = None, sign_with: SigningKey | None = None) -> PublishReport:
     """Publish the newest good snapshot of every provider in ``store`` (or of ``providers``) to ``destination``.
+
+    ``sign_with``: a publisher's key (:func:`gpuhub.publish.signing.load_signing_key`); the manifest then names it
+    (``signed_by``) and its detached signature is written to ``v<N>/catalog.json.sig`` before the manifest.
 
     Raises:
         CatalogCheckError: a check failed (nothing was written).
@@ -200,7 +207,15 @@ def publish(destination: str, store: Store, *, providers: Sequence[str] | None =
         manifest["providers"][name] = {**_snapshot_entry(snapshot), "files": files}
         report.providers[name] = {"offers": snapshot.offers, "content_hash": snapshot.content_hash,
                                   "fetched_at": snapshot.fetched_at.isoformat(timespec="seconds")}
-    target.write(MANIFEST, json.dumps(manifest, indent=1, sort_keys=True).encode(), "application/json")
+    if sign_with is not None:
+        from gpuhub.publish.signing import signature_key
+
+        manifest["signed_by"] = sign_with.signed_by()
+        report.signed_by = sign_with.public.key_id
+    body = json.dumps(manifest, indent=1, sort_keys=True).encode()
+    if sign_with is not None:  # beside version N's files, before the manifest that points readers at them
+        target.write(signature_key(version), sign_with.signature_file(body), "application/json")
+    target.write(MANIFEST, body, "application/json")
     return report
 
 
@@ -210,7 +225,8 @@ class FetchedCatalog:
     """A verified catalog: the manifest, each provider's offers, and how it was obtained.
 
     ``state`` is ``fresh`` (downloaded and verified now), ``unchanged`` (the ETag still matched) or ``stale`` (the
-    download or a check failed: ``reason`` says why, and the last good copy is served).
+    download or a check failed: ``reason`` says why, and the last good copy is served). ``signed_by``: the key id
+    whose signature was verified (None when the reader requires none: ``GPUHUB_CATALOG_PUBLIC_KEY`` unset).
     """
 
     url: str
@@ -218,9 +234,11 @@ class FetchedCatalog:
     columns: dict[str, OfferColumns]
     state: str
     reason: str | None = None
+    signed_by: str | None = None
 
     @property
     def version(self) -> int:
+        """The catalog's version number (1, 2, ...)."""
         return int(self.manifest["version"])
 
 
@@ -233,16 +251,71 @@ def _cache_dir(url: str, environ: Mapping[str, str]) -> Path:
     return Path(root) / "catalogs" / hashlib.sha256(url.encode()).hexdigest()[:16]
 
 
-def _load_local(directory: Path) -> tuple[dict[str, Any], dict[str, dict[str, bytes]], str | None] | None:
+@dataclass(frozen=True)
+class _Local:
+    """This reader's last good copy: the manifest (and its exact bytes), the files, the ETag, the signature."""
+
+    manifest: dict[str, Any]
+    parts: dict[str, dict[str, bytes]]
+    etag: str | None
+    raw: bytes | None
+    signature: bytes | None
+
+
+def _load_local(directory: Path) -> _Local | None:
+    import base64
+
     try:
         saved = json.loads((directory / "current.json").read_text())
         manifest = saved["manifest"]
         parts = {name: {part: (directory / "objects" / info["sha256"]).read_bytes()
                         for part, info in entry["files"].items()} for name, entry in manifest["providers"].items()}
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raw, signature = (base64.b64decode(saved[k]) if saved.get(k) else None for k in ("raw", "signature"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         log.warning("the local copy of the published catalog in %s is unusable: %s", directory, exc)
         return None
-    return manifest, parts, saved.get("etag")
+    return _Local(manifest, parts, saved.get("etag"), raw, signature)
+
+
+def _signed(url: str, local: _Local | None, trusted: Sequence[PublicKey]) -> tuple[_Local | None, str | None]:
+    """The local copy when it is still good under the trusted keys (with its key id), else None and a warning: a
+    copy kept before a signature was required, or by a key no longer trusted, is not served."""
+    from gpuhub.publish.signing import SignatureError, verify_signature
+
+    if local is None or not trusted:
+        return local, None
+    try:
+        if local.raw is None or json.loads(local.raw) != local.manifest:
+            raise SignatureError("signature missing: the local copy was kept without its signed manifest")
+        return local, verify_signature(local.raw, local.signature, trusted, local.manifest.get("signed_by"))
+    except (SignatureError, ValueError) as exc:
+        log.warning("published catalog %s: the local copy (version %s) is not used: %s", url,
+                    local.manifest.get("version"), exc)
+        return None, None
+
+
+def _signature_of(target: Any, url: str, data: bytes, manifest: Mapping[str, Any],
+                  trusted: Sequence[PublicKey]) -> tuple[bytes | None, str | None]:
+    """The manifest's detached signature and its key id, checked against the trusted keys (none: not read).
+
+    Raises:
+        TargetError: the signature is missing, malformed, by an untrusted key or does not match (reason
+            ``signature ...``).
+    """
+    from gpuhub.publish.signing import SignatureError, signature_key, verify_signature
+
+    if not trusted:
+        return None, None
+    where = signature_key(int(manifest["version"]))
+    try:
+        signature: bytes | None = target.read(where)[0]
+    except TargetError:
+        signature = None
+    try:
+        return signature, verify_signature(data, signature, trusted, manifest.get("signed_by"))
+    except SignatureError as exc:
+        detail = f" (no {where})" if signature is None else ""
+        raise TargetError(f"{exc}{detail}") from None
 
 
 def _verify(manifest: Mapping[str, Any], parts: Mapping[str, Mapping[str, bytes]]) -> dict[str, OfferColumns]:
@@ -280,27 +353,39 @@ def fetch_catalog(url: str, *, environ: Mapping[str, str] | None = None,
     The manifest is validated (:mod:`gpuhub.publish.manifest`) before use; each file is read only inside the
     catalog, as a regular file of its declared size (at most :data:`~gpuhub.publish.manifest.MAX_FILE_BYTES`). A
     version older than the one this reader holds is a rollback, refused (the kept copy is served, ``reason`` says
-    so) unless ``allow_rollback``.
+    so) unless ``allow_rollback``. With ``GPUHUB_CATALOG_PUBLIC_KEY`` set, the manifest must carry a valid
+    signature by one of those keys (:mod:`gpuhub.publish.signing`), else it is refused the same way.
 
     Raises:
-        TargetError: the catalog cannot be downloaded or verified and there is no good local copy.
+        TargetError: the catalog cannot be downloaded or verified and there is no good local copy, or
+            ``GPUHUB_CATALOG_PUBLIC_KEY`` is not a usable key.
     """
+    from gpuhub.publish.signing import PUBLIC_KEY_SETTING, SigningError, trusted_keys
+
     env = os.environ if environ is None else environ
+    try:
+        trusted = trusted_keys(env) if env.get(PUBLIC_KEY_SETTING, "").strip() else []
+    except SigningError as exc:
+        raise TargetError(str(exc)) from None
     directory = _cache_dir(url, env)
-    local = _load_local(directory) if (directory / "current.json").is_file() else None
+    local, local_key = _signed(url, _load_local(directory) if (directory / "current.json").is_file() else None,
+                               trusted)
+    signature: bytes | None = None
     try:
         target = open_target(url)
         try:
-            data, etag = target.read(MANIFEST, local[2] if local else None)
+            data, etag = target.read(MANIFEST, local.etag if local else None)
         except NotModified:
             assert local is not None
-            return FetchedCatalog(url, local[0], _verify(local[0], local[1]), "unchanged")
+            return FetchedCatalog(url, local.manifest, _verify(local.manifest, local.parts), "unchanged",
+                                  signed_by=local_key)
         manifest = _read_manifest(data, url)
-        held = local[0].get("version") if local else None
+        held = local.manifest.get("version") if local else None
         if isinstance(held, int) and manifest["version"] < held and not allow_rollback:
             raise TargetError(f"rollback: {url} now says version {manifest['version']}, older than version {held} "
                               "already read (a replayed or rolled-back manifest); --allow-rollback accepts it")
-        have = {info["sha256"] for entry in (local[0]["providers"].values() if local else [])
+        signature, key_id = _signature_of(target, url, data, manifest, trusted)
+        have = {info["sha256"] for entry in (local.manifest["providers"].values() if local else [])
                 for info in entry["files"].values()}
         parts: dict[str, dict[str, bytes]] = {}
         for name, entry in manifest["providers"].items():
@@ -316,18 +401,20 @@ def fetch_catalog(url: str, *, environ: Mapping[str, str] | None = None,
         if local is None:
             raise
         try:
-            kept = _verify(local[0], local[1])
+            kept = _verify(local.manifest, local.parts)
         except TargetError:
             raise exc from None
         log.warning("published catalog %s: %s; using the last good copy (version %s)", url, exc,
-                    local[0].get("version"))
-        return FetchedCatalog(url, local[0], kept, "stale", str(exc))
-    _save_local(directory, manifest, parts, etag)
-    return FetchedCatalog(url, manifest, columns, "fresh")
+                    local.manifest.get("version"))
+        return FetchedCatalog(url, local.manifest, kept, "stale", str(exc), signed_by=local_key)
+    _save_local(directory, manifest, parts, etag, data, signature)
+    return FetchedCatalog(url, manifest, columns, "fresh", signed_by=key_id)
 
 
 def _save_local(directory: Path, manifest: dict[str, Any], parts: Mapping[str, Mapping[str, bytes]],
-                etag: str | None) -> None:
+                etag: str | None, raw: bytes, signature: bytes | None) -> None:
+    import base64
+
     from gpuhub.fetch.recording import atomic_write
 
     try:
@@ -340,7 +427,9 @@ def _save_local(directory: Path, manifest: dict[str, Any], parts: Mapping[str, M
                 path = objects / info["sha256"]
                 if not path.is_file():
                     atomic_write(path, parts[name][part])
-        atomic_write(directory / "current.json", json.dumps({"manifest": manifest, "etag": etag}).encode())
+        atomic_write(directory / "current.json", json.dumps({
+            "manifest": manifest, "etag": etag, "raw": base64.b64encode(raw).decode(),
+            "signature": base64.b64encode(signature).decode() if signature is not None else None}).encode())
         for stale in objects.iterdir():
             if stale.name not in keep:
                 stale.unlink(missing_ok=True)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-__all__ = ["MAX_FILE_BYTES", "CatalogManifest", "ManifestError", "validate_manifest"]
+__all__ = ["MAX_FILE_BYTES", "CatalogManifest", "ManifestError", "SignedBy", "validate_manifest"]
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """The largest file a catalog may list (bytes): a reader never holds more than this of one file."""
@@ -59,15 +59,24 @@ class CatalogProvider(_Strict):
     files: dict[str, CatalogFile] = Field(min_length=1)
 
 
+class SignedBy(_Strict):
+    """Who signed a catalog (:mod:`gpuhub.publish.signing`): the algorithm, the key id and the public key."""
+
+    algorithm: Literal["ed25519"]
+    key_id: str = Field(pattern=r"^[0-9a-f]{16}$")
+    public_key: str = Field(max_length=200)
+
+
 class CatalogManifest(_Strict):
-    """A whole manifest: format 1, a positive version, the previous version, publication time, providers."""
+    """A whole manifest: format 1, a positive version, the previous version, publication time, providers, and who
+    signed it (``signed_by``; absent when unsigned)."""
 
     format: Literal[1]
     version: int = Field(ge=1)
     previous: int | None = None
     published_at: str | None = None
     providers: dict[str, CatalogProvider]
-    signature: str | None = None
+    signed_by: SignedBy | None = None
 
 
 def validate_manifest(data: Any) -> CatalogManifest:

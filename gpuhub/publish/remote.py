@@ -57,7 +57,7 @@ class DirectoryTarget:
                 raise TargetError(f"{key}: checksum mismatch: size {info.st_size} bytes on disk, the manifest says "
                                   f"{max_bytes}; not read")
             with open(resolved, "rb") as fh:
-                data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
+                data = fh.read((MAX_MANIFEST_BYTES if max_bytes is None else max_bytes) + 1)
         except OSError as exc:
             raise TargetError(f"cannot read {path}: {exc.strerror or exc}") from None
         _check_size(key, data, max_bytes)
@@ -119,7 +119,7 @@ class S3Target:
             if max_bytes is not None and isinstance(length, int) and length != max_bytes:
                 raise TargetError(f"{key}: checksum mismatch: size {length} bytes, the manifest says {max_bytes}; "
                                   "not read")
-            data = answer["Body"].read() if max_bytes is None else answer["Body"].read(max_bytes + 1)
+            data = answer["Body"].read((MAX_MANIFEST_BYTES if max_bytes is None else max_bytes) + 1)
             _check_size(key, data, max_bytes)
             return data, answer.get("ETag")
         except ClientError as exc:
@@ -182,7 +182,7 @@ class HttpTarget:
 
 
 MAX_MANIFEST_BYTES = 16 * 1024 * 1024
-"""The largest manifest (or other object of undeclared size) read over HTTP, bytes."""
+"""The largest manifest (or other object of undeclared size, e.g. a signature) read from any target, bytes."""
 
 
 def _check_key(key: str) -> None:
@@ -192,6 +192,8 @@ def _check_key(key: str) -> None:
 
 
 def _check_size(key: str, data: bytes, expected: int | None) -> None:
+    if expected is None and len(data) > MAX_MANIFEST_BYTES:
+        raise TargetError(f"{key}: larger than {MAX_MANIFEST_BYTES} bytes; not read further")
     if expected is not None and len(data) != expected:
         raise TargetError(f"{key}: checksum mismatch: {len(data)}{'+' if len(data) > expected else ''} bytes, the "
                           f"manifest says {expected}; not used")

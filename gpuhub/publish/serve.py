@@ -62,7 +62,9 @@ def published_offers(environ: Mapping[str, str], provider: str) -> tuple[Sequenc
     saved = entry.get("status") or {}
     fetched_at = dt.datetime.fromisoformat(entry["fetched_at"]) if entry.get("fetched_at") else None
     reason = (f"published catalog version {fetched.version} ({url}), published "
-              f"{fetched.manifest.get('published_at')}, fetched by the publisher {entry.get('fetched_at')}")
+              f"{fetched.manifest.get('published_at')}"
+              + (f", signed by key {fetched.signed_by}" if fetched.signed_by else "")
+              + f", fetched by the publisher {entry.get('fetched_at')}")
     if fetched.state == "stale":
         reason += f"; the newest version could not be used ({fetched.reason}), this is the last good copy"
     columns = fetched.columns[provider]

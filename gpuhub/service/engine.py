@@ -448,7 +448,8 @@ class Engine:
                               headers={"User-Agent": f"gpuhub/{__version__}"})
         ctx = ProviderContext(provider, client, mode=plan.mode, source=source, gpus=self.registry.gpus,
                               environ=self.environ, retry=self.retry,
-                              recording=manifest if plan.mode == "replay" else None)
+                              recording=manifest if plan.mode == "replay" else None,
+                              deadline=started + max(self.timeout_s, own))
         with self._lock:
             self.fetch_count[provider.name] = self.fetch_count.get(provider.name, 0) + 1
         try:
@@ -516,13 +517,14 @@ class Engine:
                     return kept
             return _Entry((), status)  # an empty answer is reported, never cached as the catalog
         if store is not None and key is not None:
-            from gpuhub.store import StoreError
+            from gpuhub.store import StoreError, StoreReadOnly
 
             try:
                 stored = store.put_snapshot(_meta(plan, key, source, manifest, status, True, offers.purchases()),
                                             offers)
-            except StoreError as exc:
-                log.warning("%s; the offers of %s are not kept for the next process", exc, provider.name)
+            except StoreError as exc:  # a read-only store has said so once already
+                log.log(logging.DEBUG if isinstance(exc, StoreReadOnly) else logging.WARNING,
+                        "%s; the offers of %s are not kept for the next process", exc, provider.name)
             else:
                 # Price history (issue 15): fold the new snapshot into the change log; never raises.
                 from gpuhub.history.log import record_snapshot

@@ -46,8 +46,6 @@ class SearchResult:
     removed_by: dict[str, int] = field(default_factory=dict)
     scores: list[float | None] = field(default_factory=list)
     """The ranker's score of each offer (lower is better; None: could not be scored)."""
-    removed_notes: list[str] = field(default_factory=list)
-    """For each filter: the best offer it alone removed, and by how much it missed (``explain()`` shows them)."""
     launch_notes: list[str] = field(default_factory=list)
     """With ``launchable``: per provider, which quota and capacity checks were made and why others were not."""
     groups: list[Any] | None = None
@@ -63,6 +61,16 @@ class SearchResult:
     """With ``available_only``: (unknown, sold out) offers it removed."""
     _explain: Callable[[int], dict[str, Any]] | None = field(default=None, repr=False)
     _details: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _notes: Callable[[], list[str]] | None = field(default=None, repr=False)
+    _removed_notes: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def removed_notes(self) -> list[str]:
+        """For each filter: the best offer it alone removed, and by how much it missed (``explain()`` shows them);
+        worked out on first use (at a million offers, finding them ranks most of the catalog)."""
+        if self._removed_notes is None:
+            self._removed_notes = self._notes() if self._notes is not None else []
+        return self._removed_notes
 
     def details(self, index: int) -> dict[str, Any]:
         """Score, explanation, price-performance figures, RTT, carbon and model fit of offer ``index``
@@ -345,7 +353,10 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
                              int(ranked[nxt]) if nxt is not None else None, ranker, query, gpus, cheapest=cheapest)
 
     short = shown == 0 or (query.limit is not None and shown < query.limit)
-    notes = removed_notes(catalog, masks, ranker, query) if short else []
+
+    def notes() -> list[str]:  # worked out only when asked for (explain(), --explain, an empty result)
+        return removed_notes(catalog, masks, ranker, query) if short else []
+
     launch: list[str] = []
     if query.launchable:  # gpuhub.answer.launch: which checks could not be made, and why
         from gpuhub.answer.launch import launch_notes
@@ -363,7 +374,7 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
                       key=lambda s: s.provider)
     return SearchResult([catalog.offers[int(r)] for r in ranked[:shown]], statuses, query,
                         considered=len(catalog), matched=len(rows), removed_by=removed,
-                        scores=[None if math.isnan(s) else float(s) for s in scores[:shown]], removed_notes=notes,
+                        scores=[None if math.isnan(s) else float(s) for s in scores[:shown]], _notes=notes,
                         groups=groups, more_regions=more[:shown] if more is not None else None,
                         choices=len(more) if more is not None else None,
                         no_availability=_no_availability(catalog), availability_dropped=dropped,

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from gpuhub.store.columns import OfferColumns
 
 __all__ = ["SOURCE_KINDS", "PruneReport", "Quarantined", "Snapshot", "SnapshotMeta", "SourceKind", "Store",
-           "StoreError", "UndecodableRow", "default_location", "open_store"]
+           "StoreError", "StoreReadOnly", "UndecodableRow", "default_location", "open_store"]
 
 SourceKind = Literal["live", "captured", "reconstructed", "static"]
 log = logging.getLogger("gpuhub.store")
@@ -45,6 +45,11 @@ SOURCE_KINDS: tuple[str, ...] = ("live", "captured", "reconstructed", "static")
 
 class StoreError(Exception):
     """The store cannot be opened or written (the message names the location and the cause)."""
+
+
+class StoreReadOnly(StoreError):
+    """The store can be read but not written (a read-only file or directory, a full disk): stored data is still
+    served, new fetches are not kept. The store warns once when it finds out; callers need not warn again."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,12 @@ class Store(Protocol):
 
     location: str
     """Where the store is (a path, or a URL with any password removed), for messages and ``gpuhub store path``."""
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this process cannot write the store (read-only file or directory, no write rights, full disk: stored
+        offers are still served), or None when it can."""
+        ...
 
     def put_snapshot(self, meta: SnapshotMeta, columns: OfferColumns | None) -> Snapshot:
         """Store one fetch. ``columns`` None (or ``meta.complete`` False) records an attempt that is never served.

@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 import math
+import re
 import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
@@ -289,8 +290,24 @@ def _hash_parts(parts: Mapping[str, bytes]) -> str:
 _NPY_HEADER_LOCK = threading.Lock()
 
 
+_NPY_1D = re.compile(rb"\{'descr': '([<|][a-z][0-9])', 'fortran_order': False, 'shape': \(([0-9]{1,12}),\), \} *\n")
+"""The header numpy itself writes for a 1-D array in NPY format 1.0 (what :meth:`OfferColumns.to_parts` stores)."""
+
+
 def _read_npy(data: bytes, dtype: str) -> npt.NDArray[Any]:
-    """An NPY (format 1-3) array without copying and never unpickling; only ``dtype`` is accepted."""
+    """An NPY (format 1-3) array without copying and never unpickling; only ``dtype`` is accepted.
+
+    The header numpy writes for a 1-D column (format 1.0) is matched exactly and read without numpy's
+    ``ast.literal_eval`` parse (a tenth of a warm search's store read); any other header goes through numpy's own
+    reader."""
+    if data[:8] == b"\x93NUMPY\x01\x00" and len(data) >= 10:
+        end = 10 + int.from_bytes(data[8:10], "little")
+        found_1d = _NPY_1D.fullmatch(data, 10, end)
+        if found_1d is not None and found_1d.group(1).decode() == dtype:
+            count = int(found_1d.group(2))
+            if end + count * np.dtype(dtype).itemsize > len(data):
+                raise ColumnsError(f"NPY column of {count} values is cut short")
+            return np.frombuffer(data, dtype=dtype, count=count, offset=end)
     buffer = io.BytesIO(data)
     with _NPY_HEADER_LOCK:
         version = np.lib.format.read_magic(buffer)

@@ -11,6 +11,11 @@ Each process keeps one connection per database file, shared by its handles, and 
 (closing any descriptor of it would drop the process's SQLite locks, and another process would then delete the
 journal in use); a damaged file is set aside once across processes, under ``<dir>/locks/recover.lock``.
 
+A store that cannot be written (a read-only file or directory, a full disk) is still read: it is opened read-only
+(SQLite's ``mode=ro``, else ``immutable=1`` when not even its shared-memory index can be made), or, when a write
+fails for want of space or permission, kept read-only for the rest of the process. One warning says so; stored
+offers are served (stale when a refresh then fails) and new fetches are not kept (:class:`StoreReadOnly`).
+
 A snapshot's content and row are written in one transaction: a reader sees the whole snapshot or none of it, and a
 writer killed mid-way leaves the previous snapshots as they were (SQLite rolls the journal back on the next open).
 Refreshes are claimed with a per-provider file lock (``<dir>/locks/<provider>.lock``, filelock), which the
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import json
 import logging
 import os
@@ -42,6 +48,7 @@ from gpuhub.store import (
     Snapshot,
     SnapshotMeta,
     StoreError,
+    StoreReadOnly,
     UndecodableRow,
     columns_from_parts,
     decode_rows,
@@ -96,9 +103,11 @@ class _Connection:
     another process sets a damaged file aside, the next use here sees a different file and reconnects.
     """
 
-    def __init__(self, db: sqlite3.Connection, inode: tuple[int, int]) -> None:
+    def __init__(self, db: sqlite3.Connection, inode: tuple[int, int], read_only: str | None) -> None:
         self.db = db
         self.inode = inode
+        self.read_only = read_only
+        """Why this process does not write the store (None: it does)."""
         self.lock = threading.RLock()
         self.users = 0
 
@@ -165,11 +174,54 @@ class SqliteStore:
             if current != shared.inode:
                 with contextlib.suppress(sqlite3.Error):
                     shared.db.close()
-                shared.db, shared.inode = self._connect()
+                shared.db, shared.inode, read_only = self._connect()
+                shared.read_only = shared.read_only or read_only
             return shared.db
 
-    def _connect(self) -> tuple[sqlite3.Connection, tuple[int, int]]:
-        """A new connection (the schema made when the file is new; a damaged file set aside first)."""
+    @property
+    def read_only(self) -> str | None:
+        """Why this process cannot write the store (a read-only file or directory, a full disk), or None."""
+        return self._shared.read_only
+
+    def _connect(self) -> tuple[sqlite3.Connection, tuple[int, int], str | None]:
+        """A new connection (the schema made when the file is new; a damaged file set aside first); a file that
+        cannot be written is opened read-only (the third item says why)."""
+        try:
+            db, inode = self._connect_writable()
+        except (OSError, sqlite3.Error) as exc:
+            if not _unwritable(exc) or not self.path.is_file() or self.path.stat().st_size == 0:
+                raise
+            return (*self._connect_read_only(exc), _cause(exc))
+        effective = os.access in os.supports_effective_ids
+        if not os.access(self.path, os.W_OK, effective_ids=effective):  # SQLite opened it read-only, silently
+            why = "no permission to write the file"
+            _warn_once(self.path, "the offer store at %s is read-only (%s): stored offers are served, new fetches "
+                                  "are not kept", why)
+            return db, inode, why
+        return db, inode, None
+
+    def _connect_read_only(self, why: OSError | sqlite3.Error) -> tuple[sqlite3.Connection, tuple[int, int]]:
+        """A read-only connection to a store that cannot be written: ``mode=ro`` (it sees other processes'
+        writes), else ``immutable=1`` (when not even the shared-memory index can be made). Warns once."""
+        inode = _inode(self.path)
+        uri = self.path.resolve().as_uri()
+        last: sqlite3.Error | None = None
+        for how in ("mode=ro", "immutable=1"):
+            db = sqlite3.connect(f"{uri}?{how}", uri=True, timeout=30.0, check_same_thread=False,
+                                 isolation_level=None)
+            try:
+                db.execute("SELECT count(*) FROM snapshot").fetchone()
+            except sqlite3.Error as exc:
+                db.close()
+                last = exc
+                continue
+            _warn_once(self.path, "the offer store at %s is read-only (%s): stored offers are served, new fetches "
+                                  "are not kept", _cause(why))
+            return db, inode
+        assert last is not None
+        raise last
+
+    def _connect_writable(self) -> tuple[sqlite3.Connection, tuple[int, int]]:
         for attempt in range(2):
             if not self.path.exists() and not self.path.is_symlink():
                 with contextlib.suppress(FileExistsError):  # a new file: nothing of this process has it open
@@ -222,18 +274,33 @@ class SqliteStore:
             Path(str(self.path) + "-shm").unlink(missing_ok=True)  # an index of the old journal; rebuilt
 
     def _failed(self, exc: sqlite3.Error, doing: str) -> StoreError:
-        """The error to raise; a damaged database is first set aside, so the next use starts an empty store."""
-        if isinstance(exc, sqlite3.DatabaseError) and _is_damage(exc):
-            shared = self._shared
+        """The error to raise; a damaged database is first set aside, so the next use starts an empty store; a
+        write that failed for want of space or permission makes the store read-only for this process (warned
+        once)."""
+        shared = self._shared
+        if doing != "read" and _unwritable(exc):
+            with shared.lock:
+                if shared.read_only is None:
+                    shared.read_only = _cause(exc)
+                    _warn_once(self.path, "the offer store at %s is read-only from now on in this process (%s): "
+                                          "stored offers are served, new fetches are not kept", shared.read_only)
+            return StoreReadOnly(f"cannot {doing} the offer store at {self.path}: {exc}")
+        if isinstance(exc, sqlite3.DatabaseError) and _is_damage(exc) and shared.read_only is None:
             with shared.lock:
                 try:
                     self._set_aside(shared.inode, exc)
                     with contextlib.suppress(sqlite3.Error):
                         shared.db.close()
-                    shared.db, shared.inode = self._connect()
+                    shared.db, shared.inode, shared.read_only = self._connect()
                 except (OSError, sqlite3.Error) as again:
                     log.warning("could not start a new store at %s: %s", self.path, again)
         return StoreError(f"cannot {doing} the offer store at {self.path}: {exc}")
+
+    def _writable(self, doing: str) -> None:
+        """Raise :class:`StoreReadOnly` when this process does not write the store."""
+        if self._shared.read_only is not None:
+            raise StoreReadOnly(f"cannot {doing} the offer store at {self.path}: it is read-only "
+                                f"({self._shared.read_only})")
 
     # --- writing ------------------------------------------------------------------------------------------
     def put_snapshot(self, meta: SnapshotMeta, columns: OfferColumns | None) -> Snapshot:
@@ -248,6 +315,7 @@ class SqliteStore:
                meta.source_kind, json.dumps(meta.source, sort_keys=True), meta.key, int(complete),
                json.dumps(meta.status, default=str), json.dumps(list(meta.purchases)), content_hash,
                len(columns) if columns is not None else 0)
+        self._writable("write to")
         try:
             with self._lock, self._transaction() as db:
                 if parts is not None and content_hash is not None and db.execute(
@@ -273,10 +341,13 @@ class SqliteStore:
         db.execute("BEGIN IMMEDIATE")
         try:
             yield db
+            db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            # SQLite may have rolled back already (a full disk): the first error is the one to report.
+            with contextlib.suppress(sqlite3.Error):
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
 
     # --- reading ------------------------------------------------------------------------------------------
     def _query(self, sql: str, args: tuple[Any, ...]) -> list[Snapshot]:
@@ -290,6 +361,7 @@ class SqliteStore:
         return decode_rows(rows, self._set_row_aside)
 
     def _set_row_aside(self, bad: UndecodableRow, row: str) -> None:
+        self._writable("write to")
         try:
             with self._lock, self._transaction() as db:
                 db.execute("INSERT OR REPLACE INTO quarantine VALUES (?, ?, ?, ?, ?)",
@@ -304,6 +376,8 @@ class SqliteStore:
                 rows = self._db.execute("SELECT snapshot_id, provider, reason, set_aside_at FROM quarantine "
                                         "ORDER BY set_aside_at DESC").fetchall()
         except sqlite3.Error as exc:
+            if self.read_only is not None and "no such table" in str(exc):  # an older store, never written here
+                return []
             raise self._failed(exc, "read") from None
         return [Quarantined(int(i), str(p), str(r), dt.datetime.fromtimestamp(float(t), dt.timezone.utc))
                 for i, p, r, t in rows]
@@ -332,6 +406,7 @@ class SqliteStore:
         return columns_from_parts(snapshot, parts)
 
     def discard(self, snapshot: Snapshot) -> None:
+        self._writable("write to")
         try:
             with self._lock, self._transaction() as db:
                 db.execute("DELETE FROM snapshot WHERE id = ? OR (content_hash IS NOT NULL AND content_hash = ?)",
@@ -346,14 +421,18 @@ class SqliteStore:
     def claim(self, provider: str, timeout_s: float) -> Iterator[bool]:
         import filelock
 
-        locks = self.directory / "locks"
-        locks.mkdir(exist_ok=True, mode=0o700)
-        lock = filelock.FileLock(str(locks / f"{_SAFE_NAME.sub('_', provider.lower())}.lock"), mode=0o600,
-                                 thread_local=False)
         try:
+            locks = self.directory / "locks"
+            locks.mkdir(exist_ok=True, mode=0o700)
+            lock = filelock.FileLock(str(locks / f"{_SAFE_NAME.sub('_', provider.lower())}.lock"), mode=0o600,
+                                     thread_local=False)
             lock.acquire(timeout=max(0.0, timeout_s), poll_interval=0.02)
         except filelock.Timeout:
             yield False
+            return
+        except OSError as exc:  # a read-only or full store: nothing will be written, so nothing to coordinate
+            log.debug("no refresh lock for %s in %s: %s", provider, self.directory, exc)
+            yield True
             return
         try:
             yield True
@@ -379,6 +458,7 @@ class SqliteStore:
     def prune(self, *, keep_per_provider: int, older_than_s: float | None = None) -> PruneReport:
         if keep_per_provider < 1:
             raise ValueError("keep_per_provider must be at least 1")
+        self._writable("prune")
         try:
             with self._lock:
                 with self._transaction() as db:
@@ -399,6 +479,9 @@ class SqliteStore:
         return None if row is None else str(row[0])
 
     def put_meta(self, name: str, value: str) -> None:
+        if self.read_only is not None:
+            log.debug("not kept (the offer store is read-only): %s", name)
+            return
         try:
             with self._lock:
                 self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (name, value))
@@ -430,3 +513,41 @@ class SqliteStore:
 
 def _is_damage(exc: sqlite3.Error) -> bool:
     return "malformed" in str(exc) or "not a database" in str(exc)
+
+
+_UNWRITABLE_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+_UNWRITABLE_CODES = frozenset({8, 10, 13, 14})
+"""SQLite's primary result codes of a file that cannot be written: READONLY, IOERR (a write or the shared-memory
+index failed), FULL, CANTOPEN (a journal could not be made)."""
+
+
+def _unwritable(exc: BaseException) -> bool:
+    """True for an error of a store that cannot be written (no space, no permission, a read-only file system)."""
+    if isinstance(exc, OSError):
+        return exc.errno in _UNWRITABLE_ERRNOS
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in _UNWRITABLE_CODES
+    return any(word in str(exc) for word in ("readonly", "disk is full", "disk I/O error", "unable to open"))
+
+
+_WARNED: set[tuple[int, str]] = set()
+"""(process id, database path) whose read-only state was warned about: once per process, however often opened."""
+_WARNED_LOCK = threading.Lock()
+
+
+def _warn_once(path: Path, message: str, cause: str) -> None:
+    key = (os.getpid(), str(path))
+    with _WARNED_LOCK:
+        if key in _WARNED:
+            log.debug(message, path, cause)
+            return
+        _WARNED.add(key)
+    log.warning(message, path, cause)
+
+
+def _cause(exc: BaseException) -> str:
+    """A short cause for the read-only warning."""
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)[:200]

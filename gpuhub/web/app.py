@@ -48,6 +48,7 @@ from gpuhub.model import Offer
 from gpuhub.service.answers import MAX_NUMBER, MAX_OFFERS, number, run_search
 from gpuhub.service.engine import Engine, RequestedMode
 from gpuhub.service.searching import SearchResult, default_engine
+from gpuhub.web.plan import plan_routes
 
 __all__ = ["MAX_OFFERS", "create_app"]
 
@@ -455,6 +456,7 @@ def create_app(engine: Engine | None = None, *, fixtures_dir: Path | None = None
         Route("/api/compare", web.api_compare), Route("/api/history", web.api_history),
         Route("/api/gpus", web.api_gpus), Route("/api/providers", web.api_providers),
         Route("/api/rankers", web.api_rankers), Route("/api/openapi.json", web.api_openapi),
+        *plan_routes(lambda: web.engine, fixtures_dir, fetch, web.templates),  # /api/plan/*, /plan
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(_Limits)])

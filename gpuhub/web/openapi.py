@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from gpuhub.answer.params import COMPARE, ESTIMATE, HISTORY, KIND_SCHEMAS, MAX_QUERY_BYTES, Param, search_params
+from gpuhub.web.plan import openapi_paths
 
 __all__ = ["openapi"]
 
@@ -55,6 +56,7 @@ def openapi() -> dict[str, Any]:
             "/api/gpus": _get("the GPU table, as `gpuhub gpus --format json`", [], records),
             "/api/providers": _get("installed providers, as `gpuhub providers --format json`", [], records),
             "/api/rankers": _get("rankers, as `gpuhub rankers --format json`", [], records),
+            **openapi_paths(_parameters, _get),
         },
         "components": {"schemas": {"Error": {"type": "object", "properties": {"error": {
             "type": "object", "properties": {"parameter": {"type": "string"}, "message": {"type": "string"}},

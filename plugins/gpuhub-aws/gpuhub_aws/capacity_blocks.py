@@ -7,8 +7,10 @@ the price per instance-hour is ``UpfrontFee / InstanceCount / duration``, ``upfr
 whole hours of the block, and ``Offer.obtain.reservation`` the start, duration, instance count, total and id.
 
 A failed or refused call (no permission for the action, an API error) never fails the provider: the status says
-``ok (partial)`` naming the type and region, and there are no capacity block offers there. An offering whose start
-has passed at the fetch (a recorded answer replayed later) is left out and counted.
+``ok (partial)`` naming the type and region, and there are no capacity block offers there. The calls are side
+sources (:mod:`gpuhub_aws.side`): each region's are walked in a job of their own, concurrently, inside the side
+sources' time budget; a region that does not answer in time is partial the same way. An offering whose start has
+passed at the fetch (a recorded answer replayed later) is left out and counted.
 
 Where no offering still to come was read (the call failed or was refused, was not recorded, or its offerings
 have all started), a region and type the offer files cover get windows for the fetch's own time at the published
@@ -40,9 +42,10 @@ from gpuhub.plugin import (
 )
 from gpuhub_aws.parse import _PRICE_DECIMALS, _local, _money, _timestamp, _xml_root, ec2_error
 
-__all__ = ["DEFAULT_HOURS", "FAMILIES", "LADDER_DAYS", "RATES_DATE", "STARTS", "capacity_block_offers",
-           "capacity_block_params", "is_capacity_block_type", "next_starts", "parse_capacity_block_offerings",
-           "published_blocks", "published_rates"]
+__all__ = ["DEFAULT_HOURS", "FAMILIES", "LADDER_DAYS", "RATES_DATE", "STARTS", "Answers", "capacity_block_hours",
+           "capacity_block_offers", "capacity_block_params", "capacity_block_types", "is_capacity_block_type",
+           "next_starts", "parse_capacity_block_offerings", "published_blocks", "published_rates",
+           "read_capacity_blocks"]
 
 EC2_API_VERSION = "2016-11-15"
 DEFAULT_HOURS = 24
@@ -183,50 +186,91 @@ def _offer(fields: Mapping[str, str], instance: Instance, region: str, ctx: Prov
                  obtain=Obtainability(reservation=reservation, capacity=True))  # an offering is capacity held
 
 
-def capacity_block_offers(ctx: ProviderContext, region: str, types: list[str],
-                          instances: Mapping[str, Instance | None],
-                          call: Callable[[list[tuple[str, str]]], bytes],
-                          served: set[tuple[str, str]] | None = None) -> Iterator[Offer]:
-    """The capacity block offers of ``types`` in ``region`` (``call`` sends one signed EC2 request; replayed, only
-    the recorded answers are asked); ``served`` collects the (region, type) pairs that got an offering still to
-    come (the provider adds published-rate windows, :func:`published_blocks`, for the others)."""
-    hours = _hours(ctx)
-    now = dt.datetime.now(dt.timezone.utc)
+Answers = dict[str, list[dict[str, str]] | ProviderError]
+"""Instance type -> its offerings (field name to text, every page) or the error asking for them."""
+
+
+def capacity_block_types(ctx: ProviderContext, region: str, types: list[str],
+                         instances: Mapping[str, Instance | None]) -> list[str]:
+    """The types of ``types`` whose offerings are asked in ``region``: capacity block families that make offers
+    (an instance was built), and when replayed only those the recording holds an answer for."""
     recorded = _recorded(ctx) if ctx.mode == "replay" else None
+    return [t for t in types if instances.get(t) is not None and is_capacity_block_type(t)
+            and (recorded is None or (region, t) in recorded)]
+
+
+def read_capacity_blocks(ctx: ProviderContext, types: list[str], hours: int,
+                         call: Callable[[list[tuple[str, str]]], bytes]) -> Answers:
+    """Ask for the offerings of each of ``types`` (``call`` sends one signed EC2 request of the region); a type
+    whose call fails has its error instead, and a refusal (:class:`CredentialsError`) ends the walk: no other type
+    of the region would be allowed."""
+    out: Answers = {}
     for itype in types:
-        instance = instances.get(itype)
-        if instance is None or not is_capacity_block_type(itype):
-            continue
-        if recorded is not None and (region, itype) not in recorded:
-            continue
         token: str | None = None
         seen: set[str] = set()
+        items: list[dict[str, str]] = []
         try:
             while True:
-                items, token = parse_capacity_block_offerings(call(capacity_block_params(itype, hours, token)),
-                                                              ctx.skip)
-                for fields in items:
-                    with ctx.guard("capacity block offering"):
-                        offer = _offer(fields, instance, region, ctx)
-                        reservation = offer.obtain.reservation if offer.obtain is not None else None
-                        if reservation is not None and reservation.start is not None and reservation.start < now:
-                            ctx.skip("capacity block offering whose start has passed (left out)")
-                            continue
-                        if served is not None:
-                            served.add((region, itype))
-                        yield offer
+                page, token = parse_capacity_block_offerings(call(capacity_block_params(itype, hours, token)),
+                                                             ctx.skip)
+                items += page
                 if token is None:
                     break
                 if token in seen or len(seen) > 20:
                     raise ProviderError("DescribeCapacityBlockOfferings: pagination loop or page cap")
                 seen.add(token)
-        except CredentialsError as exc:  # not authorized: no type in this region will be
+        except ProviderError as exc:
+            out[itype] = exc
+            if isinstance(exc, CredentialsError):
+                break
+            continue
+        out[itype] = items
+    return out
+
+
+def capacity_block_offers(ctx: ProviderContext, region: str, answers: Answers | str,
+                          instances: Mapping[str, Instance | None],
+                          served: set[tuple[str, str]] | None = None) -> Iterator[Offer]:
+    """The capacity block offers of ``region`` from the ``answers`` of :func:`read_capacity_blocks` (a text: why
+    there are none, e.g. the side sources' time ran out); ``served`` collects the (region, type) pairs that got an
+    offering still to come (the provider adds published-rate windows, :func:`published_blocks`, for the others).
+    A failed or refused type makes the fetch partial, naming it."""
+    if isinstance(answers, str):
+        ctx.partial("capacity block offerings that could not be read",
+                    detail=f"capacity blocks in {region} unavailable: {answers}"[:300])
+        return
+    now = dt.datetime.now(dt.timezone.utc)
+    for itype, answer in answers.items():
+        instance = instances.get(itype)
+        if isinstance(answer, CredentialsError):  # not authorized: no type in this region will be
             ctx.partial("capacity block offerings that could not be read",
-                        detail=f"capacity blocks in {region} not authorized: {str(exc)[:160]}")
+                        detail=f"capacity blocks in {region} not authorized: {str(answer)[:160]}")
             return
-        except ProviderError as exc:  # this type only: the region's other types are still asked
+        if isinstance(answer, ProviderError):  # this type only: the region's other types were still asked
             ctx.partial("capacity block offerings that could not be read",
-                        detail=f"capacity blocks of {itype} in {region} unavailable: {str(exc)[:160]}")
+                        detail=f"capacity blocks of {itype} in {region} unavailable: {str(answer)[:160]}")
+            continue
+        if instance is None:
+            continue
+        for fields in answer:
+            with ctx.guard("capacity block offering"):
+                offer = _offer(fields, instance, region, ctx)
+                reservation = offer.obtain.reservation if offer.obtain is not None else None
+                if reservation is not None and reservation.start is not None and reservation.start < now:
+                    ctx.skip("capacity block offering whose start has passed (left out)")
+                    continue
+                if served is not None:
+                    served.add((region, itype))
+                yield offer
+
+
+def capacity_block_hours(ctx: ProviderContext) -> int:
+    """The block length asked for, hours (``GPUHUB_AWS_CAPACITY_BLOCK_HOURS``, default :data:`DEFAULT_HOURS`).
+
+    Raises:
+        ProviderError: not whole hours from 1 to 4368.
+    """
+    return _hours(ctx)
 
 
 def _hours(ctx: ProviderContext) -> int:

@@ -13,23 +13,29 @@ from collections.abc import Iterable, Iterator
 from gpuhub.plugin import Obtainability, Offer, ProviderContext, ProviderError, SpotRisk
 from gpuhub_aws.advisor import ADVISOR_URL, SOURCE, Advisor, parse_advisor
 
-__all__ = ["attach_risk", "load_advisor"]
+__all__ = ["advisor_missing", "attach_risk", "load_advisor"]
 
 RISK_MAX_AGE_DAYS = 31
 """Spot risk is monthly data: older than this, the status says so."""
 
 
-def load_advisor(ctx: ProviderContext) -> Advisor | str:
-    """Fetch and parse the Spot Instance Advisor feed; on failure, the reason (also added as a warning)."""
+def advisor_missing(ctx: ProviderContext, why: str) -> str:
+    """The reason spot risk is unknown when the feed ``why`` (e.g. ``failed (HTTP 500 ...)``); also a warning."""
+    reason = f"spot interruption risk unknown: the Spot Instance Advisor feed {why}"
+    ctx.warn(reason)
+    return reason
+
+
+def load_advisor(ctx: ProviderContext, deadline: float | None = None) -> Advisor | str:
+    """Fetch and parse the Spot Instance Advisor feed (ending by ``deadline``, a :func:`time.monotonic` time, when
+    given); on failure, the reason (also added as a warning)."""
     url = ctx.setting("ADVISOR_URL") or ADVISOR_URL
     try:
-        response = ctx.request("GET", url)
+        response = ctx.request("GET", url, deadline=deadline)
         advisor = parse_advisor(response.json(), response.headers.get("last-modified"), ctx.skip,
                                 today=dt.datetime.now(dt.timezone.utc).date())
     except (ProviderError, ValueError) as exc:
-        reason = f"spot interruption risk unknown: the Spot Instance Advisor feed failed ({str(exc)[:160]})"
-        ctx.warn(reason)
-        return reason
+        return advisor_missing(ctx, f"failed ({str(exc)[:160]})")
     if advisor.as_of is not None:
         age = (dt.datetime.now(dt.timezone.utc).date() - advisor.as_of).days
         if age > RISK_MAX_AGE_DAYS:

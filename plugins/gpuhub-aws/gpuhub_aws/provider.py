@@ -38,8 +38,17 @@ from gpuhub.plugin import (
     ProviderContext,
     ProviderError,
 )
-from gpuhub_aws.capacity_blocks import capacity_block_offers, published_blocks, published_rates
-from gpuhub_aws.obtain import attach_risk, load_advisor
+from gpuhub_aws.advisor import Advisor
+from gpuhub_aws.capacity_blocks import (
+    Answers,
+    capacity_block_hours,
+    capacity_block_offers,
+    capacity_block_types,
+    published_blocks,
+    published_rates,
+    read_capacity_blocks,
+)
+from gpuhub_aws.obtain import advisor_missing, attach_risk, load_advisor
 from gpuhub_aws.parse import (
     InstanceSpec,
     OfferFileParser,
@@ -58,6 +67,7 @@ from gpuhub_aws.parse import (
 )
 from gpuhub_aws.placement import placement_scores, with_scores
 from gpuhub_aws.quotas import QUOTA_TARGET, Quotas, list_quotas_body, parse_quotas, quota_error, with_quotas
+from gpuhub_aws.side import SideSources, side_budget
 
 __all__ = ["DEFAULT_REGIONS", "AwsProvider", "describe_instance_types_params", "spot_history_params", "stream"]
 
@@ -92,7 +102,8 @@ class AwsProvider(Provider):
     Prices are per instance-hour in USD (CNY in the China regions), billed per second with a 60-second minimum
     (Linux). Settings: ``GPUHUB_AWS_REGIONS`` (comma-separated region codes), ``GPUHUB_AWS_BASE_URL`` (offer-file
     host), ``GPUHUB_AWS_CN_BASE_URL`` (China offer-file host), ``GPUHUB_AWS_EC2_ENDPOINT`` (a URL template with
-    ``{region}``), ``GPUHUB_AWS_PUBLIC_ONLY=1`` (live without credentials: offer files only, no spot).
+    ``{region}``), ``GPUHUB_AWS_PUBLIC_ONLY=1`` (live without credentials: offer files only, no spot),
+    ``GPUHUB_AWS_SIDE_SOURCES_S`` (seconds the side sources may add to a live fetch, :mod:`gpuhub_aws.side`).
     """
 
     name = "aws"
@@ -123,6 +134,7 @@ class AwsProvider(Provider):
                 pagination loop / page cap was hit.
         """
         regions = self._regions(ctx)
+        budget = side_budget(ctx)  # a bad setting fails before any download
         creds = self._credentials(ctx)
         with_ec2 = ctx.mode == "replay" or creds is not None
         results: list[OfferFileResult] = []
@@ -139,26 +151,28 @@ class AwsProvider(Provider):
         if with_ec2 and types:
             specs.update(self._describe_instance_types(ctx, creds, regions[0], types))
         instances: dict[str, Instance | None] = {}
-        global_regions = with_ec2 and types and any(not r.startswith("cn-") for r in regions)
-        advisor = load_advisor(ctx) if global_regions else None  # spot risk (gpuhub_aws.obtain); no China rows
-        quotas = self._quotas(ctx, creds, [r.region for r in results if r.prices])  # gpuhub_aws.quotas
-        scores = placement_scores(ctx, types, list(regions), partial(self._ec2, ctx, creds, regions[0])) \
-            if creds is not None and ctx.setting("PLACEMENT_SCORES") == "1" and types else {}  # .placement
+        for result in results:  # first: the side sources ask only about types that make offers
+            self._instances(ctx, result, specs, instances)
+        side = SideSources(ctx, budget)  # advisor, quotas, placement, capacity blocks: concurrent, time-bounded (.side)
+        try:
+            advisor, quotas, scores, blocks = self._side_sources(ctx, side, creds, regions, results, types,
+                                                                 instances, with_ec2)
+        finally:
+            side.close()
         served: set[tuple[str, str]] = set()  # (region, type) with a capacity block offering still to come
         accelerators: dict[str, int] = {}  # non-GPU accelerator -> offers (shown only with --include-accelerators)
         for result in results:
             spot: dict[tuple[str, str], SpotItem] = {}
             if with_ec2 and result.prices:
                 spot = self._spot(ctx, creds, result)
-            for offer in with_scores(with_quotas(attach_risk(self._offers(ctx, result, specs, instances, spot),
+            for offer in with_scores(with_quotas(attach_risk(self._offers(ctx, result, instances, spot),
                                                              advisor), quotas), scores):
                 gpu = offer.instance.gpu
                 if gpu is not None and not ctx.gpus.is_gpu(gpu.name):
                     accelerators[gpu.name] = accelerators.get(gpu.name, 0) + 1
                 yield offer
-            if with_ec2 and result.prices and not result.region.startswith("cn-"):  # Capacity Blocks for ML
-                yield from capacity_block_offers(ctx, result.region, sorted(set(result.prices) | set(result.listed)),
-                                                 instances, partial(self._ec2, ctx, creds, result.region), served)
+            if result.region in blocks:  # Capacity Blocks for ML
+                yield from capacity_block_offers(ctx, result.region, blocks[result.region], instances, served)
         if accelerators:
             ctx.warn("offers of accelerators that are not GPUs, shown only with --include-accelerators: "
                      + ", ".join(f"{name} ({n})" for name, n in sorted(accelerators.items())))
@@ -168,6 +182,54 @@ class AwsProvider(Provider):
         self._block_only_instances(ctx, covered, specs, instances)
         for region in covered:
             yield from published_blocks(ctx, region, [], instances, now, served)
+
+    def _side_sources(self, ctx: ProviderContext, side: SideSources, creds: _Creds | None, regions: tuple[str, ...],
+                      results: list[OfferFileResult], types: list[str], instances: Mapping[str, Instance | None],
+                      with_ec2: bool) -> tuple[Advisor | str | None, dict[str, Quotas | str],
+                                               dict[tuple[str, str], int], dict[str, Answers | str]]:
+        """Start every side source at once (:mod:`gpuhub_aws.side`), then take what answered within the budget:
+        the advisor's spot risk, the quotas per region, placement scores and capacity block answers per region."""
+        global_regions = bool(with_ec2 and types and any(not r.startswith("cn-") for r in regions))
+        if global_regions:  # spot risk (gpuhub_aws.obtain); no China rows
+            side.submit("advisor", load_advisor, ctx, deadline=side.deadline)
+        quotas = self._quotas(ctx, creds, [r.region for r in results if r.prices], side)  # gpuhub_aws.quotas
+        placement = bool(creds is not None and ctx.setting("PLACEMENT_SCORES") == "1" and types)
+        if placement:  # gpuhub_aws.placement
+            side.submit("placement", placement_scores, ctx, types, list(regions),
+                        partial(self._ec2, ctx, creds, regions[0], deadline=side.deadline))
+        asked = [r for r in results if with_ec2 and r.prices and not r.region.startswith("cn-")]
+        hours = capacity_block_hours(ctx) if asked else 0
+        for result in asked:  # gpuhub_aws.capacity_blocks
+            side.submit(f"blocks {result.region}", read_capacity_blocks, ctx,
+                        capacity_block_types(ctx, result.region, sorted(set(result.prices) | set(result.listed)),
+                                             instances),
+                        hours, partial(self._ec2, ctx, creds, result.region, deadline=side.deadline))
+        advisor: Advisor | str | None = side.result("advisor", partial(advisor_missing, ctx)) if global_regions \
+            else None
+        for region, found in list(quotas.items()):
+            if found == _ASKED:
+                quotas[region] = side.result(f"quotas {region}", partial(_quota_missing, ctx, region))
+        scores: dict[tuple[str, str], int] = {}
+        if placement:
+            scores = side.result("placement", partial(_placement_missing, ctx))
+        blocks: dict[str, Answers | str] = {r.region: side.result(f"blocks {r.region}", _why) for r in asked}
+        return advisor, quotas, scores, blocks
+
+    def _instances(self, ctx: ProviderContext, result: OfferFileResult, specs: Mapping[str, InstanceSpec],
+                   instances: dict[str, Instance | None]) -> None:
+        """Build the instance of each type of ``result`` not built yet (None when it cannot be)."""
+        attributes = {**{t: a for t, a in result.listed.items() if t not in result.prices},
+                      **{t: p.attributes for t, p in result.prices.items()}}
+        for itype, attrs in sorted(attributes.items()):
+            if itype in instances:
+                continue
+            instances[itype] = None
+            with ctx.guard("instance type"):
+                instances[itype] = build_instance(specs.get(itype), attrs, itype, ctx.gpu, ctx.warn,
+                                                  provider=self.name)
+            if instances[itype] is None and itype not in specs:
+                ctx.warn(f"no spec for {itype}: configure credentials for DescribeInstanceTypes or update "
+                         "the bundled spec table")
 
     def _block_only_instances(self, ctx: ProviderContext, regions: list[str], specs: Mapping[str, InstanceSpec],
                               instances: dict[str, Instance | None]) -> None:
@@ -180,8 +242,8 @@ class AwsProvider(Provider):
             with ctx.guard("instance type"):
                 instances[itype] = build_instance(specs[itype], {}, itype, ctx.gpu, ctx.warn, provider=self.name)
 
-    def _offers(self, ctx: ProviderContext, result: OfferFileResult, specs: Mapping[str, InstanceSpec],
-                instances: dict[str, Instance | None], spot: Mapping[tuple[str, str], SpotItem]) -> Iterator[Offer]:
+    def _offers(self, ctx: ProviderContext, result: OfferFileResult, instances: Mapping[str, Instance | None],
+                spot: Mapping[tuple[str, str], SpotItem]) -> Iterator[Offer]:
         spot_by_type: dict[str, list[SpotItem]] = {}
         for (itype, _), item in sorted(spot.items()):
             spot_by_type.setdefault(itype, []).append(item)
@@ -191,15 +253,7 @@ class AwsProvider(Provider):
             ctx.warn(f"{itype} in {result.region}: no on-demand price (listed as Capacity Blocks only)"
                      + ("; spot offers only" if spot_by_type.get(itype) else "; no spot price either: not offered"))
         for itype, prices in sorted({**result.prices, **listed_only}.items()):
-            if itype not in instances:
-                instances[itype] = None
-                with ctx.guard("instance type"):
-                    instances[itype] = build_instance(specs.get(itype), prices.attributes, itype, ctx.gpu,
-                                                      ctx.warn, provider=self.name)
-                if instances[itype] is None and itype not in specs:
-                    ctx.warn(f"no spec for {itype}: configure credentials for DescribeInstanceTypes or update "
-                             "the bundled spec table")
-            instance = instances[itype]
+            instance = instances.get(itype)  # built by _instances
             if instance is None:
                 continue
             region = ctx.region(prices.region)
@@ -248,8 +302,10 @@ class AwsProvider(Provider):
         raise CredentialsError(f"AWS credentials missing: {self.credentials_help()}")
 
     # --- quotas (gpuhub_aws.quotas) -----------------------------------------------------------------------
-    def _quotas(self, ctx: ProviderContext, creds: _Creds | None, regions: list[str]) -> dict[str, Quotas | str]:
-        """vCPU quotas per region, or per region the reason they are unknown (see :mod:`gpuhub_aws.quotas`)."""
+    def _quotas(self, ctx: ProviderContext, creds: _Creds | None, regions: list[str],
+                side: SideSources) -> dict[str, Quotas | str]:
+        """Per region, why its vCPU quotas are unknown, or :data:`_ASKED` with a side-source job ``quotas
+        <region>`` started that answers them (see :mod:`gpuhub_aws.quotas`)."""
         if ctx.setting("QUOTAS") == "0":
             return {}
         if ctx.mode != "replay" and creds is None:
@@ -266,23 +322,30 @@ class AwsProvider(Provider):
             if ctx.mode == "replay" and urlsplit(url).netloc not in recorded:
                 out[region] = f"quota: the recording holds no Service Quotas answer for {region} (needs credentials)"
                 continue
-            try:
-                pages, token = [], None
-                for _ in range(MAX_PAGES):
-                    body = list_quotas_body(token).encode()
-                    headers = {"Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": QUOTA_TARGET}
-                    if creds is not None:
-                        headers = _sign(creds, region, url, body, headers, "servicequotas")
-                    page = ctx.request("POST", url, content=body, headers=headers).json()
-                    pages.append(page)
-                    token = page.get("NextToken") if isinstance(page, dict) else None
-                    if not token:
-                        break
-                out[region] = parse_quotas(region, pages, ctx.skip)
-            except (ProviderError, ValueError) as exc:
-                out[region] = quota_error(region, exc)
-                ctx.warn(f"{out[region]}; quotas there are unknown")
+            side.submit(f"quotas {region}", self._region_quotas, ctx, creds, region, url, side.deadline)
+            out[region] = _ASKED
         return out
+
+    def _region_quotas(self, ctx: ProviderContext, creds: _Creds | None, region: str, url: str,
+                       deadline: float | None) -> Quotas | str:
+        """The quotas of one region (every ``ListServiceQuotas`` page), or why they are unknown (also a warning)."""
+        try:
+            pages, token = [], None
+            for _ in range(MAX_PAGES):
+                body = list_quotas_body(token).encode()
+                headers = {"Content-Type": "application/x-amz-json-1.1", "X-Amz-Target": QUOTA_TARGET}
+                if creds is not None:
+                    headers = _sign(creds, region, url, body, headers, "servicequotas")
+                page = ctx.request("POST", url, content=body, headers=headers, deadline=deadline).json()
+                pages.append(page)
+                token = page.get("NextToken") if isinstance(page, dict) else None
+                if not token:
+                    break
+            return parse_quotas(region, pages, ctx.skip)
+        except (ProviderError, ValueError) as exc:
+            reason = quota_error(region, exc)
+            ctx.warn(f"{reason}; quotas there are unknown")
+            return reason
 
     # --- offer files --------------------------------------------------------------------------------------
     def _offer_url(self, ctx: ProviderContext, region: str) -> str:
@@ -311,13 +374,14 @@ class AwsProvider(Provider):
         return f"https://ec2.{region}.amazonaws.com{suffix}/"
 
     def _ec2(self, ctx: ProviderContext, creds: _Creds | None, region: str,
-             params: list[tuple[str, str]]) -> bytes:
+             params: list[tuple[str, str]], deadline: float | None = None) -> bytes:
+        """One signed EC2 Query request; ``deadline`` bounds a side source's (see ``ProviderContext.request``)."""
         url = self._ec2_endpoint(ctx, region)
         body = urlencode(params).encode()
         headers = {"Content-Type": _FORM}
         if creds is not None:
             headers = _sign(creds, region, url, body, headers)
-        return ctx.request("POST", url, content=body, headers=headers).content
+        return ctx.request("POST", url, content=body, headers=headers, deadline=deadline).content
 
     def _describe_instance_types(self, ctx: ProviderContext, creds: _Creds | None, region: str,
                                  types: list[str]) -> dict[str, InstanceSpec]:
@@ -366,6 +430,25 @@ class AwsProvider(Provider):
         items = _without_rejected(ctx, region, "DescribeSpotPriceHistory", types, fetch_batch)
         wanted = set(types)
         return {k: v for k, v in latest_spot_prices(items).items() if k[0] in wanted}
+
+
+_ASKED = "asked"
+"""A region's quotas are being asked by a side-source job."""
+
+
+def _quota_missing(ctx: ProviderContext, region: str, why: str) -> str:
+    reason = f"quota: Service Quotas in {region} {why}"
+    ctx.warn(f"{reason}; quotas there are unknown")
+    return reason
+
+
+def _why(reason: str) -> str:
+    return reason
+
+
+def _placement_missing(ctx: ProviderContext, why: str) -> dict[tuple[str, str], int]:
+    ctx.warn(f"spot placement scores unavailable ({why})")
+    return {}
 
 
 _REJECTED_NAMES = re.compile(r"[a-z][a-z0-9-]*\.[a-z0-9-]+")
