@@ -7,7 +7,8 @@ Usage (from the repository root, every plugin installed)::
 
 Each block is run as ``tests/test_docs.py`` runs it (bundled recordings, a fresh store, ``COLUMNS=240``, no
 credentials). A block keeps its shape: stdout whole, then the stderr lines that are not per-provider status lines
-(the "showing N of M" summary, ``--available`` notes, the one-line status summary); a block that was cut with
+(the "showing N of M" summary, ``--available`` notes; not the one-line status summary, whose counts of outdated
+providers change with the date); a block that was cut with
 ``...`` is cut after as many lines as before.
 """
 
@@ -38,7 +39,7 @@ def answer(command: str, shown: str, cache: str) -> str:
                          capture_output=True, text=True, env=_env(cache), timeout=300)
     lines = [line.rstrip() for line in run.stdout.splitlines()]
     lines += [line.rstrip() for line in run.stderr.splitlines()
-              if line.strip() and not STATUS_LINE.match(line) and not line.startswith("(gpuhub search -v")]
+              if line.strip() and not STATUS_LINE.match(line) and not line.endswith("; -v for details")]
     old = shown.splitlines()
     if "..." in old:
         lines = [*lines[:old.index("...")], "..."]

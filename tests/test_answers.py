@@ -155,7 +155,7 @@ def test_sold_out_never_ranks_above_available_or_unknown(bundled: Engine, capaci
 def test_available_keeps_only_known_available_and_counts_what_it_dropped(cli: Engine,
                                                                         capacity_snapshot: Path) -> None:
     # Was: --available kept all 681 H100 offers, every one with availability "?".
-    out = runner.invoke(app, ["search", "--gpu", "H100", "--provider", "lambda", "--provider", "aws",
+    out = runner.invoke(app, ["search", "--gpu", "H100", "--provider", "lambda", "--provider", "aws", "-v",
                               "--fixtures", str(capacity_snapshot), "--available", "--refresh", "--format", "json"])
     assert out.exit_code == 0, out.output
     records = json.loads(out.stdout)
@@ -252,7 +252,7 @@ def test_fractional_slices_and_cpu_architecture_are_shown(cli: Engine) -> None:
     out = runner.invoke(app, ["search", "--gpu", "L4", "--limit", "1"])
     header, row = out.stdout.splitlines()[0], out.stdout.splitlines()[2]
     assert "VRAM/GPU GiB (slice: per slice)" in header
-    assert "g6f.large" in row and " 1/8 " in row and "3 slice" in row and "0.0309 USD" in row
+    assert "g6f.large" in row and " 1/8 × L4 " in row and "3 slice" in row and "0.0309 USD" in row
     # Was: the arm64 g5g in T4 lists with no architecture column.
     t4 = runner.invoke(app, ["search", "--gpu", "T4", "--provider", "aws", "--limit", "4"]).stdout.splitlines()
     assert "┃ CPU " in t4[0]

@@ -22,7 +22,7 @@ runner = CliRunner()
 
 
 def test_search_json_has_documented_keys_and_status_on_stderr(global_engine: Engine) -> None:
-    result = runner.invoke(app, ["search", "--gpu", "H100", "--format", "json", "--all-regions"])
+    result = runner.invoke(app, ["search", "--gpu", "H100", "--format", "json", "--all-regions", "-v"])
     assert result.exit_code == 0, result.output
     offers = json.loads(result.stdout)
     assert [(o["instance_type"], o["region"], o["price_per_hour"], o["gpu_count"]) for o in offers] == [

@@ -16,14 +16,15 @@ import gpuhub
 import gpuhub.cli.commands as commands
 from gpuhub.answer.params import PAGE_EXCLUDED, query_kwargs, search_params
 from gpuhub.answer.query import build_query
-from gpuhub.answer.spec import SEARCH_PARAMS, Choices, SearchParam
+from gpuhub.answer.spec import FILTER_PARAMS, OUTPUT_PARAMS, SEARCH_PARAMS, Choices, SearchParam
 from gpuhub.errors import QueryError
 
 RUN_OPTIONS = {"fixtures_dir", "fetch", "refresh", "timeout", "engine", "max_age", "start"}
 """search()'s arguments about where data comes from (not search parameters)."""
 CONTEXT = {"gpus", "providers", "sellers", "rankers"}
 """build_query's arguments that are the installation's, not the user's (GPU table, providers, sellers, rankers)."""
-BY_NAME = {p.name: p for p in SEARCH_PARAMS}
+BY_NAME = {p.name: p for p in FILTER_PARAMS}
+"""The filters: search() and build_query take each (the output parameters, columns and wide, they do not)."""
 
 
 def test_names_flags_and_url_names_are_unique() -> None:
@@ -37,18 +38,18 @@ def test_names_flags_and_url_names_are_unique() -> None:
 def test_search_takes_every_parameter_with_its_default() -> None:
     signature = inspect.signature(gpuhub.search).parameters
     assert set(signature) - RUN_OPTIONS == set(BY_NAME)
-    assert {name: signature[name].default for name in BY_NAME} == {p.name: p.default for p in SEARCH_PARAMS}
+    assert {name: signature[name].default for name in BY_NAME} == {p.name: p.default for p in FILTER_PARAMS}
 
 
 def test_build_query_takes_every_parameter_with_its_default() -> None:
     signature = inspect.signature(build_query).parameters
     assert set(signature) - CONTEXT == set(BY_NAME)
-    assert {name: signature[name].default for name in BY_NAME} == {p.name: p.default for p in SEARCH_PARAMS}
+    assert {name: signature[name].default for name in BY_NAME} == {p.name: p.default for p in FILTER_PARAMS}
 
 
 def test_search_docstring_describes_every_parameter() -> None:
     args = (gpuhub.search.__doc__ or "").split("Args:")[1].split("Returns:")[0]
-    assert [p.name for p in SEARCH_PARAMS if not re.search(rf"\b{p.name}\b", args)] == []
+    assert [p.name for p in FILTER_PARAMS if not re.search(rf"\b{p.name}\b", args)] == []
 
 
 def _cli_options() -> dict[str, Any]:
@@ -78,7 +79,7 @@ def test_the_cli_passes_each_value_to_build_query(monkeypatch: pytest.MonkeyPatc
     assert run.exit_code == 2 and "--gpu: captured" in run.stderr
     given = {"gpu": ["H100", "A100"], "min_gpus": 8.0, "distinct": False, "mode": "training", "mig_capable": True,
              "limit": 3, "max_price": "40.5", "provider": ["aws"]}
-    expected = {p.name: (not p.flag_default) if p.inverted else p.flag_default for p in SEARCH_PARAMS} | given
+    expected = {p.name: (not p.flag_default) if p.inverted else p.flag_default for p in FILTER_PARAMS} | given
     assert {k: v for k, v in seen.items() if k not in CONTEXT} == expected
 
 
@@ -89,6 +90,17 @@ def test_the_web_reads_the_spec() -> None:
     values = {"all_regions": ["true"], "min_gpus": ["8"], "mode": ["training"], "gpu": ["H100,A100"]}
     assert query_kwargs(lambda name: values.get(name, [])) == {
         "gpu": ["H100,A100"], "min_gpus": "8", "mode": "training", "distinct": False, "limit": 20}
+
+
+def test_columns_and_wide_are_output_parameters_of_the_cli_page_and_api() -> None:
+    assert [p.name for p in OUTPUT_PARAMS] == ["columns", "wide"]
+    assert BY_NAME.keys().isdisjoint({"columns", "wide"})
+    assert {"columns", "wide"} <= {p.name for p in search_params()}
+    assert SEARCH_PARAMS[-2].allowed(Choices())[:6] == [  # type: ignore[misc]
+        "price", "per_gpu", "gpu", "provider", "instance_type", "region"]
+    bad = CliRunner().invoke(commands.app, ["search", "--columns", "price,colour"])
+    assert bad.exit_code == 2
+    assert "--columns: 'colour' is not a column; allowed values: price, per_gpu, gpu," in bad.stderr
 
 
 def test_allowed_values_come_from_the_facts_and_the_registry() -> None:

@@ -110,8 +110,8 @@ def _env(store: Path, api: FakeApi) -> dict[str, str]:
 
 def _start(store: Path, api: FakeApi, *args: str) -> subprocess.Popen[str]:
     code = CLI.format(tests=str(REPO / "tests"))
-    return subprocess.Popen([sys.executable, "-c", code, "search", "--format", "json", "--limit", "50", "--all-regions",
-                             *args],
+    return subprocess.Popen([sys.executable, "-c", code, "search", "-v", "--format", "json", "--limit", "50",
+                             "--all-regions", *args],
                             env=_env(store, api), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -24,13 +24,17 @@ class CatalogFilters(CatalogColumns):
         from gpuhub.facts.compat import compat, cuda_supports
 
         mig = {s.name for s in self._gpus.specs if s.mig_support} if self._gpus is not None else set()
+        # FP8 as the GPU table's throughput says it (AMD's MI300X: 2614.9 TFLOPS), where the CUDA facts are silent
+        fp8 = {s.name for s in self._gpus.specs if s.fp8_tflops} if self._gpus is not None else set()
         out: list[tuple[str, Callable[[], BoolArray]]] = []
         if q.min_compute_capability:
             floor = q.min_compute_capability
             names = [n for n in self.gpu.values if (cc := compat(n).compute_capability) and cc >= floor]
             out.append(("min_compute_capability", lambda: self.gpu.mask(names)))
         if q.features:
-            have = [n for n in self.gpu.values if all(compat(n).has(f, n in mig) for f in q.features)]
+            have = [n for n in self.gpu.values if all(compat(n).has(f, n in mig) or (f == "fp8" and n in fp8 and
+                                                                                    compat(n).fp8 is None)
+                                                      for f in q.features)]
             out.append(("feature", lambda: self.gpu.mask(have)))
         if q.cuda:
             release = q.cuda

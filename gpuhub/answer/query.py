@@ -364,7 +364,7 @@ def _check_not_empty(**arguments: Any) -> None:
 def _control_arguments(min_compute_capability: Any, feature: Any, cuda: Any, bare_metal: Any,
                        dedicated: Any) -> dict[str, Any]:
     """Compatibility and control-level arguments as :class:`Query` fields (see :mod:`gpuhub.facts.compat`)."""
-    from gpuhub.facts.compat import FEATURES, parse_version
+    from gpuhub.facts.compat import CUDA_RELEASES, FEATURES, parse_version
 
     versions: dict[str, tuple[int, int] | None] = {}
     for name, value, example in (("min_compute_capability", min_compute_capability, "8.0"),
@@ -378,6 +378,10 @@ def _control_arguments(min_compute_capability: Any, feature: Any, cuda: Any, bar
             versions[name] = parse_version(str(value))
         except ValueError:
             raise QueryError(name, f"expected a version such as {example}, got {value!r}") from None
+        if name == "cuda" and versions[name] not in CUDA_RELEASES:
+            newest = ".".join(map(str, CUDA_RELEASES[-1]))
+            raise QueryError(name, f"{value!r} is not a CUDA release (there is no 12.7; the newest gpuhub knows is "
+                                   f"{newest}); allowed values: {', '.join(f'{a}.{b}' for a, b in CUDA_RELEASES)}")
     if feature is not None and not _tuple("feature", feature):
         raise QueryError("feature", f"is empty; allowed values: {', '.join(FEATURES)}")
     features = _choose("feature", _tuple("feature", feature), FEATURES)

@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["SEARCH_PARAMS", "Choices", "Kind", "SearchParam", "cli_option", "filter_values", "param"]
+__all__ = ["FILTER_PARAMS", "OUTPUT_PARAMS", "SEARCH_PARAMS", "Choices", "Kind", "SearchParam", "cli_option",
+           "filter_values", "param"]
 
 Kind = Literal["list", "number", "integer", "text", "flag"]
 """How a value is given: ``list`` (repeatable, or comma-separated in a URL), ``number`` (float), ``integer``,
@@ -53,6 +54,8 @@ class SearchParam:
         allowed: the allowed values (a function of the installed providers and rankers), when they are a closed set;
             ``build_query`` enforces them and names them in its errors.
         page: the web page's form shows it (``group_by`` is for the API: the page's table shows offers).
+        output: how the answer is shown, not which offers match (``columns``, ``wide``): the CLI, the page and the
+            API take it; :func:`gpuhub.search` and ``build_query`` do not.
     """
 
     name: str
@@ -65,6 +68,7 @@ class SearchParam:
     inverted: bool = False
     allowed: Callable[[Choices], list[str]] | None = None
     page: bool = True
+    output: bool = False
 
     @property
     def option(self) -> str:
@@ -119,6 +123,12 @@ def _workloads(c: Choices) -> list[str]:
     from gpuhub.answer.query import WORKLOADS
 
     return [w for w in WORKLOADS if w in c.rankers]
+
+
+def _columns(_: Choices) -> list[str]:
+    from gpuhub.answer.columns import column_names
+
+    return column_names()
 
 
 def _provider_kinds(_: Choices) -> list[str]:
@@ -183,17 +193,26 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
     param("sort", "text", "price, price_per_gpu, price_per_vram, a workload, carbon, latency, or a plugin's ranker",
           allowed=lambda c: list(c.rankers)),
     param("limit", "integer", "at most this many offers", cli_default=20),
+    param("columns", "list", "table columns, comma-separated, in this order: price, per_gpu, gpu, provider, "
+          "instance_type, region, purchase, score, vram, avail, vcpus, ram, cpu, interruption, source, network, nodes "
+          "(default: the most important that fit the terminal)", allowed=_columns, output=True),
+    param("wide", "flag", "every table column, whatever the terminal's width", output=True),
 )
 """Every search parameter, in the order of ``gpuhub search --help`` and the API's description."""
 
+FILTER_PARAMS: tuple[SearchParam, ...] = tuple(p for p in SEARCH_PARAMS if not p.output)
+"""The parameters that choose and rank offers: the arguments of :func:`gpuhub.search` and ``build_query``."""
+OUTPUT_PARAMS: tuple[SearchParam, ...] = tuple(p for p in SEARCH_PARAMS if p.output)
+"""The parameters that choose how the answer is shown (table columns)."""
+
 
 def filter_values(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The search parameters among ``values`` (e.g. a function's ``locals()``), by :attr:`SearchParam.name`.
+    """The filter parameters among ``values`` (e.g. a function's ``locals()``), by :attr:`SearchParam.name`.
 
     Raises:
-        KeyError: a parameter of :data:`SEARCH_PARAMS` is not in ``values``.
+        KeyError: a parameter of :data:`FILTER_PARAMS` is not in ``values``.
     """
-    return {p.name: values[p.name] for p in SEARCH_PARAMS}
+    return {p.name: values[p.name] for p in FILTER_PARAMS}
 
 
 def cli_option(name: str) -> str:

@@ -21,20 +21,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gpuhub.answer.spec import SEARCH_PARAMS, cli_option
+from gpuhub.answer.spec import FILTER_PARAMS, OUTPUT_PARAMS, SEARCH_PARAMS, cli_option
 from gpuhub.cli._lazy import lazy
 from gpuhub.errors import PluginError, QueryError
 
 if TYPE_CHECKING:
-    from rich.console import Console
     from rich.table import Table
 
     from gpuhub.answer.query import build_query
+    from gpuhub.cli.table import TextConsole
     from gpuhub.fetch.plugins import Registry, get_registry, reset_registry
     from gpuhub.model import Offer
-    from gpuhub.service.searching import SearchResult, default_engine, run_query
+    from gpuhub.service.searching import default_engine, run_query
 else:  # imported on first use: `gpuhub --version`, `--help` and `store` never load numpy, pydantic or httpx
-    Console, Table = lazy("rich.console", "Console"), lazy("rich.table", "Table")
+    Table = lazy("rich.table", "Table")
     Registry, get_registry = lazy("gpuhub.fetch.plugins", "Registry"), lazy("gpuhub.fetch.plugins", "get_registry")
     reset_registry = lazy("gpuhub.fetch.plugins", "reset_registry")
     build_query = lazy("gpuhub.answer.query", "build_query")
@@ -45,7 +45,8 @@ _APP_SETTINGS: dict[str, Any] = {"add_completion": False, "no_args_is_help": Tru
                                  "rich_markup_mode": None,
                                  "help": "Find and price cloud GPU instances across providers."}
 app = typer.Typer(**_APP_SETTINGS)
-err: Console = lazy("rich.console", "Console", stderr=True, soft_wrap=True)
+err: TextConsole = lazy("gpuhub.cli.table", "TextConsole", stderr=True, soft_wrap=True)
+"""stderr: every string printed as text (markup off, control characters escaped)."""
 
 
 def _version(value: bool) -> None:
@@ -62,11 +63,11 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
     """Find and price cloud GPU instances across providers."""
 
 
-def _out() -> Console:
-    """stdout console; when piped, wide enough that tables are never cut to 80 columns."""
-    # Cells are data, never markup or emoji codes (an instance type like "a[1]" prints as it is).
-    plain: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
-    return Console(**plain) if sys.stdout.isatty() else Console(width=240, **plain)
+def _out() -> TextConsole:
+    """stdout console (:func:`gpuhub.cli.table.stdout_console`): cells are data, never markup or emoji codes."""
+    from gpuhub.cli.table import stdout_console
+
+    return stdout_console()
 
 
 class OutputFormat(str, Enum):
@@ -76,9 +77,7 @@ class OutputFormat(str, Enum):
 
 
 def _fail_usage(message: str) -> None:
-    from rich.markup import escape
-
-    err.print(f"[red]error:[/red] {escape(message)}", highlight=False)  # "gpuhub-core[web]" is text, not markup
+    err.print(f"error: {message}", style="red")  # "gpuhub-core[web]" is text, not markup
     raise typer.Exit(2)
 
 
@@ -101,17 +100,20 @@ EmitFileOption = Annotated[Path | None, typer.Option(
 
 def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
     """``command`` with one option per search parameter (:data:`gpuhub.answer.spec.SEARCH_PARAMS`, in its order)
-    before its own options; ``command`` gets their values in its first argument, ``filters`` (by parameter name, an
-    inverted flag such as ``--all-regions`` turned back into its argument, ``distinct``)."""
-    own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "filters"]
+    before its own options; ``command`` gets the filters' values in its first argument, ``filters`` (by parameter
+    name, an inverted flag such as ``--all-regions`` turned back into its argument, ``distinct``), and the output
+    parameters' (``columns``, ``wide``) in its second, ``shown``."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
+           if p.name not in ("filters", "shown")]
     options = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.flag_default, annotation=Annotated[
         _OPTION_TYPES[p.kind], typer.Option(p.option, *([p.short] if p.short else []), help=p.help)])
         for p in SEARCH_PARAMS]
 
     @functools.wraps(command)
     def run(**values: Any) -> None:
-        filters = {p.name: (not values.pop(p.name)) if p.inverted else values.pop(p.name) for p in SEARCH_PARAMS}
-        command(filters, **values)
+        filters = {p.name: (not values.pop(p.name)) if p.inverted else values.pop(p.name) for p in FILTER_PARAMS}
+        shown = {p.name: values.pop(p.name) for p in OUTPUT_PARAMS}
+        command(filters, shown, **values)
 
     signature = inspect.Signature([*options, *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own)])
     run.__signature__ = signature  # type: ignore[attr-defined]
@@ -123,6 +125,7 @@ def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
 @_with_search_options
 def search(
     filters: dict[str, Any],
+    shown: dict[str, Any],
     explain: Annotated[bool, typer.Option("--explain", help="say why each offer ranks and what filters removed")]
     = False,
     fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
@@ -132,11 +135,20 @@ def search(
                                                      "spot 10 min); also each offer's price date (30d)")] = None,
     timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="print each provider's warnings")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="one status line per provider, with its "
+                                          "warnings (default: one summary line)")] = False,
     emit: EmitOption = None,
     emit_file: EmitFileOption = None,
 ) -> None:
     """Search GPU offers across every installed provider."""
+    from gpuhub.answer.columns import choose_columns
+    from gpuhub.cli.table import print_result, print_statuses
+
+    try:
+        columns = choose_columns(shown["columns"])
+    except QueryError as exc:
+        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
+        return
     engine = default_engine()
     registry = engine.registry
     if fetch not in ("auto", "live", "replay"):
@@ -167,7 +179,7 @@ def search(
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
     if result.offers or output is not OutputFormat.table:
-        _print_result(result, output)
+        print_result(result, output.value, err, None if shown["wide"] else columns, shown["wide"])
     else:
         err.print("no offers match", highlight=False)
     for line in result.launch_notes:  # --launchable: which checks could not be made (gpuhub.answer.launch)
@@ -176,7 +188,7 @@ def search(
         for i, offer in enumerate(result.offers):
             err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
                       f"{result.details(i)['explanation']}", highlight=False)
-    _print_statuses(result, verbose)
+    print_statuses(result, verbose, err)
     if not result.offers or (explain and (query.limit is None or len(result.offers) < query.limit)):
         said = tuple(f"{s.provider} {s.state}:" for s in result.statuses)  # the status lines above say these
         for line in result.explain():
@@ -213,170 +225,40 @@ def _emit(offer: Offer, fmt: str, path: Path | None) -> None:
               highlight=False)
 
 
-def _print_statuses(result: SearchResult, verbose: bool) -> None:
-    """One line per provider (source kind, data date and age, warning count); with ``verbose`` its warnings."""
-    for status in result.statuses:
-        colour = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}[status.state]
-        if status.state == "ok" and status.partial:
-            colour = "yellow"
-        blind = ", no availability data" if (
-            status.state in ("ok", "stale") and status.provider in result.no_availability) else ""
-        err.print(f"[{colour}]{status.line()}{blind}[/{colour}]", highlight=False, markup=True)
-        if verbose:
-            for warning in status.warnings:
-                err.print(f"  warning: {warning}", highlight=False, markup=False)
-    if not verbose and any(s.warnings for s in result.statuses):
-        err.print("(gpuhub search -v prints the warnings)", highlight=False, markup=False)
-    if result.query.available_only:
-        unknown, sold_out = result.availability_dropped
-        err.print(f"--available dropped {unknown} offers whose availability is unknown and {sold_out} sold out",
-                  highlight=False)
-
-
-def _print_result(result: SearchResult, output: OutputFormat) -> None:
-    from gpuhub.service.searching import record_fields
-
-    records = result.to_dicts()
-    if output is OutputFormat.json:
-        sys.stdout.write(json.dumps(records, indent=2) + "\n")
-        return
-    if output is OutputFormat.csv:
-        if result.groups is None:  # prices as published (20.00, not 20.0)
-            for r, offer in zip(records, result.offers, strict=True):
-                r["price_per_hour"] = _money(offer.price.amount)
-        _write_csv(records, record_fields(result.query))
-        return
-    if result.groups is not None:
-        _print_groups(result)
-        return
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    scored = result.query.sort not in ("price", "price_per_gpu", "price_per_vram")
-    arm = any(r["cpu_arch"] != "x86_64" for r in records)
-    sliced = any(r["fractional"] for r in records)
-    for column, justify in (("provider", "left"), ("instance type", "left"), ("region", "left"), ("GPU", "left"),
-                            ("GPUs", "right"), ("VRAM/GPU GiB" + (" (slice: per slice)" if sliced else ""), "right"),
-                            ("vCPUs", "right"), ("RAM GiB", "right"), *((("CPU", "left"),) if arm else ()),
-                            ("purchase", "left"), ("per hour", "right"), ("per GPU-hour", "right"),
-                            ("avail", "left"), ("interruption", "left"), ("source", "left")):
-        table.add_column(column, justify=justify)
-    q = result.query  # network facts shown when a network filter or --nodes asks about them
-    network = bool(q.fabrics or q.nodes > 1 or q.min_network_gbps is not None or q.min_local_disk_gib is not None
-                   or q.local_nvme)
-    if network:
-        table.add_column("network, fabric, local disk", justify="left")
-    if q.nodes > 1:
-        table.add_column(f"{q.nodes} nodes per hour", justify="right")
-    if scored:
-        table.add_column(f"score ({records[0]['score_unit'] if records else ''})", justify="right")
-    if network:
-        from gpuhub.answer.network import network_label
-    for r, offer in zip(records, result.offers, strict=True):
-        region = r["region"] + (f" ({r['zone']})" if r["zone"] else "")
-        if r.get("more_regions"):
-            region += f" +{r['more_regions']} region{'s' if r['more_regions'] > 1 else ''}"
-        gpu = r["gpu_name"] or "-"
-        if r["gpu_known"] is False:
-            gpu += " (unknown)"
-        vram = _num(r["gpu_memory_gib"]) + (" slice" if r["fractional"] else "")
-        per_gpu = offer.price_per_gpu_hour
-        terms = offer.price
-        stat = None if terms.listing_stat is None else terms.listing_stat + (
-            f" of {terms.listing_count}" if terms.listing_count is not None else "")
-        table.add_row(
-            offer.instance.channel, r["instance_type"], region, gpu, _gpus(r["gpu_count"]), vram,
-            _num(r["vcpus"]), _num(r["memory_gib"]), *((r["cpu_arch"],) if arm else ()),
-            r["purchase"] + (f" ({stat})" if stat else ""),
-            f"{_money(offer.price.amount)} {r['currency']}", _money(per_gpu, derived=True) if per_gpu else "-",
-            _avail(r, offer), _risk(r), r["source"],
-            *([network_label(offer.instance)] if network else []),
-            *([f"{_money(offer.price.amount * q.nodes)} {r['currency']}"] if q.nodes > 1 else []),
-            *([f"{r['score']:.4g}" if r.get("score") is not None else "-"] if scored else []))
-    _out().print(table)
-    from gpuhub.answer.grouping import channel_notes
-
-    for line in channel_notes(result.offers):
-        err.print(line, highlight=False, markup=False)
-    if result.more_regions is not None:
-        err.print(f"showing {len(result.offers)} of {result.choices} choices (one row per instance type and purchase "
-                  f"model, best region first) from {result.matched} matching offers; --all-regions for every offer",
-                  highlight=False)
-    if result.matched > len(result.offers) and result.more_regions is None:
-        err.print(f"showing {len(result.offers)} of {result.matched} matching offers (--limit)", highlight=False)
-
-
-def _print_groups(result: SearchResult) -> None:
-    assert result.groups is not None
-    keys = list(result.groups[0].keys) if result.groups else [k for k in result.query.group_by]
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for column in (*keys, "offers", "price range per hour", "regions", "best offer"):
-        table.add_column(column, justify="right" if column == "offers" else "left")
-    for g in result.groups:
-        regions = [r.split(":", 1)[1] for r in g.regions]
-        shown = ", ".join(regions[:3]) + (f" +{len(regions) - 3}" if len(regions) > 3 else "")
-        span = _money(g.price_min) + ("" if g.price_min == g.price_max else f" - {_money(g.price_max)}")
-        table.add_row(*(g.keys[k] for k in keys), str(g.offers), f"{span} {g.currency}",
-                      f"{len(regions)}: {shown}", f"{g.best.instance_type} {g.best.region.code} "
-                      f"{g.best.price.purchase} {_money(g.best.price.amount)}")
-    _out().print(table)
-    err.print(f"{len(result.groups)} groups of {result.matched} matching offers", highlight=False)
-
-
-def _avail(record: dict[str, Any], offer: Offer) -> str:
-    """The avail cell: what an internal cluster has free and can add (``6 free``, ``+8 in ~5 min``) when its
-    plugin counts capacity that can be provisioned, else yes / sold out / ?."""
-    if offer.provisionable_count is not None:
-        return offer.capacity_label or "sold out"
-    return {"available": "yes", "sold_out": "sold out", "unknown": "?"}[record["availability"]]
-
-
-def _write_csv(records: list[dict[str, Any]], fields: list[str]) -> None:
-    """CSV with the same columns whether or not anything matched."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()} for r in records)
-    sys.stdout.write(buffer.getvalue())
-
-
-def _gpus(count: Any) -> str:
-    """GPU count; a fractional slice as a fraction (0.25 → 1/4)."""
-    if isinstance(count, float) and 0 < count < 1:
-        from fractions import Fraction
-
-        part = Fraction(count).limit_denominator(64)
-        return f"{part.numerator}/{part.denominator}"
-    return _num(count)
-
-
-def _money(value: Any, *, derived: bool = False) -> str:
-    """A price as published (at least 2 decimals: 20.00 beside 6.40; 0.9494 stays); a derived figure (per
-    GPU-hour) to at most 4 decimals."""
-    from decimal import Decimal
-
-    amount = value if isinstance(value, Decimal) else Decimal(str(value))
-    if derived:
-        amount = amount.quantize(Decimal("0.0001"))
-    amount = amount.normalize()
-    if amount.as_tuple().exponent > -2:  # type: ignore[operator]
-        amount = amount.quantize(Decimal("0.01"))
-    return format(amount, "f")
-
-
-def _risk(r: dict[str, Any]) -> str:
-    """The interruption column: bucket and its source@date for spot offers; '-' where nothing applies."""
-    if r.get("interruption") is None:
-        return "-"
-    return f"{r['interruption']} ({r['risk_source']})"
-
-
 def _num(value: Any) -> str:
-    if value is None:
-        return "-"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    from gpuhub.cli.table import num
+
+    return num(value)
 
 
 def _price(value: Any) -> str:
-    return "-" if value is None else _money(value)
+    from gpuhub.cli.table import price
+
+    return price(value)
+
+
+def _money(value: Any) -> str:
+    from gpuhub.cli.table import _published
+
+    return _published(value)
+
+
+def _cells(*values: Any) -> list[str]:
+    from gpuhub.cli.table import cells
+
+    return cells(*values)
+
+
+def _plain(text: Any, newlines: bool = False) -> str:
+    from gpuhub.display import plain
+
+    return plain(text, newlines=newlines)
+
+
+def _write_csv(records: list[dict[str, Any]], fields: list[str]) -> None:
+    from gpuhub.cli.table import write_csv
+
+    write_csv(records, fields)
 
 
 @app.command()
@@ -395,7 +277,8 @@ def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
     for r in reports:
         problem = "\n".join([*([r.error] if r.error else []), *([f"fix: {r.fix}"] if r.fix else []),
                              *(f"warning: {w}" for w in r.warnings)])
-        table.add_row(r.name, r.distribution or "-", r.version or "-", r.status, ", ".join(r.providers), problem)
+        table.add_row(*_cells(r.name, r.distribution or "-", r.version or "-", r.status, ", ".join(r.providers)),
+                      _plain(problem, newlines=True))  # a plugin's error text: text, control characters escaped
     _out().print(table)
 
 
@@ -412,7 +295,7 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
     for column in ("provider", "kind", "plugin", "credentials", "data"):
         table.add_column(column)
     for row in rows:
-        table.add_row(*(str(row[c]) for c in ("provider", "kind", "plugin", "credentials", "data")))
+        table.add_row(*_cells(*(row[c] for c in ("provider", "kind", "plugin", "credentials", "data"))))
     _out().print(table)
 
 
@@ -439,9 +322,9 @@ def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Outpu
         table.add_column(column)
     yes_no = {True: "yes", False: "no", None: "-"}
     for r in rows:
-        table.add_row(str(r["name"]), str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
+        table.add_row(*_cells(r["name"], str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
                       _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), r["compute_capability"] or "-",
-                      yes_no[r["fp8"]], yes_no[r["mig"]], r["cuda"] or "-", ", ".join(r["aliases"]))
+                      yes_no[r["fp8"]], yes_no[r["mig"]], r["cuda"] or "-", ", ".join(r["aliases"])))
     _out().print(table)
 
 
@@ -456,7 +339,7 @@ def rankers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
     for column in ("name", "unit", "formula"):
         table.add_column(column)
     for row in rows:
-        table.add_row(row["name"], row["unit"], row["formula"])
+        table.add_row(*_cells(row["name"], row["unit"], row["formula"]))
     _out().print(table)
 
 
@@ -526,7 +409,7 @@ def estimate(
         table.add_column(column)
     for r in rows:
         region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
-        table.add_row(str(r["provider"]), region_text, str(r["purchase"]), _price(r["price_per_hour"]),
+        table.add_row(*_cells(r["provider"], region_text, r["purchase"]), _price(r["price_per_hour"]),
                       _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))
     _out().print(table)
     def place(o: Offer) -> str:
@@ -580,8 +463,7 @@ def serve(
     except ModuleNotFoundError as exc:
         _fail_usage(f"gpuhub serve needs the web extra ({exc.name} is missing): pip install 'gpuhub-core[web]'")
     if host not in LOOPBACK:
-        err.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who reaches it can use it (no login)",
-                  highlight=False)
+        err.print(f"warning: listening on {host}: anyone who reaches it can use it (no login)", style="yellow")
     import socket
 
     try:  # a port in use (or a host that is not this machine's) is the user's argument, said before serving
@@ -887,7 +769,7 @@ def _main_inner() -> None:
     except PluginError as exc:
         # Strict mode: a broken plugin stops every command but the one that diagnoses plugins.
         if sys.argv[1:2] != ["plugins"]:
-            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            err.print(f"error: {exc}", style="red")
             err.print("run 'gpuhub plugins' to see every plugin's status, or unset GPUHUB_STRICT_PLUGINS",
                       highlight=False)
             raise SystemExit(1) from None

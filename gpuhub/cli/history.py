@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gpuhub.display import plain
+
 if TYPE_CHECKING:
     from gpuhub.history import DiffReport
     from gpuhub.store import Store
@@ -46,9 +48,9 @@ Purchases = Annotated[list[str] | None, typer.Option(help="purchase model(s): on
 
 
 def _err(message: str, code: int = 2) -> None:
-    from rich.console import Console
+    from gpuhub.cli.table import TextConsole
 
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {message}", highlight=False)
+    TextConsole(stderr=True, soft_wrap=True).print(f"error: {message}", style="red")
     raise typer.Exit(code)
 
 
@@ -93,16 +95,47 @@ def _close(store: Store) -> None:
 
 
 def _money(value: Any) -> str:
-    if value is None:
-        return "-"
-    text = f"{float(value):.6f}".rstrip("0")
-    return text + "00" if text.endswith(".") else (text if len(text.split(".")[1]) >= 2 else f"{float(value):.2f}")
+    """A price by the printing rule (:func:`gpuhub.display.money`), ``-`` when unknown."""
+    from gpuhub.cli.table import price
+
+    return price(value)
+
+
+def _need_charts(plot: bool, chart: Path | None) -> None:
+    """``--plot`` and ``--chart`` need the charts extra: without it, one line naming the missing module and the
+    install command, exit code 2 (before any work), never a traceback."""
+    import importlib.util
+
+    for wanted, option, module in ((plot, "--plot", "plotext"), (chart is not None, "--chart", "matplotlib")):
+        try:
+            missing = wanted and importlib.util.find_spec(module) is None
+        except (ImportError, ValueError):  # a module set to None (blocked) or without a spec
+            missing = wanted
+        if missing:
+            _err(f"{option} needs the charts extra ({module} is missing): pip install 'gpuhub-core[charts]'")
+
+
+def _percent(pct: float | None) -> str:
+    """A change in percent to 2 decimals, or as many more as a change too small for 2 needs (``+0.003``, never
+    ``+0.00`` for a change); empty when there is none."""
+    if pct is None:
+        return ""
+    places = 2
+    while places < 8 and pct and round(pct, places) == 0:
+        places += 1
+    return f"{pct:+.{places}f}"
+
+
+def _row(table: Any, *values: Any) -> None:
+    """A table row whose cells are text (control characters escaped)."""
+    table.add_row(*(plain(v) for v in values))
 
 
 def _console() -> Any:
-    from rich.console import Console
+    """stdout: strings printed as text (markup off, control characters escaped)."""
+    from gpuhub.cli.table import stdout_console
 
-    return Console() if sys.stdout.isatty() else Console(width=240)
+    return stdout_console()
 
 
 FilterOption = Annotated[list[str] | None, typer.Option()]
@@ -124,6 +157,7 @@ def history(
     output: Annotated[HistoryFormat, typer.Option("--format", "-f", help="table, json or csv")] = HistoryFormat.table,
 ) -> None:
     """Price history from the store: the price at each change, and min / median / max over --since."""
+    _need_charts(plot, chart)
     from rich.table import Table
 
     from gpuhub.history import history as run_history
@@ -161,7 +195,7 @@ def history(
         for row in result.points():
             label = " ".join(str(row.get(k)) for k in ("provider", "instance_type", "region", "purchase", "gpu_name")
                              if row.get(k))
-            table.add_row(row["at"].replace("T", " ")[:16], label,
+            _row(table, row["at"].replace("T", " ")[:16], label,
                           "gone" if row["price_per_hour"] is None else _money(row["price_per_hour"]),
                           str(row.get("currency") or ""))
         _console().print(table)
@@ -171,7 +205,7 @@ def history(
         for column in (first, "changes", "first", "min", "median", "max", "last", "currency"):
             table.add_column(column, justify="left" if column in (first, "currency") else "right")
         for s, row in zip(result.series, result.summary(), strict=True):
-            table.add_row(s.label + (f" ({row['offers']} offers)" if "offers" in row else ""), str(row["changes"]),
+            _row(table, s.label + (f" ({row['offers']} offers)" if "offers" in row else ""), str(row["changes"]),
                           *(_money(row[f"{k}_price_per_hour"]) for k in ("first", "min", "median", "max", "last")),
                           str(row.get("currency") or ""))
         _console().print(table)
@@ -201,10 +235,10 @@ def _print_diff(report: DiffReport, limit: int | None) -> None:
     for c in changes:
         o = c.offer
         pct = c.change_pct
-        table.add_row(c.kind, str(o["provider"]), str(o["instance_type"]),
+        _row(table, c.kind, str(o["provider"]), str(o["instance_type"]),
                       str(o["region"]) + (f" ({o['zone']})" if o.get("zone") else ""), str(o["purchase"]),
                       str(o.get("gpu_name") or "-"), _money(c.old_price), _money(c.new_price),
-                      f"{pct:+.2f}" if pct is not None else "")
+                      _percent(pct))
     if changes:
         _console().print(table)
     out = sys.stderr
@@ -247,7 +281,7 @@ def diff(
     with _opened_store() as store:
         offer_filter = make_filter(instance_type=instance_type, gpu=gpu, provider=provider, region=region,
                                    purchase=purchase)
-        report = run_diff(old, new, store=store, provider=offer_filter.providers or None).filtered(offer_filter)
+        report = run_diff(old, new, store=store, provider=offer_filter.providers or None, offer_filter=offer_filter)
     if output is DiffFormat.json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
         return
@@ -294,6 +328,10 @@ def watch(
         report = run_watch(rules, old=old, new=new, instance_type=instance_type, gpu=gpu, provider=provider,
                            region=region, purchase=purchase, store=store)
     sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+    for side in report.report.sides:
+        if side.old is None and side.new is not None:
+            print(f"{side.provider}: only one good snapshot (#{side.new.id}): nothing to compare with yet",
+                  file=sys.stderr)
     print(f"watch: {len(report.matches)} matches" if report.matched else "watch: nothing matched", file=sys.stderr)
     raise typer.Exit(1 if report.matched else 0)
 
@@ -352,14 +390,14 @@ def catalog_publish(
         if unknown:
             _err(f"--provider: unknown {', '.join(unknown)}; allowed: {', '.join(sorted(engine.registry.providers))}")
         for _, status in engine.collect(names, mode=fetch):  # type: ignore[arg-type]
-            print(status.line(), file=sys.stderr)
+            print(plain(status.line()), file=sys.stderr)
     store = _store()
     try:
         report = publish(destination, store, providers=chosen, max_loss=loss,
                          allow_unknown_gpus=allow_unknown_gpu or (), gpus=get_registry().gpus, sign_with=key)
     except CatalogCheckError as exc:
         for problem in exc.problems:
-            print(f"check failed: {problem}", file=sys.stderr)
+            print(plain(f"check failed: {problem}"), file=sys.stderr)
         print("nothing was published", file=sys.stderr)
         raise typer.Exit(1) from None
     except (TargetError, StoreError, ValueError) as exc:

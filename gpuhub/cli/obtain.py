@@ -7,13 +7,16 @@ import json
 import sys
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
+
+from gpuhub.cli.table import TextConsole, cells
+from gpuhub.display import money
 
 __all__ = ["print_compare"]
 
 
-def print_compare(rows: list[dict[str, Any]], hours: float, json_output: bool, out: Console, err: Console) -> None:
+def print_compare(rows: list[dict[str, Any]], hours: float, json_output: bool, out: TextConsole,
+                  err: TextConsole) -> None:
     """Print the rows as a table (stdout) with a one-line verdict (stderr), or as JSON."""
     if json_output:
         sys.stdout.write(json.dumps({"hours": hours, "options": rows}, indent=2) + "\n")
@@ -24,8 +27,8 @@ def print_compare(rows: list[dict[str, Any]], hours: float, json_output: bool, o
     for r in rows:
         where = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
         even = f"{r['break_even_hours']:g}" if r["break_even_hours"] is not None else "-"
-        table.add_row(r["purchase"], r["provider"], where, f"{r['price_per_hour']:.4f}".rstrip("0").rstrip("."),
-                      f"{r['cost']:.2f} {r['currency']}", even, "; ".join(r["notes"]))
+        table.add_row(*cells(r["purchase"], r["provider"], where, money(r["price_per_hour"]),
+                             f"{r['cost']:.2f} {r['currency']}", even, "; ".join(r["notes"])))
     out.print(table)
     if rows:
         best = rows[0]

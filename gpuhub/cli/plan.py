@@ -39,26 +39,24 @@ def _run(output: str, fetch: str, work: Callable[[], Any]) -> Any:
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
         return work()
     except QueryError as exc:
-        from rich.console import Console
-        from rich.markup import escape
+        from gpuhub.cli.table import TextConsole
 
-        Console(stderr=True, soft_wrap=True).print(
-            f"[red]error:[/red] {escape(cli_option(exc.argument))}: {escape(exc.detail)}", highlight=False)
+        TextConsole(stderr=True, soft_wrap=True).print(f"error: {cli_option(exc.argument)}: {exc.detail}",
+                                                       style="red")
         raise typer.Exit(2) from None
 
 
 def _table(columns: list[str], rows: list[list[str]]) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from gpuhub.cli.table import cells, stdout_console
 
     table = Table(show_edge=False, header_style="bold")
     for c in columns:
         table.add_column(c)
     for r in rows:
-        table.add_row(*r)
-    # cells are data, never markup; piped output wide enough that tables are never cut
-    plain: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
-    (Console(**plain) if sys.stdout.isatty() else Console(width=240, **plain)).print(table)
+        table.add_row(*cells(*r))  # cells are data: text, control characters escaped
+    stdout_console().print(table)  # piped: wide enough that tables are never cut
 
 
 def _csv(rows: list[dict[str, Any]]) -> None:

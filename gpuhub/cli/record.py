@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
-
+from gpuhub.cli.table import TextConsole
 from gpuhub.fetch.recording import atomic_write, load_manifest
 from gpuhub.service.engine import Engine
 
 
-def record_static(engine: Engine, provider: str, out: Path, err: Console) -> int:
+def record_static(engine: Engine, provider: str, out: Path, err: TextConsole) -> int:
     """Copy the table a static provider's searches use (its manifest and data files) to ``out/<provider>/``.
 
     Returns the exit code: 0 when written (the copy replays with ``--fixtures OUT``), 1 when the provider has no

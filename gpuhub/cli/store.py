@@ -42,13 +42,20 @@ def _open(ctx: typer.Context) -> Store:
     try:
         store = open_store()
     except StoreError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(_plain(f"error: {exc}"), err=True)
         raise typer.Exit(1) from None
     if store is None:
         typer.echo(f"the store is off (GPUHUB_STORE={redact_location(default_location() or 'off')})", err=True)
         raise typer.Exit(1)
     ctx.call_on_close(store.close)  # a team store's connection is closed, not left to the garbage collector
     return store
+
+
+def _plain(text: str) -> str:
+    """Text as text: control characters escaped (:func:`gpuhub.display.plain`)."""
+    from gpuhub.display import plain
+
+    return plain(text)
 
 
 def _size(n: int) -> str:
@@ -113,8 +120,10 @@ def show(
                                      "read_only": store.read_only, "snapshots": rows, "quarantined": set_aside},
                                     indent=2) + "\n")
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from gpuhub.cli.table import cells, stdout_console
+    from gpuhub.display import plain
 
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for column, justify in (("provider", "left"), ("id", "right"), ("age", "right"), ("source kind", "left"),
@@ -125,11 +134,11 @@ def show(
             state = "complete" + (f", {outdated[s.id]}" if outdated[s.id] else "")
         else:
             why = s.status.get("reason") or "; ".join(s.status.get("warnings", [])) or "no offers"
-            state = f"not served: {why}"[:100]
-        table.add_row(s.provider, str(s.id), _age(s.age_s(now)), s.source_kind,
-                      s.data_date.isoformat() if s.data_date else "-", str(s.offers),
-                      _size(s.size_bytes) if s.content_hash else "-", state)
-    (Console() if sys.stdout.isatty() else Console(width=200)).print(table)
+            state = f"not served: {why}"
+        table.add_row(*cells(s.provider, s.id, _age(s.age_s(now)), s.source_kind,
+                             s.data_date.isoformat() if s.data_date else "-", s.offers,
+                             _size(s.size_bytes) if s.content_hash else "-", plain(state)[:100]))
+    stdout_console().print(table)
     total = sum(counts.values())
     typer.echo(f"{store.location}: {_size(store.size_bytes())}, {total} snapshots"
                + (f" (newest {limit} per provider shown)" if len(shown) < total else ""), err=True)
@@ -139,7 +148,7 @@ def show(
         are = "row could not be decoded and is" if len(quarantined) == 1 else "rows could not be decoded and are"
         typer.echo(f"{len(quarantined)} snapshot {are} set aside (quarantine table, never served):", err=True)
         for q in quarantined[:10]:
-            typer.echo(f"  snapshot {q.snapshot_id} of {q.provider}: {q.reason}", err=True)
+            typer.echo(plain(f"  snapshot {q.snapshot_id} of {q.provider}: {q.reason}"), err=True)
 
 
 def _outdated(snapshots: list[Snapshot]) -> dict[int, str | None]:
@@ -177,7 +186,7 @@ def prune(
     try:
         seconds = parse_duration(older_than) if older_than is not None else None
     except ValueError as exc:
-        typer.echo(f"error: --older-than: {exc}", err=True)
+        typer.echo(_plain(f"error: --older-than: {exc}"), err=True)
         raise typer.Exit(2) from None
     store = _open(ctx)
     before = store.size_bytes()

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from gpuhub.facts._data import read_csv
 
-__all__ = ["CUDA_MIN_DRIVER", "FEATURES", "GpuCompat", "compat", "cuda_supports", "parse_version"]
+__all__ = ["CUDA_MIN_DRIVER", "CUDA_RELEASES", "FEATURES", "GpuCompat", "compat", "cuda_supports", "parse_version"]
 
 FEATURES = ("fp8", "transformer-engine", "tensor-cores", "mig")
 """Names accepted by ``--feature``."""
@@ -25,6 +25,16 @@ CUDA_MIN_DRIVER = {(8, 0): "375.26", (9, 0): "384.81", (10, 0): "410.48", (11, 0
                    (11, 8): "520.61.05", (12, 8): "570.26", (12, 9): "575.51.03"}
 """Linux driver of each CUDA release's general-availability toolkit (CUDA Toolkit release notes, "CUDA Toolkit and
 Corresponding Driver Versions"): the oldest driver that runs a GPU first supported by that release."""
+
+
+CUDA_RELEASES: tuple[tuple[int, int], ...] = (
+    (7, 0), (7, 5), (8, 0), (9, 0), (9, 1), (9, 2), (10, 0), (10, 1), (10, 2),
+    (11, 0), (11, 1), (11, 2), (11, 3), (11, 4), (11, 5), (11, 6), (11, 7), (11, 8),
+    (12, 0), (12, 1), (12, 2), (12, 3), (12, 4), (12, 5), (12, 6), (12, 8), (12, 9),
+    (13, 0), (13, 1), (13, 2), (13, 3), (13, 4), (13, 5))
+"""Every CUDA Toolkit release (major.minor), from NVIDIA's release notes archive (docs.nvidia.com/cuda/archive/
+<version>: "CUDA Toolkit and Corresponding Driver Versions"; 13.1 to 13.5 also from the CUDA Tile IR releases aligned
+with them, the last of November 2026). There is no 12.7: 12.6 was followed by 12.8."""
 
 
 @dataclass(frozen=True)

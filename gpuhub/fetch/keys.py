@@ -14,6 +14,7 @@ import importlib.util
 import json
 import os
 import stat
+import sys
 import time
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -47,7 +48,8 @@ def code_fingerprint(module: str) -> str:
     """Size, modification and change times (ns) and inode of every file in the package that holds ``module``
     (cached per process and package: a plugin's entry-point module and its provider module share one walk). The
     change time cannot be set back (``touch -r``, ``cp -p``, ``rsync -t`` and unpacked archives keep a file's size
-    and modification time, never its change time), so an edited file always counts."""
+    and modification time, never its change time), so an edited file always counts. A module without an import
+    spec (``__main__`` of a script or a notebook) counts its file, if it has one."""
     return _package_fingerprint(module.split(".")[0])
 
 
@@ -60,10 +62,17 @@ code_fingerprint.cache_clear = _fingerprint_cache_clear  # type: ignore[attr-def
 
 @lru_cache(maxsize=64)
 def _package_fingerprint(package: str) -> str:
-    spec = importlib.util.find_spec(package)
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):  # ValueError: "__main__.__spec__ is None" (a script, a notebook)
+        spec = None
     if spec is None:
-        return ""
-    locations = list(spec.submodule_search_locations or ([spec.origin] if spec.origin else []))
+        origin = getattr(sys.modules.get(package), "__file__", None)
+        if not origin or not os.path.isfile(origin):
+            return ""
+        locations = [origin]
+    else:
+        locations = list(spec.submodule_search_locations or ([spec.origin] if spec.origin else []))
     digest = hashlib.sha256()
     for location in locations:
         if os.path.isfile(location):

@@ -214,7 +214,8 @@ class Registry:
             dist = getattr(ep, "dist", None)
             dist_name = dist.metadata["Name"] if dist is not None else None
             version = dist.version if dist is not None else None
-            location = str(dist.locate_file("")) if dist is not None else None
+            # one folder reached through two paths (a lib64 -> lib link) is one install: compare real paths
+            location = os.path.realpath(str(dist.locate_file(""))) if dist is not None else None
             candidate = _Candidate(ep.name, dist_name, version, ep.load, location)
             first = seen.get(ep.name)
             if first is None:

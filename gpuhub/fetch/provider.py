@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 import pydantic
 from pydantic import SecretStr
 
+from gpuhub.display import plain
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.regions import make_region
@@ -644,7 +645,8 @@ def _install_log_redaction() -> None:
     known credential values (literal, URL-encoded, base64), credential query parameters and Bearer tokens are
     replaced by ``REDACTED`` when the record is created, in the message, its arguments, the exception traceback
     (``exc_info``, at every level) and the stack. Installed once, on import; other record factories keep working
-    underneath."""
+    underneath. Control characters in the message are escaped (:func:`gpuhub.display.plain`): a provider's text
+    never sends an escape sequence to a terminal or a log file."""
     previous = logging.getLogRecordFactory()
     if getattr(previous, "gpuhub_redacts", False):
         return
@@ -655,7 +657,7 @@ def _install_log_redaction() -> None:
             message = record.getMessage()
         except Exception:  # a record whose arguments do not format is left to the handler to report
             return record
-        clean = redact(message)
+        clean = plain(redact(message), newlines=True)  # no escape sequence reaches a terminal or log file
         if clean != message or (record.args and redact(repr(record.args)) != repr(record.args)):
             record.msg, record.args = clean, ()
         if record.exc_info and record.exc_info[0] is not None:

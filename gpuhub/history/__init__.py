@@ -154,7 +154,7 @@ def _resolve(selector: str | int | None, snapshots: list[Snapshot], name: str) -
 
 
 def diff(old: str | int | None = None, new: str | int | None = None, *, store: Store | None = None,
-         provider: str | Sequence[str] | None = None) -> DiffReport:
+         provider: str | Sequence[str] | None = None, offer_filter: OfferFilter | None = None) -> DiffReport:
     """What changed between two states of the catalog.
 
     Args:
@@ -163,6 +163,7 @@ def diff(old: str | int | None = None, new: str | int | None = None, *, store: S
             provider's newest good snapshot, ``old`` the good snapshot before it.
         provider: only these providers.
         store: a store (default: ``GPUHUB_STORE``).
+        offer_filter: only the offers passing it (:func:`make_filter`): its changes, and its unchanged count.
 
     Raises:
         QueryError: a selector names no snapshot, or is neither an id nor a time.
@@ -210,7 +211,8 @@ def diff(old: str | int | None = None, new: str | int | None = None, *, store: S
         pairs.append((name, old_snap, new_snap))
         if kind_new == "latest" and kind_old == "latest":
             latest[name] = (every[1] if len(every) > 1 else None, every[0])
-    return diff_states(pairs, opened.read_columns, latest=latest)
+    report = diff_states(pairs, opened.read_columns, latest=latest, offer_filter=offer_filter)
+    return report.filtered(offer_filter) if offer_filter is not None else report
 
 
 # --- watch -----------------------------------------------------------------------------------------------------
@@ -303,6 +305,8 @@ class WatchReport:
 def check(report: DiffReport, rules: WatchRules, offer_filter: OfferFilter) -> WatchReport:
     """Apply ``rules`` to the changes of ``report`` that pass ``offer_filter``."""
     out = WatchReport(rules, offer_filter, report)
+    # A provider's first snapshot has nothing to compare with: its offers are not "new" (as no GPU "appeared").
+    baseline = {s.provider for s in report.sides if s.old is not None and s.old.offers}
     for change in report.changes:
         if not offer_filter.matches(change.offer):
             continue
@@ -314,7 +318,7 @@ def check(report: DiffReport, rules: WatchRules, offer_filter: OfferFilter) -> W
         if rules.below is not None and change.new_price is not None and change.new_price < rules.below and (
                 change.old_price is None or change.old_price >= rules.below):
             out.matches.append({"rule": "below", **change.to_dict()})
-        if rules.new_offers and change.kind == "new":
+        if rules.new_offers and change.kind == "new" and change.offer.get("provider") in baseline:
             out.matches.append({"rule": "new_offer", **change.to_dict()})
         if rules.gone_offers and change.kind == "gone":
             out.matches.append({"rule": "gone_offer", **change.to_dict()})
@@ -346,5 +350,5 @@ def watch(rules: WatchRules, *, old: str | int | None = None, new: str | int | N
     """
     offer_filter = make_filter(instance_type=instance_type, gpu=gpu, provider=provider, region=region,
                                purchase=purchase)
-    report = diff(old, new, store=store, provider=offer_filter.providers or None)
+    report = diff(old, new, store=store, provider=offer_filter.providers or None, offer_filter=offer_filter)
     return check(report, rules, offer_filter)

@@ -16,6 +16,8 @@ __all__ = ["MAX_SERIES", "render_file", "render_terminal"]
 
 MAX_SERIES = 8
 """Charts draw at most this many series (the cheapest last prices first); the rest are only in the table."""
+MIN_SPAN = dt.timedelta(minutes=2)
+"""The shortest time axis a terminal chart draws (plotext widens an axis of one instant to decades)."""
 
 
 def _steps(series: PriceSeries, since: dt.datetime | None, until: dt.datetime) -> list[list[tuple[dt.datetime,
@@ -53,14 +55,17 @@ def render_terminal(series: Sequence[PriceSeries], since: dt.datetime | None, *,
     import plotext as plt
 
     until = now or dt.datetime.now(dt.timezone.utc)
+    picked = _pick(series, since)
+    first = min((p.at for s in picked for p in s.window(since)), default=until)
+    until = max(until, first + MIN_SPAN)  # snapshots seconds apart: an axis of minutes, not of a century
     plt.clear_figure()
     plt.plotsize(width, height)
     plt.theme("clear")
-    plt.date_form("Y-m-d H:M")
+    plt.date_form("Y-m-d H:M:S")
     plt.title(title)
-    for s in _pick(series, since):
+    for s in picked:
         for n, run in enumerate(_steps(s, since, until)):
-            plt.plot([t.strftime("%Y-%m-%d %H:%M") for t, _ in run], [p for _, p in run],
+            plt.plot([t.strftime("%Y-%m-%d %H:%M:%S") for t, _ in run], [p for _, p in run],
                      label=s.label if n == 0 else None, marker="braille")
     text: str = plt.uncolorize(plt.build())
     plt.clear_figure()

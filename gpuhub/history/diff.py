@@ -34,6 +34,11 @@ class OfferFilter:
     regions: tuple[str, ...] = ()
     purchases: tuple[str, ...] = ()
 
+    @property
+    def narrows(self) -> bool:
+        """True when the filter leaves out some offers of a provider it keeps (any filter but ``providers``)."""
+        return bool(self.instance_types or self.gpus or self.regions or self.purchases)
+
     def matches(self, offer: Mapping[str, Any]) -> bool:
         """Whether an offer record (``provider``, ``instance_type``, ``region``, ``zone``, ``purchase``,
         ``gpu_name``) passes every filter."""
@@ -169,9 +174,11 @@ def _used(columns: OfferColumns | None, table: str, column: str, name: str) -> s
 
 
 def diff_columns(old: OfferColumns | None, new: OfferColumns | None, interner: Interner | None = None,
-                 report: DiffReport | None = None, provider: str = "") -> DiffReport:
+                 report: DiffReport | None = None, provider: str = "",
+                 offer_filter: OfferFilter | None = None) -> DiffReport:
     """Add the changes from ``old`` to ``new`` (one provider's offers; either may be None: no offers) to
-    ``report`` (a new one by default) and return it."""
+    ``report`` (a new one by default) and return it. With ``offer_filter``, only the unchanged offers that pass
+    it are counted unchanged (the changes are all listed: :meth:`DiffReport.filtered` keeps the passing ones)."""
     report = report if report is not None else DiffReport()
     interner = interner or Interner()
     empty = np.zeros(0, dtype=np.int64)
@@ -189,7 +196,11 @@ def diff_columns(old: OfferColumns | None, new: OfferColumns | None, interner: I
         rows_o, rows_n = fo[io], fn[in_]
         po, pn = old.columns["price"][rows_o], new.columns["price"][rows_n]
         differ = po != pn
-        report.unchanged += int(len(io) - np.count_nonzero(differ))
+        if offer_filter is not None and offer_filter.narrows:
+            report.unchanged += sum(1 for rn in rows_n[~differ].tolist()
+                                    if offer_filter.matches(describe_row(new, rn)))
+        else:
+            report.unchanged += int(len(io) - np.count_nonzero(differ))
         for ro, rn in zip(rows_o[differ].tolist(), rows_n[differ].tolist(), strict=True):
             a, b = amount(old, ro), amount(new, rn)
             report.changes.append(PriceChange("up" if b > a else "down", describe_row(new, rn), a, b))
@@ -222,12 +233,14 @@ def _state(snapshot: Snapshot | None) -> str | None:
 
 
 def diff_states(pairs: Iterable[tuple[str, Snapshot | None, Snapshot | None]],
-                read: Any, *, latest: Mapping[str, Sequence[Snapshot | None]] | None = None) -> DiffReport:
+                read: Any, *, latest: Mapping[str, Sequence[Snapshot | None]] | None = None,
+                offer_filter: OfferFilter | None = None) -> DiffReport:
     """Compare, per provider, an old and a new complete snapshot (``read(snapshot) -> OfferColumns``).
 
     ``latest`` maps a provider to its (older, newer) newest snapshots of any kind, for the status comparison; by
     default the compared snapshots' own statuses are used. A provider whose two snapshots share a content hash is
-    counted unchanged without reading its offers.
+    counted unchanged without reading its offers, unless ``offer_filter`` narrows the offers (a region, a GPU, ...):
+    then only the unchanged offers passing it count.
     """
     report = DiffReport()
     interner = Interner()
@@ -235,11 +248,14 @@ def diff_states(pairs: Iterable[tuple[str, Snapshot | None, Snapshot | None]],
         statuses = (latest or {}).get(provider) or (old, new)
         report.sides.append(ProviderSide(provider, old, new, _state(statuses[0]), _state(statuses[1]),
                                          (statuses[1].status.get("reason") if statuses[1] is not None else None)))
-        if old is not None and new is not None and old.content_hash and old.content_hash == new.content_hash:
+        narrow = offer_filter is not None and offer_filter.narrows
+        if old is not None and new is not None and old.content_hash and old.content_hash == new.content_hash \
+                and not narrow:
             report.unchanged += new.offers
             continue
         diff_columns(read(old) if old is not None and old.content_hash else None,
-                     read(new) if new is not None and new.content_hash else None, interner, report, provider)
+                     read(new) if new is not None and new.content_hash else None, interner, report, provider,
+                     offer_filter)
     report.changes.sort(key=lambda c: (c.offer.get("provider") or "", c.kind, c.offer.get("instance_type") or "",
                                        c.offer.get("region") or "", c.offer.get("zone") or "",
                                        c.offer.get("purchase") or ""))

@@ -160,11 +160,28 @@ def new_plugin(name: str, directory: Path) -> Path:
     """Write the plugin package ``gpuhub-<name>`` under ``directory``; returns its path.
 
     Raises:
-        ValueError: ``name`` is not lower-case letters and digits starting with a letter, or the target exists.
+        ValueError: ``name`` is not lower-case letters and digits starting with a letter, names a provider this
+            project ships (``aws``: its plugin is ``gpuhub-aws``) or a distribution already installed, or the
+            target exists.
     """
     if not _NAME.match(name):
         raise ValueError(f"plugin name {name!r}: use lower-case letters and digits, starting with a letter "
                          "(it becomes the provider name and the package gpuhub_<name>)")
+    from importlib import metadata
+
+    from gpuhub.bundled import BUNDLED_PROVIDERS
+
+    owner = BUNDLED_PROVIDERS.get(name)
+    if owner is not None:
+        raise ValueError(f"{name!r} is the provider of the existing plugin {owner} (a second package of that name "
+                         f"would be refused as an impostor or shadow it): choose another name, e.g. my{name}")
+    try:
+        installed = metadata.distribution(f"gpuhub-{name}")
+    except metadata.PackageNotFoundError:
+        installed = None
+    if installed is not None:
+        raise ValueError(f"a distribution named gpuhub-{name} is already installed ({installed.version}): choose "
+                         "another name")
     root = directory / f"gpuhub-{name}"
     if root.exists():
         raise ValueError(f"{root} already exists")

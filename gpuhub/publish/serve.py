@@ -73,5 +73,21 @@ def published_offers(environ: Mapping[str, str], provider: str) -> tuple[Sequenc
                             skipped_records=int(saved.get("skipped_records") or 0),
                             skipped_reasons=dict(saved.get("skipped_reasons") or {}),
                             unknown_gpus=dict(saved.get("unknown_gpus") or {}),
-                            warnings=list(saved.get("warnings") or []), fetched_at=fetched_at)
+                            warnings=list(saved.get("warnings") or []), fetched_at=fetched_at,
+                            # what the publisher's status said of its data: partial, its kind, its price dates
+                            partial_reasons=dict(saved.get("partial_reasons") or {}),
+                            source_kind=saved.get("source_kind") or entry.get("source_kind"),
+                            data_date=_date(entry.get("data_date") or saved.get("data_date")),
+                            data_date_note=saved.get("data_date_note"),
+                            oldest_data_date=_date(saved.get("oldest_data_date")),
+                            undated_offers=int(saved.get("undated_offers") or 0),
+                            price_change_period_s=saved.get("price_change_period_s"))
     return columns, status
+
+
+def _date(value: object) -> dt.date | None:
+    """An ISO date from a manifest, or None (absent or not a date)."""
+    try:
+        return dt.date.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None

@@ -51,9 +51,15 @@ def run_search(engine: Engine, kwargs: dict[str, Any], *, fixtures_dir: Path | N
     """Validate the search parameters (``build_query`` keyword arguments) against the installed providers and
     rankers, and run the search (a ``limit`` above :data:`MAX_OFFERS` is refused).
 
+    The output parameters (``columns``, ``wide``: :data:`gpuhub.answer.spec.OUTPUT_PARAMS`) are not the search's
+    and are left out here; :func:`search_answer` applies them.
+
     Raises:
         QueryError: a bad parameter, named.
     """
+    from gpuhub.answer.spec import OUTPUT_PARAMS
+
+    kwargs = {k: v for k, v in kwargs.items() if k not in {p.name for p in OUTPUT_PARAMS}}
     limit = kwargs.get("limit")
     if limit is not None:
         try:
@@ -70,8 +76,17 @@ def run_search(engine: Engine, kwargs: dict[str, Any], *, fixtures_dir: Path | N
 
 def search_answer(engine: Engine, kwargs: dict[str, Any], *, fixtures_dir: Path | None = None,
                   fetch: RequestedMode = "auto") -> list[dict[str, Any]]:
-    """The offers of a search, as ``gpuhub search --format json`` prints them (``/api/search``)."""
-    return run_search(engine, kwargs, fixtures_dir=fixtures_dir, fetch=fetch).to_dicts()
+    """The offers of a search, as ``gpuhub search --format json`` prints them (``/api/search``); with ``columns``
+    (and not ``wide``), each record holds only the fields of those table columns
+    (:data:`gpuhub.answer.columns.TABLE_COLUMNS`).
+
+    Raises:
+        QueryError: a bad parameter or column name, named.
+    """
+    from gpuhub.answer.columns import choose_columns, select_fields
+
+    columns = None if kwargs.get("wide") else choose_columns(kwargs.get("columns"))
+    return select_fields(run_search(engine, kwargs, fixtures_dir=fixtures_dir, fetch=fetch).to_dicts(), columns)
 
 
 def result_answer(engine: Engine, kwargs: dict[str, Any], *, fixtures_dir: Path | None = None,

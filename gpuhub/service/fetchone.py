@@ -128,6 +128,10 @@ class FetchOne(RateLimits):
                 status.warnings.append(f"every record was skipped ({report.skipped_total}): {top}; the API's "
                                        "answer may have changed shape")
             self._remember_attempt(store, plan, key, source, manifest, status)
+            if plan.mode == "replay":  # a recording edited or cut to nothing: the last good replay, as stale
+                kept = self._fallback(plan, "the recording gave no offers")
+                if kept.status.state == "stale":
+                    return kept
             return _Entry((), status)  # an empty answer is reported, never cached as the catalog
         if store is not None and key is not None:
             from gpuhub.store import StoreError, StoreReadOnly

@@ -32,7 +32,9 @@ def gpu_rows(table: GpuTable) -> list[dict[str, Any]]:
                      "bf16_tflops": s.bf16_tflops, "fp64_tflops": s.fp64_tflops,
                      "memory_bandwidth_gb_s": s.memory_bandwidth_gb_s,
                      "compute_capability": f"{cc[0]}.{cc[1]}" if cc else None,
-                     "tensor_core_generation": facts.tensor_core_generation, "fp8": facts.fp8,
+                     "tensor_core_generation": facts.tensor_core_generation,
+                     # where the CUDA facts are silent (AMD), FP8 as the table's FP8 throughput says
+                     "fp8": facts.fp8 if facts.fp8 is not None else (True if s.fp8_tflops else None),
                      "transformer_engine": facts.transformer_engine, "mig": s.mig_support,
                      "cuda": facts.cuda_range if cc else None, "min_driver": facts.min_driver,
                      "aliases": list(s.aliases)})

@@ -29,6 +29,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from gpuhub.answer.columns import TableColumn, choose_columns, select_fields
 from gpuhub.answer.params import (
     COMPARE,
     ESTIMATE,
@@ -40,6 +41,8 @@ from gpuhub.answer.params import (
     query_kwargs,
     search_params,
 )
+from gpuhub.answer.spec import OUTPUT_PARAMS
+from gpuhub.display import money, plain
 from gpuhub.errors import QueryError
 from gpuhub.model import Offer
 from gpuhub.service.answers import MAX_NUMBER, MAX_OFFERS, number, run_search
@@ -135,6 +138,12 @@ class Page:
     column: str | None
     desc: bool
     params: list[tuple[str, str]]
+    columns: frozenset[str] | None = None
+    """The page columns (:data:`COLUMNS` keys) the request chose (``columns``), or None for all."""
+
+    def show(self, column: str) -> bool:
+        """Whether the table shows the page column ``column``."""
+        return self.columns is None or column in self.columns
 
     @property
     def query_string(self) -> str:
@@ -222,7 +231,7 @@ class Page:
             rows.append((label, [_fmt(r[key]) for r in records]))
         rows.append(("per hour", [f"{_fmt(o.price.amount)} {o.price.currency}" for o in offers]))
         for label, key in (("per GPU-hour", "price_per_gpu_hour"), ("per VRAM GiB-hour", "price_per_vram_gib_hour")):
-            rows.append((label, [_fmt(r[key]) for r in records]))
+            rows.append((label, [_fmt(getattr(o, key)) for o in offers]))  # Decimals: the printing rule
         for label, key in (("USD per BF16 TFLOP-hour", "usd_per_bf16_tflop_hour"),
                            ("USD per FP8 TFLOP-hour", "usd_per_fp8_tflop_hour"),
                            ("USD per FP64 TFLOP-hour", "usd_per_fp64_tflop_hour"),
@@ -243,7 +252,8 @@ class Web:
         self.fixtures_dir = fixtures_dir
         self.fetch: RequestedMode = fetch
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
-        self.templates.env.globals.update(columns=COLUMNS, offer_key=offer_key, fmt=_fmt)
+        self.templates.env.globals.update(columns=COLUMNS, offer_key=offer_key, fmt=_fmt, money=money)
+        self.templates.env.finalize = _as_text  # every {{ value }}: control characters escaped, then HTML-escaped
 
     @property
     def engine(self) -> Engine:
@@ -273,8 +283,9 @@ class Web:
         allowed = [p.name for p in search_params() if not (page and p.name in PAGE_EXCLUDED)] + list(extra or {})
         _check_known(request, allowed)
         kwargs = query_kwargs(request.query_params.getlist, extra=extra, defaults=defaults)
-        for name in extra or {}:
+        for name in [*(extra or {}), *(p.name for p in OUTPUT_PARAMS)]:
             kwargs.pop(name, None)
+        shown_columns(request)  # a bad column name is the request's error, before any search
         if kwargs.get("limit") is None and not defaults:
             kwargs["limit"] = MAX_OFFERS
         return self.run(kwargs)
@@ -282,11 +293,14 @@ class Web:
     # --- API -------------------------------------------------------------------------------------------------
 
     def api_search(self, request: Request) -> Response:
-        """``GET /api/search``: the ranked offers as JSON; 400 with the argument's name on a bad one."""
+        """``GET /api/search``: the ranked offers as JSON; 400 with the argument's name on a bad one;
+        ``columns=a,b`` keeps only the record fields of those table columns."""
         try:
-            return JSONResponse(self.search(request, defaults=True).to_dicts())
+            records = self.search(request, defaults=True).to_dicts()
+            columns = shown_columns(request)
         except QueryError as exc:
             return _query_error(exc)
+        return JSONResponse(select_fields(records, columns))
 
     def api_result(self, request: Request) -> Response:
         """``GET /api/result``: the whole result (offers, statuses, filter counts) and its explanation as JSON; 400 on a
@@ -373,6 +387,9 @@ class Web:
             result = self.search(request, defaults=False, extra=PAGE_ONLY)
             kwargs = query_kwargs(request.query_params.getlist, extra=PAGE_ONLY, defaults=False)
             context["view"] = _view(result, {**kwargs, "_params": request.query_params.multi_items()})
+            chosen = shown_columns(request)
+            if chosen is not None:
+                context["view"].columns = frozenset(k for c in chosen for k in PAGE_COLUMNS.get(c.name, (c.name,)))
         except QueryError as exc:
             context["error"] = {"parameter": parameter_name(exc.argument), "message": exc.detail}
         except ArithmeticError as exc:  # the compare view's job cost of numbers that passed their bounds
@@ -380,6 +397,22 @@ class Web:
                                 f"({type(exc).__name__}); at most {MAX_NUMBER:,.0f} hours"}
         return self.templates.TemplateResponse(request, "index.html", context,
                                                status_code=400 if context["error"] else 200)
+
+
+def shown_columns(request: Request) -> list[TableColumn] | None:
+    """The table columns a request names (``columns``), or None for all of them (none named, or ``wide``).
+
+    Raises:
+        QueryError: an unknown column (naming the allowed values).
+    """
+    named = choose_columns(request.query_params.getlist("columns"))
+    wide = request.query_params.get("wide", "").strip().lower() in ("1", "true", "on", "yes")
+    return None if wide else named
+
+
+PAGE_COLUMNS = {"price": ("price_per_hour",), "per_gpu": ("price_per_gpu_hour",), "gpu": ("gpu_name", "gpu_count"),
+                "vram": ("gpu_memory_gib",), "ram": ("memory_gib",), "avail": ("available",)}
+"""The page's columns (:data:`COLUMNS`) of each table column whose name differs from them."""
 
 
 def _view(result: SearchResult, kwargs: dict[str, Any]) -> Page:
@@ -427,15 +460,23 @@ def points(result: SearchResult) -> list[dict[str, Any]]:
     return out
 
 
+def _as_text(value: Any) -> Any:
+    """The template's finalizer: text printed as text (:func:`gpuhub.display.plain`; autoescape then makes it HTML);
+    markup the application built itself (``Markup``) and non-text values pass unchanged."""
+    if isinstance(value, str) and not hasattr(value, "__html__"):
+        return plain(value)
+    return value
+
+
 def _fmt(value: Any, digits: int = 4) -> str:
-    """A figure for a table cell: '-' for missing, prices without float noise."""
+    """A figure for a table cell: '-' for missing, a price (a ``Decimal``) by the printing rule
+    (:func:`gpuhub.display.money`), other floats to ``digits`` significant digits."""
     if value is None:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, Decimal):
-        text = format(value.normalize(), "f")
-        return text if "." in text and len(text.split(".")[1]) >= 2 else f"{value:.2f}"
+        return money(value)
     if isinstance(value, float):
         return f"{value:g}" if value.is_integer() or abs(value) >= 100 else f"{value:.{digits}g}"
     return str(value)

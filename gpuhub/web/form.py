@@ -19,6 +19,7 @@ GROUPS = (
     ("Price and purchase", ("max_price", "currency", "purchase", "available")),
     ("Where", ("provider", "provider_kind", "region", "country", "continent", "near", "max_rtt", "max_carbon")),
     ("Workload and ranking", ("workload", "model", "precision", "mode", "sort", "all_regions", "limit")),
+    ("Table", ("columns", "wide")),
 )
 
 

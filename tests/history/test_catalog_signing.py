@@ -94,7 +94,7 @@ def test_a_good_signature_is_accepted_and_served_by_a_search(signed: tuple[Path,
     assert (shown["state"], shown["version"], shown["signed_by"]) == ("fresh", 2, key_id), shown
     reset_state()
     try:
-        found = run_cli(["search", "--provider", "lambda", "--format", "json", "--all-regions"],
+        found = run_cli(["search", "-v", "--provider", "lambda", "--format", "json", "--all-regions"],
                         env={**env, "GPUHUB_CATALOG_URL": str(pub), "GPUHUB_CATALOG_TTL": "0", "GPUHUB_STORE": "off",
                              "GPUHUB_CACHE_DIR": str(tmp_path / "search-cache")})
     finally:

@@ -175,7 +175,7 @@ def test_a_fresh_process_with_only_the_catalog_url_gives_the_publishers_answer(
                          "replay"], publisher)
     assert published.returncode == 0, published.stderr
     assert json.loads(published.stdout)["version"] == 1
-    query = ["search", "--gpu", "H100", "--limit", "8", "--format", "json"]
+    query = ["search", "-v", "--gpu", "H100", "--limit", "8", "--format", "json"]
     expected = _gpuhub([*query, "--fetch", "replay"], publisher)
     assert expected.returncode == 0, expected.stderr
     # the reader: no store of its own, no provider credentials, only the catalog's address (and the S3 endpoint)

@@ -61,9 +61,9 @@ def gpuhub_cli(home: Path) -> Run:
 
 
 def search_json(run: Run, *args: str, env: dict[str, str] | None = None) -> tuple[list[dict[str, Any]], str]:
-    """Every matching offer record (no limit) and the status lines."""
-    done = run("search", "--limit", "1000000", "--all-regions", "--include-accelerators", "--format", "json", *args,
-               env=env)
+    """Every matching offer record (no limit) and the status lines (``-v``: one per provider)."""
+    done = run("search", "-v", "--limit", "1000000", "--all-regions", "--include-accelerators", "--format", "json",
+               *args, env=env)
     return json.loads(done.stdout), done.stderr
 
 

@@ -45,7 +45,7 @@ def _run(home: Path, *args: str, env: dict[str, str] | None = None) -> tuple[str
     return done.stdout, "\n".join(status), imported
 
 
-H100 = ("search", "--gpu", "H100", "--purchase", "on_demand", "--format", "json", "--limit", "1000",
+H100 = ("search", "-v", "--gpu", "H100", "--purchase", "on_demand", "--format", "json", "--limit", "1000",
         "--all-regions")
 
 

@@ -63,7 +63,7 @@ def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache/store where Lambda's recording is already parsed: the timed runs measure the deadline, not a cold
     parse on a loaded machine (the neighbour must still come back within the deadline)."""
     cache = tmp_path_factory.mktemp("warm-cache")
-    done, _ = run_cli(["search", "--provider", "lambda", "--limit", "1"], cli_env(None, cache))
+    done, _ = run_cli(["search", "-v", "--provider", "lambda", "--limit", "1"], cli_env(None, cache))
     assert done.returncode == 0, done.stderr
     return cache
 
@@ -73,7 +73,7 @@ def test_search_exits_within_the_timeout_whatever_a_fetch_does(behaviour: str, t
                                                                 endless_url: str, warm_cache: Path) -> None:
     make_dist(tmp_path / "site", "gpuhub-evil", "gpuhub_evil", fetch=FETCHES[behaviour])
     env = cli_env(tmp_path / "site", warm_cache, EVIL_TOKEN="t0k3n-evil", EVIL_URL=endless_url)
-    done, wall = run_cli(["search", "--provider", "lambda", "--provider", "evil", "--timeout", f"{T:g}",
+    done, wall = run_cli(["search", "-v", "--provider", "lambda", "--provider", "evil", "--timeout", f"{T:g}",
                           "--limit", "1", "--format", "json"], env)
     assert wall < T + 2 + SLACK_S, (wall, done.stderr[-1500:])
     assert done.returncode == 0, done.stderr[-1500:]
@@ -96,7 +96,7 @@ def test_plugin_hanging_at_import_is_reported_hung_and_left_out(tmp_path: Path, 
     assert report["lambda"]["status"] == "loaded"
     # search --timeout bounds plugin loading too (no GPUHUB_PLUGIN_TIMEOUT: half of --timeout)
     env.pop("GPUHUB_PLUGIN_TIMEOUT")
-    done, wall = run_cli(["search", "--provider", "lambda", "--timeout", f"{T:g}", "--limit", "1"], env)
+    done, wall = run_cli(["search", "-v", "--provider", "lambda", "--timeout", f"{T:g}", "--limit", "1"], env)
     assert wall < T + 2 + SLACK_S, (wall, done.stderr[-1500:])
     assert done.returncode == 0 and statuses(done.stderr)["lambda"].startswith("lambda: ok, ")
 
@@ -104,7 +104,7 @@ def test_plugin_hanging_at_import_is_reported_hung_and_left_out(tmp_path: Path, 
 def test_a_real_ctrl_c_stops_the_search_promptly(tmp_path: Path) -> None:
     make_dist(tmp_path / "site", "gpuhub-evil", "gpuhub_evil", fetch=FETCHES["hangs"])
     env = cli_env(tmp_path / "site", tmp_path / "cache", EVIL_TOKEN="t0k3n-evil")
-    proc = popen_cli(["search", "--provider", "evil", "--provider", "lambda"], env)  # default timeout: 60 s
+    proc = popen_cli(["search", "-v", "--provider", "evil", "--provider", "lambda"], env)  # default timeout: 60 s
     try:
         time.sleep(3.0)
         proc.send_signal(signal.SIGINT)

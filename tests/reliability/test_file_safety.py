@@ -64,7 +64,7 @@ def test_unusable_store_is_a_miss_with_one_warning(what: str, tmp_path: Path) ->
             os.mkfifo(store / "store.sqlite")
         else:
             (store / "store.sqlite").symlink_to("/dev/zero")
-    done = _cli("search", "--provider", "lambda", "--provider", "coreweave", "--format", "json",
+    done = _cli("search", "-v", "--provider", "lambda", "--provider", "coreweave", "--format", "json",
                 env={"GPUHUB_STORE": str(store)}, timeout=60)
     assert done.returncode == 0, done.stderr
     statuses = _statuses(done.stderr)
@@ -92,7 +92,7 @@ def test_permission_denied_store_dir_is_a_miss_with_one_warning() -> None:
         top.chmod(0o755)
         (top / "store").mkdir(mode=0o000)
         (top / "store").chmod(0o000)
-        done = _cli("search", "--provider", "lambda", "--provider", "coreweave", "--limit", "1",
+        done = _cli("search", "-v", "--provider", "lambda", "--provider", "coreweave", "--limit", "1",
                     env={"GPUHUB_CACHE_DIR": str(top), "HOME": str(top)}, cwd=str(top), **as_nobody)
         assert done.returncode == 0, done.stderr
         statuses = _statuses(done.stderr)
@@ -134,7 +134,7 @@ def test_json_bomb_manifest_is_a_clear_error_without_traceback(where: str, tmp_p
     target = tmp_path / where.replace("DIR/", "")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(b'{"exchanges": ' + b"[" * 1_000_000 + b"]" * 1_000_000 + b"}")
-    done = _cli("search", "--provider", "lambda", "--fixtures", str(tmp_path),
+    done = _cli("search", "-v", "--provider", "lambda", "--fixtures", str(tmp_path),
                 env={"GPUHUB_CACHE_DIR": str(tmp_path / "cache")})
     assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr, done.stderr[-2000:]
     assert done.returncode == 1, done.stderr
@@ -166,7 +166,7 @@ def test_body_file_must_be_a_regular_file_inside_the_recording(body_file: str, t
     (rec / "sub").mkdir()
     with (rec / "huge.json").open("wb") as fh:
         fh.truncate(300 * 1024 * 1024)  # over the 256 MiB body limit (sparse)
-    done = _cli("search", "--provider", "lambda", "--fixtures", str(tmp_path / "fx"),
+    done = _cli("search", "-v", "--provider", "lambda", "--fixtures", str(tmp_path / "fx"),
                 env={"GPUHUB_CACHE_DIR": str(tmp_path / "cache")}, timeout=60)
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     assert done.returncode == 1, done.stderr
@@ -179,7 +179,7 @@ def test_store_leaves_no_debris(tmp_path: Path) -> None:
     """The store (which replaced the parsed-recordings cache and its temporary files) is one SQLite file, its
     journal, and one lock file per provider the search asked; a search leaves nothing else. ``--provider lambda``
     asks Lambda and the aggregators that resell Lambda's machines (Spheron, Shadeform, Prime Intellect)."""
-    done = _cli("search", "--provider", "lambda", "--limit", "1", env={"GPUHUB_CACHE_DIR": str(tmp_path)})
+    done = _cli("search", "-v", "--provider", "lambda", "--limit", "1", env={"GPUHUB_CACHE_DIR": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     store = tmp_path / "store"
     assert {p.name for p in store.iterdir()} <= {"store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "locks"}

@@ -42,7 +42,7 @@ def test_systemexit_and_keyboardinterrupt_in_plugins_are_contained(tmp_path: Pat
     assert "hook register_providers failed: SystemExit: 9" in report["gpuhub_hook_exit"]["error"]
     assert report["lambda"]["status"] == "loaded" and report["gpuhub_fetch_exit"]["status"] == "loaded"
 
-    done, _ = run_cli(["search", "--provider", "lambda", "--provider", "fetchexit", "--provider", "fetchkbd",
+    done, _ = run_cli(["search", "-v", "--provider", "lambda", "--provider", "fetchexit", "--provider", "fetchkbd",
                        "--limit", "2", "--format", "json", "--timeout", "30"], env)
     assert done.returncode == 0, done.stderr
     lines = statuses(done.stderr)
@@ -73,7 +73,7 @@ def test_offers_built_without_validation_are_checked_at_the_boundary(output: str
     make_dist(tmp_path / "site", "gpuhub-shady", "gpuhub_shady", provider="shady", fetch=BAD_OFFERS,
               token="SHADY_TOKEN")
     env = cli_env(tmp_path / "site", tmp_path / "cache", SHADY_TOKEN="tok-shady-1")
-    done, _ = run_cli(["search", "--provider", "lambda", "--provider", "shady", "--gpu", "H100", "--limit", "400",
+    done, _ = run_cli(["search", "-v", "--provider", "lambda", "--provider", "shady", "--gpu", "H100", "--limit", "400",
                        "--format", output, "--timeout", "30"], env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Traceback" not in done.stderr
@@ -96,7 +96,7 @@ def test_bundled_provider_name_cannot_be_taken_by_another_distribution(tmp_path:
     make_dist(tmp_path / "site", "totally-legit-gpus", "totally_legit", provider="lambda",
               fetch='return [_offer(ctx, 1, "0.01")]', token="LEGIT_TOKEN")
     env = cli_env(tmp_path / "site", tmp_path / "cache", LEGIT_TOKEN="tok-legit-1")
-    done, _ = run_cli(["search", "--provider", "lambda", "--limit", "400", "--format", "json"], env)
+    done, _ = run_cli(["search", "-v", "--provider", "lambda", "--limit", "400", "--format", "json"], env)
     assert done.returncode == 0, done.stderr
     records = json.loads(done.stdout)
     assert records and min(r["price_per_hour"] for r in records) > 0.01

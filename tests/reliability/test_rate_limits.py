@@ -37,7 +37,7 @@ def _env(registry: Registry, server: FaultServer, tmp_path: Path) -> dict[str, s
 
 
 def _search(env: dict[str, str], *extra: str) -> tuple[list[dict[str, object]], str, str]:
-    done, _ = run_cli(["search", "--provider", "lambda", "--fetch", "live", "--format", "json", "--all-regions",
+    done, _ = run_cli(["search", "-v", "--provider", "lambda", "--fetch", "live", "--format", "json", "--all-regions",
                        "--limit", "1000", *extra], env)
     offers = json.loads(done.stdout) if done.stdout.strip() else []
     return offers, statuses(done.stderr).get("lambda", ""), done.stderr

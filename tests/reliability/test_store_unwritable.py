@@ -58,8 +58,8 @@ def _disk_full_at(size: int) -> Callable[[], None]:
 
 def _cli(env: dict[str, str], *extra: str, before: Callable[[], None] | None = None,
          ) -> tuple[list[dict[str, object]], str, str]:
-    done = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "--provider", "lambda", "--fetch", "live",
-                           "--format", "json", "--all-regions", "--limit", "1000", *extra], env=env,
+    done = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "-v", "--provider", "lambda", "--fetch",
+                           "live", "--format", "json", "--all-regions", "--limit", "1000", *extra], env=env,
                           capture_output=True, text=True, timeout=180, preexec_fn=before)
     assert "Traceback" not in done.stderr, done.stderr
     offers = json.loads(done.stdout) if done.stdout.strip() else []

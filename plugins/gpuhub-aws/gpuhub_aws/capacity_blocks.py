@@ -40,7 +40,7 @@ from gpuhub.plugin import (
     ProviderError,
     Reservation,
 )
-from gpuhub_aws.parse import _local, _money, _timestamp, _xml_root, ec2_error
+from gpuhub_aws.parse import _PRICE_DECIMALS, _local, _money, _timestamp, _xml_root, ec2_error
 
 __all__ = ["DEFAULT_HOURS", "FAMILIES", "LADDER_DAYS", "RATES_DATE", "STARTS", "Answers", "capacity_block_hours",
            "capacity_block_offers", "capacity_block_params", "capacity_block_types", "is_capacity_block_type",
@@ -174,7 +174,8 @@ def _offer(fields: Mapping[str, str], instance: Instance, region: str, ctx: Prov
     if count < 1 or duration <= 0:
         raise ValueError("capacity block without instances or duration")
     start = _timestamp(fields["startDate"]) if fields.get("startDate") else None
-    per_hour = fee / count / Decimal(str(duration))
+    # a computed rate, to the offer files' 10 decimals (not 28 digits of a repeating fraction: 11.7916666667)
+    per_hour = (fee / count / Decimal(str(duration))).quantize(_PRICE_DECIMALS)
     price = Price(amount=per_hour, currency=fields.get("currencyCode") or "USD", purchase="capacity_block",
                   upfront=fee, term_hours=math.ceil(duration))
     zone = fields.get("availabilityZone") or None

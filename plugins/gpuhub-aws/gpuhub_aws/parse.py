@@ -260,6 +260,7 @@ class OfferFileParser:
         self._walker = JsonObjectWalker(self._route, self._value, self._enter)
         self._selected: dict[str, RegionPrices] = {}  # sku -> prices
         self._sku_of_type: dict[str, str] = {}
+        self._twins: dict[str, list[str]] = {}  # instance type -> its SKUs, when more than one
         self._terms_seen = False
         self.bytes = 0
 
@@ -286,6 +287,7 @@ class OfferFileParser:
         except JsonStreamError as exc:
             raise ProviderError(f"offer file for {self.result.region} is incomplete or not JSON "
                                 f"(after {self.bytes} bytes): {exc}") from None
+        self._settle_twins()
         for sku in self.result.conflicts:
             self._selected.pop(sku, None)
         for prices in self._selected.values():
@@ -293,6 +295,20 @@ class OfferFileParser:
                 continue
             self.result.prices[prices.instance_type] = prices
         return self.result
+
+    def _settle_twins(self) -> None:
+        """Several "plain Linux on-demand" products for one type: identical rows (same attributes and prices) are
+        one product listed twice, kept once and counted; differing ones are not guessed between: all dropped and
+        counted as malformed."""
+        for itype, skus in self._twins.items():
+            rows = [self._selected[s] for s in skus if s in self._selected]
+            if rows and all(r == rows[0] for r in rows[1:]):
+                self.result.conflicts.update(skus[1:])
+                self.result.malformed[f"the same on-demand Linux product listed {len(skus)} times for {itype} "
+                                     "(kept once)"] += len(skus) - 1
+            else:
+                self.result.conflicts.update(skus)
+                self.result.malformed[f"two on-demand Linux products for {itype}"] += len(skus) - 1
 
     def _route(self, path: tuple[str, ...], key: str) -> Action:
         if not path:
@@ -339,9 +355,8 @@ class OfferFileParser:
             region = str(attrs.get("regionCode") or self.result.region)
             kept = {k: str(attrs[k]) for k in _KEEP_ATTRS if k in attrs}
             other_sku = self._sku_of_type.setdefault(str(itype), sku)
-            if other_sku != sku:  # two "plain Linux on-demand" SKUs for one type: do not guess between them
-                self.result.conflicts.update({sku, other_sku})
-                self.result.malformed[f"two on-demand Linux products for {itype}"] += 1
+            if other_sku != sku:  # two "plain Linux on-demand" SKUs for one type: settled at the end
+                self._twins.setdefault(str(itype), [other_sku]).append(sku)
             self._selected[sku] = RegionPrices(instance_type=str(itype), region=region, attributes=kept)
         except (AttributeError, TypeError) as exc:
             self.result.malformed[f"product: {type(exc).__name__}"] += 1

@@ -246,8 +246,8 @@ def test_real_2022_items_spot_reservations_and_non_primary_meters() -> None:
 def test_cli_search_json_gives_the_facts(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AZURE_", "GPUHUB_"))}
     env["GPUHUB_CACHE_DIR"] = str(tmp_path)  # a fresh install: no parsed offers cached by an earlier version
-    done = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "--provider", "azure", "--format", "json",
-                           "--region", "westeurope", "--gpu", "H100", "--limit", "50"],
+    done = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "-v", "--provider", "azure", "--format",
+                           "json", "--region", "westeurope", "--gpu", "H100", "--limit", "50"],
                           capture_output=True, text=True, env=env, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     records = json.loads(done.stdout)

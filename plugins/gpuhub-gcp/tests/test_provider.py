@@ -212,7 +212,7 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
 
 
 def test_cli_json_shows_the_a3_facts(cli_env: None) -> None:
-    result = run_cli(["search", "--provider", "gcp", "--region", "us-central1", "--gpu", "H100",
+    result = run_cli(["search", "-v", "--provider", "gcp", "--region", "us-central1", "--gpu", "H100",
                                       "--min-gpus", "8", "--format", "json", "--limit", "1000"])
     assert result.exit_code == 0, result.output
     rows = {(r["instance_type"], r["purchase"]): r for r in json.loads(result.stdout)}

@@ -351,7 +351,10 @@ class KubernetesProvider(Provider):
                                        free=cap.free, note=f"one GPU ({GPU_RESOURCE}: 1); {node_note}",
                                        provisionable=addable[unit])
             else:
-                yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
+                # A slice's VRAM is its profile's (MIG splits memory in eighths, compute in sevenths): without
+                # GFD's per-profile memory label it is unknown, never the card's memory x the compute share.
+                sliced = gpu if unit.memory_gib is not None else gpu.model_copy(update={"memory_gib": None})
+                yield from self._offer(ctx, shape, sliced, region, place, settings, missing_rates,
                                        instance_type=f"{shape.base}:mig-{unit.profile}", gpu_count=unit.compute_share,
                                        vcpus=None, memory_gib=None, free=cap.free, slice_memory_gib=unit.memory_gib,
                                        provisionable=addable[unit],

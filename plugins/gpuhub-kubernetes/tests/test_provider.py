@@ -210,7 +210,7 @@ def test_a_new_pod_changes_the_free_count_on_refresh(api: tuple[_FakeApiServer, 
 
 def test_cli_search_provider_kubernetes(tmp_path: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "gpuhub.cli", "search", "--provider", "kubernetes", "--format", "json",
+        [sys.executable, "-m", "gpuhub.cli", "search", "-v", "--provider", "kubernetes", "--format", "json",
          "--limit", "100"], capture_output=True, text=True, timeout=120,
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GPUHUB_CACHE_DIR": str(tmp_path / "cache"),
              "GPUHUB_STORE": str(tmp_path / "store")})
@@ -224,7 +224,7 @@ def test_cli_search_provider_kubernetes(tmp_path: Path) -> None:
 def test_example_clusters_never_pose_as_offers_in_a_general_search(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "GPUHUB_CACHE_DIR": str(tmp_path / "cache"),
            "GPUHUB_STORE": str(tmp_path / "store")}
-    out = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "--gpu", "H100", "--min-gpus", "8",
+    out = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "-v", "--gpu", "H100", "--min-gpus", "8",
                           "--format", "json", "--limit", "50"], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     assert not any(r["provider"] == "kubernetes" for r in json.loads(out.stdout))

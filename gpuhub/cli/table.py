@@ -1,0 +1,312 @@
+"""How ``gpuhub search`` prints its answer: the offers table (columns chosen by importance for the terminal's
+width, ``--columns``, ``--wide``), groups, CSV, and the provider status summary; plus :class:`TextConsole`, the
+console every command prints provider, plugin, file and user text through (as text, never markup).
+
+Importing this module costs the standard library only (rich is imported when something is printed).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from gpuhub.answer.columns import DISPLAY_ORDER, TABLE_COLUMNS, TableColumn
+from gpuhub.display import money, plain
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from gpuhub.model import Offer
+    from gpuhub.service.searching import SearchResult
+
+__all__ = ["TextConsole", "fit_columns", "print_result", "print_statuses", "status_summary", "stdout_console"]
+
+_PLAIN: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
+_SEPARATOR = 3
+"""Characters between two table columns (`` │ ``)."""
+
+
+class TextConsole:
+    """A rich console that prints every string as text: markup and emoji codes off, control characters escaped
+    (:func:`gpuhub.display.plain`; line breaks kept). ``style`` colours a whole line. Other renderables (a table
+    whose cells were made with :func:`cells`) print as they are."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        from rich.console import Console
+
+        self.console = Console(**_PLAIN, **kwargs)
+
+    def print(self, *objects: Any, style: str | None = None, **kwargs: Any) -> None:
+        """Print ``objects`` (strings as text); ``markup``/``highlight``/``emoji`` arguments are ignored."""
+        for name in ("markup", "highlight", "emoji"):
+            kwargs.pop(name, None)
+        shown = [plain(o, newlines=True) if isinstance(o, str) else o for o in objects]
+        self.console.print(*shown, style=style, **_PLAIN, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.console, name)
+
+
+def stdout_console() -> TextConsole:
+    """The stdout console: the terminal's width (``COLUMNS`` when set); when piped without ``COLUMNS``, 240
+    columns, so a table is never cut to 80."""
+    columns = os.environ.get("COLUMNS", "")
+    if sys.stdout.isatty() or columns.isdigit():
+        return TextConsole()
+    return TextConsole(width=240)
+
+
+def cells(*values: Any) -> list[str]:
+    """Table cells as text: each value as ``str`` with control characters escaped."""
+    return [plain(v) for v in values]
+
+
+def num(value: Any) -> str:
+    """A count or size for a cell: ``-`` when unknown, floats without trailing zeros."""
+    if value is None:
+        return "-"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def price(value: Any) -> str:
+    """A price for a cell by the printing rule (:func:`gpuhub.display.money`), ``-`` when unknown."""
+    return "-" if value is None else money(value)
+
+
+def gpus(count: Any) -> str:
+    """GPU count; a fractional slice as a fraction (0.25 → 1/4)."""
+    if isinstance(count, float) and 0 < count < 1:
+        part = Fraction(count).limit_denominator(64)
+        return f"{part.numerator}/{part.denominator}"
+    return num(count)
+
+
+def write_csv(records: list[dict[str, Any]], fields: list[str]) -> None:
+    """CSV with the same columns whether or not anything matched."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n", extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()} for r in records)
+    sys.stdout.write(buffer.getvalue())
+
+
+def _risk(r: dict[str, Any]) -> str:
+    """The interruption column: bucket and its source@date for spot offers; '-' where nothing applies."""
+    if r.get("interruption") is None:
+        return "-"
+    return f"{r['interruption']} ({r['risk_source']})"
+
+
+def _cell(column: str, r: dict[str, Any], offer: Offer) -> str:
+    """The text of one cell of the offers table."""
+    if column == "price":
+        return f"{money(offer.price.amount)} {r['currency']}"
+    if column == "per_gpu":
+        return price(offer.price_per_gpu_hour)
+    if column == "gpu":
+        gpu = (r["gpu_name"] or "-") + (" (unknown)" if r["gpu_known"] is False else "")
+        return f"{gpus(r['gpu_count'])} × {gpu}"
+    if column == "provider":
+        return offer.instance.channel
+    if column == "region":
+        region = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
+        more = r.get("more_regions")
+        return region + (f" +{more} region{'s' if more > 1 else ''}" if more else "")
+    if column == "purchase":
+        terms = offer.price
+        stat = None if terms.listing_stat is None else terms.listing_stat + (
+            f" of {terms.listing_count}" if terms.listing_count is not None else "")
+        return str(r["purchase"]) + (f" ({stat})" if stat else "")
+    if column == "vram":
+        return num(r["gpu_memory_gib"]) + (" slice" if r["fractional"] else "")
+    if column == "avail":  # an internal cluster that can add capacity: "6 free, +8 in ~5 min"
+        if offer.provisionable_count is not None:
+            return offer.capacity_label or "sold out"
+        return {"available": "yes", "sold_out": "sold out", "unknown": "?"}[r["availability"]]
+    if column == "network":
+        from gpuhub.answer.network import network_label
+
+        return network_label(offer.instance)
+    if column == "nodes":
+        nodes = int(r.get("_nodes", 1))
+        return f"{money(offer.price.amount * nodes)} {r['currency']}"
+    if column == "score":
+        return f"{r['score']:.4g}" if r.get("score") is not None else "-"
+    if column == "interruption":
+        return _risk(r)
+    key = {"vcpus": "vcpus", "ram": "memory_gib", "cpu": "cpu_arch"}.get(column, column)
+    return num(r.get(key))
+
+
+def fit_columns(widths: dict[str, int], width: int, candidates: Sequence[str]) -> list[str]:
+    """The columns to show in a table ``width`` characters wide: the core ones (the first six of
+    :data:`gpuhub.answer.columns.TABLE_COLUMNS`, and ``network``/``nodes`` when they are candidates: the search
+    asked about them) always, then each further candidate in importance order while it fits (``widths``: each
+    column's widest cell or heading); in the left-to-right display order."""
+    core = [c.name for c in TABLE_COLUMNS[:6]] + ["network", "nodes"]
+    chosen = [c for c in candidates if c in core]
+    used = sum(widths[c] for c in chosen) + _SEPARATOR * (len(chosen) - 1)
+    for name in (c.name for c in TABLE_COLUMNS[6:]):
+        if name in candidates and used + _SEPARATOR + widths[name] <= width:
+            chosen.append(name)
+            used += _SEPARATOR + widths[name]
+    return [c for c in DISPLAY_ORDER if c in chosen]
+
+
+def print_result(result: SearchResult, output: str, err: TextConsole, columns: list[TableColumn] | None = None,
+                 wide: bool = False) -> None:
+    """Print a search's offers (or groups) as ``output`` (``table``, ``json`` or ``csv``) on stdout and the notes
+    under the table on ``err``. A table shows ``columns`` (in that order) if given, every column with ``wide``,
+    else the most important that fit the terminal (a price is never cut)."""
+    from gpuhub.service.searching import record_fields
+
+    records = result.to_dicts()
+    if output == "json":
+        sys.stdout.write(json.dumps(records, indent=2) + "\n")
+        return
+    if output == "csv":
+        if result.groups is None:  # prices as published (20.00, not 20.0)
+            for r, offer in zip(records, result.offers, strict=True):
+                r["price_per_hour"] = _published(offer.price.amount)
+        write_csv(records, record_fields(result.query))
+        return
+    out = stdout_console()
+    if result.groups is not None:
+        _print_groups(result, out, err)
+        return
+    q = result.query
+    scored = q.sort not in ("price", "price_per_gpu", "price_per_vram")
+    arm = any(r["cpu_arch"] != "x86_64" for r in records)
+    # network facts are shown when a network filter or --nodes asks about them
+    network = bool(q.fabrics or q.nodes > 1 or q.min_network_gbps is not None or q.min_local_disk_gib is not None
+                   or q.local_nvme)
+    asked = {"network": network, "nodes": q.nodes > 1}
+    rows = [{c.name: _cell(c.name, {**r, "_nodes": q.nodes}, offer) for c in TABLE_COLUMNS}
+            for r, offer in zip(records, result.offers, strict=True)]
+    headings = {c.name: c.heading for c in TABLE_COLUMNS}
+    headings["nodes"] = f"{q.nodes} nodes per hour"
+    if any(r["fractional"] for r in records):
+        headings["vram"] += " (slice: per slice)"
+    if scored:
+        headings["score"] = f"score ({records[0]['score_unit'] if records else ''})"
+    if columns is not None:
+        shown = [c.name for c in columns]
+    else:
+        candidates = [c.name for c in TABLE_COLUMNS if (c.name != "score" or scored) and (c.name != "cpu" or arm)
+                      and asked.get(c.name, True)]
+        if wide:
+            shown = [c for c in DISPLAY_ORDER if c in candidates]
+        else:
+            widths = {c: max([len(headings[c]), *(len(row[c]) for row in rows)]) for c in candidates}
+            shown = fit_columns(widths, out.width, candidates)
+    out.print(_table(shown, headings, rows, [r for r in records]))
+    from gpuhub.answer.grouping import channel_notes
+
+    for line in channel_notes(result.offers):
+        err.print(plain(line))
+    if result.more_regions is not None:
+        err.print(f"showing {len(result.offers)} of {result.choices} choices (one row per instance type and purchase "
+                  f"model, best region first) from {result.matched} matching offers; --all-regions for every offer")
+    if result.matched > len(result.offers) and result.more_regions is None:
+        err.print(f"showing {len(result.offers)} of {result.matched} matching offers (--limit)")
+
+
+def _table(shown: list[str], headings: dict[str, str], rows: list[dict[str, str]],
+           records: list[dict[str, Any]]) -> Table:
+    from rich.table import Table
+
+    by_name = {c.name: c for c in TABLE_COLUMNS}
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for name in shown:
+        column = by_name[name]
+        widest = max([len(headings[name]), *(len(row[name]) for row in rows)])
+        if column.whole:  # a price is never cut or wrapped: other columns give way
+            table.add_column(headings[name], justify="right", no_wrap=True, min_width=widest)
+        else:
+            table.add_column(headings[name], justify="right" if column.numeric else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*cells(*(row[name] for name in shown)))
+    return table
+
+
+def _published(amount: Any) -> str:
+    """A price as published, for CSV: exact, at least 2 decimals (20.00 beside 6.40; 0.9494 stays)."""
+    from decimal import Decimal
+
+    value = amount if isinstance(amount, Decimal) else Decimal(str(amount))
+    value = value.normalize()
+    if value.as_tuple().exponent > -2:  # type: ignore[operator]
+        value = value.quantize(Decimal("0.01"))
+    return format(value, "f")
+
+
+def _print_groups(result: SearchResult, out: TextConsole, err: TextConsole) -> None:
+    from rich.table import Table
+
+    assert result.groups is not None
+    keys = list(result.groups[0].keys) if result.groups else list(result.query.group_by)
+    table = Table(show_edge=False, pad_edge=False, header_style="bold")
+    for column in (*keys, "offers", "price range per hour", "regions", "best offer"):
+        table.add_column(column, justify="right" if column == "offers" else "left")
+    for g in result.groups:
+        regions = [r.split(":", 1)[1] for r in g.regions]
+        shown = ", ".join(regions[:3]) + (f" +{len(regions) - 3}" if len(regions) > 3 else "")
+        span = money(g.price_min) + ("" if g.price_min == g.price_max else f" - {money(g.price_max)}")
+        table.add_row(*cells(*(g.keys[k] for k in keys), g.offers, f"{span} {g.currency}",
+                             f"{len(regions)}: {shown}", f"{g.best.instance_type} {g.best.region.code} "
+                             f"{g.best.price.purchase} {money(g.best.price.amount)}"))
+    out.print(table)
+    err.print(f"{len(result.groups)} groups of {result.matched} matching offers")
+
+
+_COLOURS = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}
+
+
+def status_summary(result: SearchResult) -> str:
+    """One line for every provider of a search, e.g. ``21 providers ok, 1 partial (gcp), 1 stale (lambda),
+    2 outdated (gcp, azure), 3 with warnings; -v for details``: the counts that are not zero, with the providers'
+    names when there are at most three."""
+    statuses = result.statuses
+
+    def part(label: str, names: list[str]) -> str | None:
+        if not names:
+            return None
+        return f"{len(names)} {label}" + (f" ({', '.join(names)})" if len(names) <= 3 else "")
+
+    ok = [s.provider for s in statuses if s.state == "ok" and not s.partial]
+    parts = [f"{len(ok)} provider{'s' if len(ok) != 1 else ''} ok",
+             part("partial", [s.provider for s in statuses if s.state == "ok" and s.partial]),
+             part("stale", [s.provider for s in statuses if s.state == "stale"]),
+             part("failed", [s.provider for s in statuses if s.state == "failed"]),
+             part("skipped", [s.provider for s in statuses if s.state == "skipped"]),
+             part("outdated", [s.provider for s in statuses if s.state in ("ok", "stale") and s.outdated()]),
+             part("with warnings", [s.provider for s in statuses if s.warnings])]
+    return plain(", ".join(p for p in parts if p) + "; -v for details")
+
+
+def print_statuses(result: SearchResult, verbose: bool, err: TextConsole) -> None:
+    """The provider statuses: one summary line (:func:`status_summary`), followed, when nothing matched, by the
+    line of each provider that failed or was skipped (the reason the answer is empty); with ``verbose`` one line
+    per provider (source kind, data date and age, warning count) followed by its warnings."""
+    shown = result.statuses
+    if not verbose:
+        worst = next((c for state, c in (("failed", "red"), ("stale", "yellow")) if any(
+            s.state == state for s in result.statuses)), "green")
+        err.print(status_summary(result), style=worst)
+        shown = [] if result.offers else [s for s in result.statuses if s.state in ("failed", "skipped")]
+    for status in shown:
+        colour = "yellow" if status.state == "ok" and status.partial else _COLOURS[status.state]
+        blind = ", no availability data" if (
+            status.state in ("ok", "stale") and status.provider in result.no_availability) else ""
+        err.print(plain(status.line() + blind), style=colour)
+        for warning in status.warnings if verbose else ():
+            err.print(f"  warning: {plain(warning)}")
+    if result.query.available_only:
+        unknown, sold_out = result.availability_dropped
+        err.print(f"--available dropped {unknown} offers whose availability is unknown and {sold_out} sold out")
