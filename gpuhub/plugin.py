@@ -36,7 +36,9 @@ What it exports, by job:
 - the conformance kit and test helpers (import pytest only when used): :class:`ProviderConformance`,
   :class:`CountingTransport`, :func:`make_engine`, :func:`run_provider`, :func:`reset_state` (forget the loaded
   plugins and the default engine between tests), :func:`run_cli` (``gpuhub ARGS`` in this process),
-  :func:`run_cli_json` (the same with fresh plugins and no store, JSON decoded), :func:`search` and
+  :func:`run_cli_json` (the same with fresh plugins and no store, JSON decoded), :func:`plugin_fixtures` (the
+  registry/replayed/serve/live/reference fixtures of a plugin's ``tests/conftest.py``), :func:`reference_file` (a
+  fixture giving one file of ``../shared/reference``, or a skip), :func:`search` and
   :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
 
 Names are imported on first use (PEP 562), so importing this module costs nothing until a name is used.
@@ -69,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     "ProviderConformance": "gpuhub.kit.testing", "CountingTransport": "gpuhub.kit.testing",
     "make_engine": "gpuhub.kit.testing", "run_provider": "gpuhub.kit.testing", "reset_state": "gpuhub.kit.testing",
     "run_cli": "gpuhub.kit.testing", "run_cli_json": "gpuhub.kit.testing",
+    "plugin_fixtures": "gpuhub.kit.testing", "reference_file": "gpuhub.kit.testing",
     "search": "gpuhub.service.searching", "SearchResult": "gpuhub.service.searching",
     "Engine": "gpuhub.service.engine", "Registry": "gpuhub.fetch.plugins",
     "seller_name": "gpuhub.sellers", "known_sellers": "gpuhub.sellers",
