@@ -17,10 +17,12 @@ rejected credentials give a message that says how to configure them.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar, Literal, NamedTuple
 
 import httpx
@@ -35,8 +37,9 @@ from gpuhub.model import Offer, _check_currency
 from gpuhub.service.engine import Engine
 from gpuhub.store import Store
 
-__all__ = ["FAST_RETRY", "CountingTransport", "PluginFixtures", "ProviderConformance", "make_engine", "plugin_fixtures",
-           "reference_file", "registry_of", "reset_state", "run_cli", "run_cli_json", "run_provider"]
+__all__ = ["FAST_RETRY", "CountingTransport", "PluginFixtures", "ProviderConformance", "build_script", "make_engine",
+           "plugin_fixtures", "reference_file", "registry_of", "replaying", "reset_state", "run_cli", "run_cli_json",
+           "run_provider"]
 
 FAST_RETRY = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=30, jitter_s=0)
 """A retry policy without waits, for tests: 3 attempts."""
@@ -458,3 +461,29 @@ def reference_file(conftest: str, *parts: str,
         return _reference_path(conftest, parts)
 
     return fixture
+
+
+def replaying(recording: Provider | Path) -> Callable[[httpx.Request, int], httpx.Response]:
+    """A :class:`CountingTransport` handler that answers every request from a recording: ``recording`` is a
+    provider (its bundled recording) or a recording directory (with ``manifest.json``). For a test that a live run
+    over the recorded answers gives what replay gives: ``live(replaying(MyProvider()))``. A request the recording
+    lacks raises :class:`ReplayMissError`."""
+    directory = recording if isinstance(recording, Path) else bundled_fixtures(recording)
+    replay = ReplayTransport(load_manifest(directory))
+
+    def handler(request: httpx.Request, n: int) -> httpx.Response:
+        return replay.handle_request(request)
+
+    return handler
+
+
+def build_script(plugin_dir: Path) -> ModuleType:
+    """The plugin's ``scripts/build_recording.py`` (below ``plugin_dir``, the plugin's folder in the repository)
+    loaded as a module, for a test that it rebuilds the bundled recording; raises FileNotFoundError when absent."""
+    path = plugin_dir / "scripts" / "build_recording.py"
+    spec = importlib.util.spec_from_file_location(f"{plugin_dir.name.replace('-', '_')}_build_recording", path)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import httpx
@@ -19,9 +17,9 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     Registry,
-    ReplayTransport,
-    load_manifest,
+    build_script,
     make_engine,
+    replaying,
     run_provider,
     search,
 )
@@ -105,24 +103,15 @@ def test_every_gpu_row_of_the_reference_catalog_is_an_offer(reference: Callable[
     assert rows == 19 == len(offers)
 
 
-def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("jarvislabs_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_build_script_reproduces_the_bundled_recording(reference: Callable[..., Path]) -> None:
-    body, skipped = _build_script().build(reference("skypilot-catalog", "jarvislabs", "vms.csv"))
+    body, skipped = build_script(PLUGIN).build(reference("skypilot-catalog", "jarvislabs", "vms.csv"))
     bundled = json.loads((JarvisLabs().fixtures_dir() / "server-meta.json").read_text(encoding="utf-8"))
     assert body == bundled and not skipped
 
 
 # --- live ----------------------------------------------------------------------------------------------------------
 def test_live_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(JarvisLabs().fixtures_dir()))
-    transport = CountingTransport(lambda request, n: replay.handle_request(request))
+    transport = CountingTransport(replaying(JarvisLabs().fixtures_dir()))
     engine = make_engine(registry, transport=transport, environ={"JL_API_KEY": "k"})
     live, status = run_provider(engine, "jarvislabs", mode="live")
     assert status.state == "ok" and transport.calls == 1

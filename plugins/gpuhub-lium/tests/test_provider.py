@@ -4,7 +4,6 @@ live equal to replay, and the feed's traps (partly rented nodes, spot, placehold
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
@@ -18,9 +17,9 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     Registry,
-    ReplayTransport,
-    load_manifest,
+    build_script,
     make_engine,
+    replaying,
     run_provider,
 )
 
@@ -69,17 +68,13 @@ def test_five_facts_from_the_bundled_recording(replayed: Replayed) -> None:
 
 
 def test_build_script_reproduces_the_bundled_recording(catalog: Path) -> None:
-    spec = importlib.util.spec_from_file_location("lium_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = build_script(PLUGIN)
     bundled = json.loads((Lium().fixtures_dir() / "nodes.json").read_text(encoding="utf-8"))
     assert module.build(catalog) == bundled
 
 
 def test_live_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(Lium().fixtures_dir()))
-    transport = CountingTransport(lambda request, n: replay.handle_request(request))
+    transport = CountingTransport(replaying(Lium().fixtures_dir()))
     live, status = run_provider(make_engine(registry, transport=transport, environ={}), "lium", mode="live")
     assert status.state == "ok" and transport.calls == 1
     assert str(transport.requests[0].url) == "https://lium.io/api/public/v1/nodes"

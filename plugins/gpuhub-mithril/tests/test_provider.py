@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import gpuhub_mithril.plugin
@@ -20,9 +18,9 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     Registry,
-    ReplayTransport,
-    load_manifest,
+    build_script,
     make_engine,
+    replaying,
     run_provider,
     search,
 )
@@ -102,24 +100,15 @@ def test_reference_rows_are_offers_or_counted_placeholders(reference: Callable[.
     assert (kept, placeholders) == (2, 5) and status.skipped_records == placeholders
 
 
-def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mithril_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_build_script_reproduces_the_bundled_recording(reference: Callable[..., Path]) -> None:
-    bodies = _build_script().build(reference("skypilot-catalog", "mithril", "vms.csv"))
+    bodies = build_script(PLUGIN).build(reference("skypilot-catalog", "mithril", "vms.csv"))
     for name, body in bodies.items():
         assert json.loads((Mithril().fixtures_dir() / name).read_text(encoding="utf-8")) == body, name
 
 
 # --- live ----------------------------------------------------------------------------------------------------------
 def test_live_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(Mithril().fixtures_dir()))
-    transport = CountingTransport(lambda request, n: replay.handle_request(request))
+    transport = CountingTransport(replaying(Mithril().fixtures_dir()))
     engine = make_engine(registry, transport=transport, environ={"MITHRIL_API_KEY": "k"})
     live, status = run_provider(engine, "mithril", mode="live")
     assert status.state == "ok" and transport.calls == 2 + 7  # types, availability, one price per type with capacity

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from gpuhub_seeweb.provider import Seeweb
@@ -18,9 +16,9 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     Registry,
-    ReplayTransport,
-    load_manifest,
+    build_script,
     make_engine,
+    replaying,
     run_provider,
     search,
 )
@@ -102,24 +100,15 @@ def test_every_reference_gpu_row_is_an_offer(reference: Callable[..., Path], rep
     assert rows == 21 == len(offers)
 
 
-def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("seeweb_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_build_script_reproduces_the_bundled_recording(reference: Callable[..., Path]) -> None:
-    body, skipped = _build_script().build(reference("skypilot-catalog", "seeweb", "vms.csv"))
+    body, skipped = build_script(PLUGIN).build(reference("skypilot-catalog", "seeweb", "vms.csv"))
     bundled = json.loads((Seeweb().fixtures_dir() / "plans.json").read_text(encoding="utf-8"))
     assert body == bundled and not skipped
 
 
 # --- live ----------------------------------------------------------------------------------------------------------
 def test_live_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(Seeweb().fixtures_dir()))
-    transport = CountingTransport(lambda request, n: replay.handle_request(request))
+    transport = CountingTransport(replaying(Seeweb().fixtures_dir()))
     engine = make_engine(registry, transport=transport, environ={"SEEWEB_API_TOKEN": "t0k"})
     live, status = run_provider(engine, "seeweb", mode="live")
     assert status.state == "ok" and transport.calls == 1
