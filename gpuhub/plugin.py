@@ -28,6 +28,9 @@ What it exports, by job:
   provisioning wait, Kueue queue), :func:`site_settings` (the same for ``fetch(ctx)``: the file, else the
   recording's ``settings.toml``), :class:`SiteSettingsError`, :func:`site_region` (a cluster as a region);
   :func:`read_json` (a user's JSON file, read as a regular file with size and nesting limits);
+- dated static price tables (a table bundled with the plugin, no HTTP): :func:`table_directory` (``--fixtures`` or
+  the bundled one), :func:`load_price_table` (the table, or a :class:`ProviderError` naming it),
+  :func:`guarded_offers` (each row's offers, a malformed row skipped and counted);
 - errors: :class:`GpuhubError`, :class:`ProviderError`, :class:`CredentialsError`, :class:`ReplayMissError`,
   :class:`UnknownGpuError`, :class:`QueryError`;
 - recordings and secrets: :class:`Manifest`, :func:`load_manifest`, :class:`ReplayTransport`,
@@ -84,6 +87,8 @@ _EXPORTS: dict[str, str] = {
     "SiteSettingsError": "gpuhub.fetch.sitesettings", "load_site_settings": "gpuhub.fetch.sitesettings",
     "site_region": "gpuhub.fetch.sitesettings", "site_settings_path": "gpuhub.fetch.sitesettings",
     "site_settings": "gpuhub.fetch.sitesettings", "read_json": "gpuhub.fetch.safeio",
+    "load_price_table": "gpuhub.fetch.statictable", "guarded_offers": "gpuhub.fetch.statictable",
+    "table_directory": "gpuhub.fetch.statictable",
 }
 
 __all__ = sorted(_EXPORTS)
