@@ -31,6 +31,8 @@ What it exports, by job:
 - dated static price tables (a table bundled with the plugin, no HTTP): :func:`table_directory` (``--fixtures`` or
   the bundled one), :func:`load_price_table` (the table, or a :class:`ProviderError` naming it),
   :func:`guarded_offers` (each row's offers, a malformed row skipped and counted);
+- requests: :func:`json_headers` (``Accept``/``Content-Type`` JSON and the credential as ``Authorization: Bearer``
+  or a key header);
 - errors: :class:`GpuhubError`, :class:`ProviderError`, :class:`CredentialsError`, :class:`ReplayMissError`,
   :class:`UnknownGpuError`, :class:`QueryError`;
 - recordings and secrets: :class:`Manifest`, :func:`load_manifest`, :class:`ReplayTransport`,
@@ -90,7 +92,7 @@ _EXPORTS: dict[str, str] = {
     "site_region": "gpuhub.fetch.sitesettings", "site_settings_path": "gpuhub.fetch.sitesettings",
     "site_settings": "gpuhub.fetch.sitesettings", "read_json": "gpuhub.fetch.safeio",
     "load_price_table": "gpuhub.fetch.statictable", "guarded_offers": "gpuhub.fetch.statictable",
-    "table_directory": "gpuhub.fetch.statictable",
+    "table_directory": "gpuhub.fetch.statictable", "json_headers": "gpuhub.fetch.headers",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -21,7 +21,6 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, fields
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
@@ -66,7 +65,6 @@ from gpuhub_kubernetes.settings import ClusterPlace, Settings
 
 __all__ = ["KubernetesProvider"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 PODS_PATH = "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
 NODEPOOLS_PATH = "/apis/karpenter.sh/v1/nodepools"
 AUTOSCALER_STATUS_PATH = "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status"
@@ -105,10 +103,6 @@ class KubernetesProvider(Provider):
                                                     "KUBERNETES_TOKEN)"),
         Credential(("KUBERNETES_SERVICE_HOST",), "the in-cluster service account (set inside every pod)"),
     )
-
-    def fixtures_dir(self) -> Path:
-        """The bundled two-cluster recording (built by ``scripts/build_recording.py`` from documented shapes)."""
-        return RECORDING
 
     def credentials_help(self) -> str:
         return f"to read clusters live, {HELP}"

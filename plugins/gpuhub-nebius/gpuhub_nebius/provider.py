@@ -97,10 +97,6 @@ class Nebius(Provider):
     price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices, changed a few times a year
     static: ClassVar[bool] = True
 
-    def fixtures_dir(self) -> Path:
-        """The bundled table: ``manifest.json`` (provenance, no exchanges) and ``price_table.json``."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Every valid offer of the table (``--fixtures DIR`` replaces it with ``DIR/nebius/price_table.json``).
 

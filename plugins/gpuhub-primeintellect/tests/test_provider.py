@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from gpuhub_primeintellect.provider import RECORDING
+from gpuhub_primeintellect.provider import PrimeIntellectProvider
 
 from gpuhub.plugin import Offer, ProviderStatus, replaying
+
+RECORDING = PrimeIntellectProvider().fixtures_dir()
+"""The bundled recording."""
 
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
 

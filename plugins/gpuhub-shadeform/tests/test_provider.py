@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from gpuhub_shadeform.provider import RECORDING
+from gpuhub_shadeform.provider import ShadeformProvider
 
 from gpuhub.plugin import Offer, ProviderStatus, replaying
+
+RECORDING = ShadeformProvider().fixtures_dir()
+"""The bundled recording."""
 
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
 

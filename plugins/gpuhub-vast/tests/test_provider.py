@@ -12,9 +12,12 @@ from typing import Any
 
 import httpx
 import pytest
-from gpuhub_vast.provider import RECORDING
+from gpuhub_vast.provider import VastProvider
 
 from gpuhub.plugin import Offer, ProviderStatus, replaying
+
+RECORDING = VastProvider().fixtures_dir()
+"""The bundled recording."""
 
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
 

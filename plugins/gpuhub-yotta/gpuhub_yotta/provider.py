@@ -55,10 +55,6 @@ class Yotta(Provider):
     static: ClassVar[bool] = True
     price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices
 
-    def fixtures_dir(self) -> Path:
-        """The bundled table: ``manifest.json`` (provenance, no exchanges) and ``pod_types.json``."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Every valid pod type of the table (``--fixtures DIR`` replaces it with ``DIR/yotta/pod_types.json``).
 
