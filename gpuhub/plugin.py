@@ -37,7 +37,8 @@ What it exports, by job:
   :class:`UnknownGpuError`, :class:`QueryError`;
 - recordings and secrets: :class:`Manifest`, :func:`load_manifest`, :class:`ReplayTransport`,
   :func:`write_json_files` (a build script writes or checks its recording), :func:`build_recording_main` (such a
-  script's whole ``main()``: ``--check``, absent sources, exit codes), :func:`remember_secret` (a
+  script's whole ``main()``: ``--check``, absent sources, exit codes), :func:`json_exchange` (one manifest exchange
+  answered 200 with JSON from a file), :func:`remember_secret` (a
   credential the plugin read outside ``ctx.require_secret``, so logs and recordings redact it), :func:`scrub_url`;
 - the conformance kit and test helpers (import pytest only when used): :class:`ProviderConformance`,
   :class:`CountingTransport`, :func:`make_engine`, :func:`run_provider`, :func:`reset_state` (forget the loaded
@@ -74,7 +75,7 @@ _EXPORTS: dict[str, str] = {
     "ReplayMissError": "gpuhub.errors", "QueryError": "gpuhub.errors",
     "Manifest": "gpuhub.fetch.recording", "load_manifest": "gpuhub.fetch.recording",
     "ReplayTransport": "gpuhub.fetch.transports", "write_json_files": "gpuhub.fetch.recording",
-    "build_recording_main": "gpuhub.fetch.recording",
+    "build_recording_main": "gpuhub.fetch.recording", "json_exchange": "gpuhub.fetch.recording",
     "remember_secret": "gpuhub.fetch.recording", "scrub_url": "gpuhub.fetch.recording",
     "ProviderConformance": "gpuhub.kit.testing", "CountingTransport": "gpuhub.kit.testing",
     "make_engine": "gpuhub.kit.testing", "run_provider": "gpuhub.kit.testing", "reset_state": "gpuhub.kit.testing",

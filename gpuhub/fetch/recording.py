@@ -341,3 +341,11 @@ def build_recording_main(description: str | None, directory: Path, build: Callab
         print(f"out of date: {', '.join(stale)}", file=sys.stderr)
         return 1
     return 0
+
+
+def json_exchange(url: str, body_file: str, *, method: str = "GET", body: str | None = None) -> dict[str, Any]:
+    """One recorded exchange of a manifest (``"exchanges"``), as a build script writes it: the request
+    (``method``, ``url``, the request ``body`` text or None) answered 200 with ``application/json`` from the
+    recording's file ``body_file``."""
+    return {"request": {"method": method, "url": url, "body": body},
+            "response": {"status": 200, "headers": {"content-type": "application/json"}, "body_file": body_file}}

@@ -19,7 +19,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from gpuhub.plugin import build_recording_main
+from gpuhub.plugin import build_recording_main, json_exchange
 
 PLUGIN = Path(__file__).resolve().parents[1]
 SOURCE = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "cudo" / "vms.csv"
@@ -63,9 +63,7 @@ def build() -> dict[str, Any]:
                   "2 x GiB price and memoryGibPriceHr = 0 (the catalog's sizes cannot separate them); gpuModel "
                   "spellings for A800 and the graphics-mode A40/L40S are not known and written by hand; no free "
                   "capacity."),
-        "exchanges": [{"request": {"method": "GET", "url": URL, "body": None},
-                       "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                    "body_file": "machine-types-2.json"}}]}
+        "exchanges": [json_exchange(URL, "machine-types-2.json")]}
     return {"manifest.json": manifest, "machine-types-2.json": {"machineTypes": types}}
 
 

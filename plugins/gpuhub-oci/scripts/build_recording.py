@@ -26,7 +26,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from gpuhub.plugin import build_recording_main
+from gpuhub.plugin import build_recording_main, json_exchange
 
 PLUGIN = Path(__file__).resolve().parents[1]
 REPO = PLUGIN.parents[1]
@@ -117,8 +117,7 @@ def build() -> dict[str, Any]:
                     digest_regions.append(region)
 
     def exchange(name: str) -> dict[str, Any]:
-        return {"request": {"method": "GET", "url": f"{BASE}/{name}", "body": None},
-                "response": {"status": 200, "headers": {"content-type": "application/json"}, "body_file": name}}
+        return json_exchange(f"{BASE}/{name}", name)
 
     manifest = {
         "format": 1, "provider": "oci", "recorded_at": None, "data_date": None,

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from gpuhub.plugin import build_recording_main
+from gpuhub.plugin import build_recording_main, json_exchange
 
 PLUGIN = Path(__file__).resolve().parents[1]
 SOURCE = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "verda" / "vms.csv"
@@ -76,9 +76,7 @@ def build() -> dict[str, Any]:
         "grant_type": "client_credentials", "client_id": "REDACTED", "client_secret": "REDACTED"}).content.decode()
 
     def exchange(method: str, url: str, body_file: str, body: str | None = None) -> dict[str, Any]:
-        return {"request": {"method": method, "url": url, "body": body},
-                "response": {"status": 200, "headers": {"content-type": "application/json"},
-                             "body_file": body_file}}
+        return json_exchange(url, body_file, method=method, body=body)
 
     manifest = {
         "format": 1, "provider": "verda", "recorded_at": None, "data_date": None,
