@@ -16,11 +16,8 @@ from gpuhub.plugin import (
     CountingTransport,
     Offer,
     ProviderStatus,
-    Registry,
     build_script,
-    make_engine,
     replaying,
-    run_provider,
 )
 
 PLUGIN = Path(__file__).resolve().parents[1]
@@ -73,17 +70,16 @@ def test_build_script_reproduces_the_bundled_recording(catalog: Path) -> None:
     assert module.build(catalog) == bundled
 
 
-def test_live_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    transport = CountingTransport(replaying(Lium().fixtures_dir()))
-    live, status = run_provider(make_engine(registry, transport=transport, environ={}), "lium", mode="live")
+def test_live_equals_replay(live: Callable[..., Any], replayed: Replayed) -> None:
+    offers, status, transport = live(replaying(Lium()), environ={})
     assert status.state == "ok" and transport.calls == 1
     assert str(transport.requests[0].url) == "https://lium.io/api/public/v1/nodes"
 
     def key(o: Offer) -> tuple[str, str, Decimal, str]:
         return o.instance_type, o.region.code, o.price.amount, o.price.purchase
 
-    assert sorted(map(key, live)) == sorted(map(key, replayed[0]))
-    assert {o.available for o in live} == {True} and {o.available for o in replayed[0]} == {None}
+    assert sorted(map(key, offers)) == sorted(map(key, replayed[0]))
+    assert {o.available for o in offers} == {True} and {o.available for o in replayed[0]} == {None}
 
 
 def _node(**changes: Any) -> dict[str, Any]:
