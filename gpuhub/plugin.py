@@ -28,15 +28,25 @@ What it exports, by job:
   provisioning wait, Kueue queue), :func:`site_settings` (the same for ``fetch(ctx)``: the file, else the
   recording's ``settings.toml``), :class:`SiteSettingsError`, :func:`site_region` (a cluster as a region);
   :func:`read_json` (a user's JSON file, read as a regular file with size and nesting limits);
+- dated static price tables (a table bundled with the plugin, no HTTP): :func:`table_directory` (``--fixtures`` or
+  the bundled one), :func:`load_price_table` (the table, or a :class:`ProviderError` naming it),
+  :func:`guarded_offers` (each row's offers, a malformed row skipped and counted);
+- requests: :func:`json_headers` (``Accept``/``Content-Type`` JSON and the credential as ``Authorization: Bearer``
+  or a key header);
 - errors: :class:`GpuhubError`, :class:`ProviderError`, :class:`CredentialsError`, :class:`ReplayMissError`,
   :class:`UnknownGpuError`, :class:`QueryError`;
 - recordings and secrets: :class:`Manifest`, :func:`load_manifest`, :class:`ReplayTransport`,
-  :func:`write_json_files` (a build script writes or checks its recording), :func:`remember_secret` (a
+  :func:`write_json_files` (a build script writes or checks its recording), :func:`build_recording_main` (such a
+  script's whole ``main()``: ``--check``, absent sources, exit codes), :func:`json_exchange` (one manifest exchange
+  answered 200 with JSON from a file), :func:`remember_secret` (a
   credential the plugin read outside ``ctx.require_secret``, so logs and recordings redact it), :func:`scrub_url`;
 - the conformance kit and test helpers (import pytest only when used): :class:`ProviderConformance`,
   :class:`CountingTransport`, :func:`make_engine`, :func:`run_provider`, :func:`reset_state` (forget the loaded
   plugins and the default engine between tests), :func:`run_cli` (``gpuhub ARGS`` in this process),
-  :func:`run_cli_json` (the same with fresh plugins and no store, JSON decoded), :func:`search` and
+  :func:`run_cli_json` (the same with fresh plugins and no store, JSON decoded), :func:`plugin_fixtures` (the
+  registry/replayed/serve/live/reference fixtures of a plugin's ``tests/conftest.py``), :func:`reference_file` (a
+  fixture giving one file of ``../shared/reference``, or a skip), :func:`replaying` (a handler answering from a
+  recording), :func:`build_script` (a plugin's ``scripts/build_recording.py`` as a module), :func:`search` and
   :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
 
 Names are imported on first use (PEP 562), so importing this module costs nothing until a name is used.
@@ -65,10 +75,13 @@ _EXPORTS: dict[str, str] = {
     "ReplayMissError": "gpuhub.errors", "QueryError": "gpuhub.errors",
     "Manifest": "gpuhub.fetch.recording", "load_manifest": "gpuhub.fetch.recording",
     "ReplayTransport": "gpuhub.fetch.transports", "write_json_files": "gpuhub.fetch.recording",
+    "build_recording_main": "gpuhub.fetch.recording", "json_exchange": "gpuhub.fetch.recording",
     "remember_secret": "gpuhub.fetch.recording", "scrub_url": "gpuhub.fetch.recording",
     "ProviderConformance": "gpuhub.kit.testing", "CountingTransport": "gpuhub.kit.testing",
     "make_engine": "gpuhub.kit.testing", "run_provider": "gpuhub.kit.testing", "reset_state": "gpuhub.kit.testing",
     "run_cli": "gpuhub.kit.testing", "run_cli_json": "gpuhub.kit.testing",
+    "plugin_fixtures": "gpuhub.kit.testing", "reference_file": "gpuhub.kit.testing",
+    "replaying": "gpuhub.kit.testing", "build_script": "gpuhub.kit.testing",
     "search": "gpuhub.service.searching", "SearchResult": "gpuhub.service.searching",
     "Engine": "gpuhub.service.engine", "Registry": "gpuhub.fetch.plugins",
     "seller_name": "gpuhub.sellers", "known_sellers": "gpuhub.sellers",
@@ -79,6 +92,8 @@ _EXPORTS: dict[str, str] = {
     "SiteSettingsError": "gpuhub.fetch.sitesettings", "load_site_settings": "gpuhub.fetch.sitesettings",
     "site_region": "gpuhub.fetch.sitesettings", "site_settings_path": "gpuhub.fetch.sitesettings",
     "site_settings": "gpuhub.fetch.sitesettings", "read_json": "gpuhub.fetch.safeio",
+    "load_price_table": "gpuhub.fetch.statictable", "guarded_offers": "gpuhub.fetch.statictable",
+    "table_directory": "gpuhub.fetch.statictable", "json_headers": "gpuhub.fetch.headers",
 }
 
 __all__ = sorted(_EXPORTS)

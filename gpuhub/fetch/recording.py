@@ -21,7 +21,7 @@ import datetime as dt
 import json
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -318,3 +318,37 @@ def write_json_files(directory: Path, files: Mapping[str, Any], check: bool = Fa
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     return stale
+
+
+def build_recording_main(description: str | None, directory: Path, build: Callable[[], Mapping[str, Any]],
+                         sources: Sequence[Path], argv: Sequence[str] | None = None) -> int:
+    """The ``main()`` of a plugin's ``scripts/build_recording.py``: with ``--check`` in ``argv`` (default: the
+    command line), compare ``build()``'s files (``name -> JSON-ready data``) with those under ``directory`` and
+    write nothing; else write them (:func:`write_json_files`). ``description`` is the script's ``__doc__`` (its
+    first line is the ``--help`` text); ``sources`` are the reference files ``build`` reads.
+
+    Returns the exit code: 0 done or up to date; 1 out of date (the stale names on stderr); 2 a source is absent
+    (its path on stderr), before ``build`` runs."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description=description.splitlines()[0] if description else None)
+    parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
+    args = parser.parse_args(argv)
+    missing = [str(path) for path in sources if not path.is_file()]
+    if missing:
+        print(f"absent: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    stale = write_json_files(directory, build(), check=args.check)
+    if stale:
+        print(f"out of date: {', '.join(stale)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def json_exchange(url: str, body_file: str, *, method: str = "GET", body: str | None = None) -> dict[str, Any]:
+    """One recorded exchange of a manifest (``"exchanges"``), as a build script writes it: the request
+    (``method``, ``url``, the request ``body`` text or None) answered 200 with ``application/json`` from the
+    recording's file ``body_file``."""
+    return {"request": {"method": method, "url": url, "body": body},
+            "response": {"status": 200, "headers": {"content-type": "application/json"}, "body_file": body_file}}

@@ -17,11 +17,13 @@ rejected credentials give a message that says how to configure them.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from types import ModuleType
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import httpx
 
@@ -35,8 +37,9 @@ from gpuhub.model import Offer, _check_currency
 from gpuhub.service.engine import Engine
 from gpuhub.store import Store
 
-__all__ = ["FAST_RETRY", "CountingTransport", "ProviderConformance", "make_engine", "registry_of", "reset_state",
-           "run_cli", "run_cli_json", "run_provider"]
+__all__ = ["FAST_RETRY", "CountingTransport", "PluginFixtures", "ProviderConformance", "build_script", "make_engine",
+           "plugin_fixtures", "reference_file", "registry_of", "replaying", "reset_state", "run_cli", "run_cli_json",
+           "run_provider"]
 
 FAST_RETRY = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=30, jitter_s=0)
 """A retry policy without waits, for tests: 3 attempts."""
@@ -349,3 +352,138 @@ def bundled_fixtures(provider: Provider) -> Path:
     path = provider.fixtures_dir()
     assert path is not None and (path / "manifest.json").is_file(), f"{provider.name} bundles no recording"
     return path
+
+
+# --- the shared fixtures of a plugin's tests/conftest.py -----------------------------------------------------------
+Served = tuple[tuple[Offer, ...], ProviderStatus, CountingTransport]
+"""What the ``serve`` and ``live`` fixtures return: the offers, the provider's status and the transport (calls)."""
+
+
+def _reference_dir(conftest: str) -> Path:
+    """``../shared/reference`` beside the repository that holds ``plugins/<plugin>/tests/conftest.py``."""
+    return Path(conftest).resolve().parents[3].parent / "shared" / "reference"
+
+
+def _reference_path(conftest: str, parts: tuple[str, ...]) -> Path:
+    import pytest
+
+    path = _reference_dir(conftest).joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared is not available)")
+    return path
+
+
+class PluginFixtures(NamedTuple):
+    """The pytest fixtures of one plugin's tests, made by :func:`plugin_fixtures`; a ``conftest.py`` binds them to
+    module names (pytest finds a fixture by the name it is bound to)."""
+
+    registry: Any
+    """Session: a :class:`Registry` of the built-in GPU table and this plugin only (installed plugins left out)."""
+    replayed: Any
+    """Session: ``(offers, status)`` of the bundled recording, collected once."""
+    serve: Any
+    """``serve(body, status=200, environ=None)``: a live run in which every request is answered with ``body``
+    (JSON-encoded unless bytes) and HTTP ``status``; returns ``(offers, status, transport)``."""
+    live: Any
+    """``live(handler, environ=None)``: a live run in which request n is answered by ``handler(request, n)``;
+    returns ``(offers, status, transport)``."""
+    reference: Any
+    """``reference(*parts)``: the file ``../shared/reference/<parts...>``, or a skip when ``../shared`` is absent."""
+
+
+def plugin_fixtures(name: str, plugin: object, conftest: str, *, credentials: Mapping[str, str] | None = None,
+                    replay_mode: str = "replay") -> PluginFixtures:
+    """The fixtures every provider plugin's tests share, for its ``tests/conftest.py``::
+
+        registry, replayed, serve, live, reference = plugin_fixtures(
+            "hyperbolic", gpuhub_hyperbolic.plugin, __file__, credentials={"HYPERBOLIC_API_KEY": "test-key"})
+
+    ``name`` is the provider's name, ``plugin`` the module or object holding its hook implementations,
+    ``conftest`` the conftest's ``__file__`` (``../shared/reference`` is found beside the repository from it),
+    ``credentials`` the environment a live run gets when the test gives none (default: empty), ``replay_mode``
+    the mode ``replayed`` collects in (``"replay"``, or ``"auto"`` for a plugin whose data is a bundled table).
+    Imports pytest when called."""
+    import pytest
+
+    default_environ = dict(credentials or {})
+
+    @pytest.fixture(scope="session")
+    def registry() -> Registry:
+        return Registry(entry_points=[], extra_plugins=[(name, plugin)], environ={})
+
+    @pytest.fixture(scope="session")
+    def replayed(registry: Registry) -> tuple[tuple[Offer, ...], ProviderStatus]:
+        return run_provider(make_engine(registry), name, mode=replay_mode)
+
+    def _run(registry: Registry, transport: CountingTransport, environ: Mapping[str, str] | None) -> Served:
+        engine = make_engine(registry, transport=transport,
+                             environ=default_environ if environ is None else environ)
+        offers, status = run_provider(engine, name, mode="live")
+        return offers, status, transport
+
+    @pytest.fixture
+    def serve(registry: Registry) -> Callable[..., Served]:
+        def run(body: Any, status: int = 200, environ: Mapping[str, str] | None = None) -> Served:
+            content = body if isinstance(body, bytes) else json.dumps(body).encode()
+            transport = CountingTransport(lambda request, n: httpx.Response(
+                status, content=content, headers={"content-type": "application/json"}))
+            return _run(registry, transport, environ)
+
+        return run
+
+    @pytest.fixture
+    def live(registry: Registry) -> Callable[..., Served]:
+        def run(handler: Callable[[httpx.Request, int], httpx.Response],
+                environ: Mapping[str, str] | None = None) -> Served:
+            return _run(registry, CountingTransport(handler), environ)
+
+        return run
+
+    @pytest.fixture
+    def reference() -> Callable[..., Path]:
+        def find(*parts: str) -> Path:
+            return _reference_path(conftest, parts)
+
+        return find
+
+    return PluginFixtures(registry, replayed, serve, live, reference)
+
+
+def reference_file(conftest: str, *parts: str,
+                   scope: Literal["session", "module", "function"] = "function") -> Any:
+    """A pytest fixture giving the file ``../shared/reference/<parts...>`` (found from the conftest's ``__file__``),
+    or a skip when ``../shared`` is absent; for a ``conftest.py``: ``catalog = reference_file(__file__,
+    "skypilot-catalog", "vast", "vms.csv")``. Imports pytest when called."""
+    import pytest
+
+    @pytest.fixture(scope=scope)
+    def fixture() -> Path:
+        return _reference_path(conftest, parts)
+
+    return fixture
+
+
+def replaying(recording: Provider | Path) -> Callable[[httpx.Request, int], httpx.Response]:
+    """A :class:`CountingTransport` handler that answers every request from a recording: ``recording`` is a
+    provider (its bundled recording) or a recording directory (with ``manifest.json``). For a test that a live run
+    over the recorded answers gives what replay gives: ``live(replaying(MyProvider()))``. A request the recording
+    lacks raises :class:`ReplayMissError`."""
+    directory = recording if isinstance(recording, Path) else bundled_fixtures(recording)
+    replay = ReplayTransport(load_manifest(directory))
+
+    def handler(request: httpx.Request, n: int) -> httpx.Response:
+        return replay.handle_request(request)
+
+    return handler
+
+
+def build_script(plugin_dir: Path) -> ModuleType:
+    """The plugin's ``scripts/build_recording.py`` (below ``plugin_dir``, the plugin's folder in the repository)
+    loaded as a module, for a test that it rebuilds the bundled recording; raises FileNotFoundError when absent."""
+    path = plugin_dir / "scripts" / "build_recording.py"
+    spec = importlib.util.spec_from_file_location(f"{plugin_dir.name.replace('-', '_')}_build_recording", path)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

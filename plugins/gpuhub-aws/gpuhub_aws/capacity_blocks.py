@@ -40,7 +40,7 @@ from gpuhub.plugin import (
     ProviderError,
     Reservation,
 )
-from gpuhub_aws.parse import _PRICE_DECIMALS, _local, _money, _timestamp, _xml_root, ec2_error
+from gpuhub_aws.parse import _PRICE_DECIMALS, _local, _money, _timestamp, ec2_items
 
 __all__ = ["DEFAULT_HOURS", "FAMILIES", "LADDER_DAYS", "RATES_DATE", "STARTS", "Answers", "capacity_block_hours",
            "capacity_block_offers", "capacity_block_params", "capacity_block_types", "is_capacity_block_type",
@@ -144,24 +144,14 @@ def parse_capacity_block_offerings(body: bytes, skip: Callable[[str], None]
     Raises:
         ProviderError: the body is not XML, is an EC2 error, or is not a DescribeCapacityBlockOfferings answer.
     """
-    root = _xml_root(body)
-    if _local(root.tag) != "DescribeCapacityBlockOfferingsResponse":
-        error = ec2_error(body)
-        detail = f"{error[0]}: {error[1]}" if error else f"unexpected root <{_local(root.tag)}>"
-        raise ProviderError(f"DescribeCapacityBlockOfferings failed: {detail}")
+    elements, token = ec2_items(body, "DescribeCapacityBlockOfferings", "capacityBlockOfferingSet")
     items: list[dict[str, str]] = []
-    token: str | None = None
-    for child in root:
-        name = _local(child.tag)
-        if name == "nextToken":
-            token = (child.text or "").strip() or None
-        elif name == "capacityBlockOfferingSet":
-            for item in child:
-                fields = {_local(e.tag): (e.text or "").strip() for e in item}
-                if not fields.get("instanceType") or not fields.get("upfrontFee"):
-                    skip("capacity block offering: no instance type or upfront fee")
-                    continue
-                items.append(fields)
+    for item in elements:
+        fields = {_local(e.tag): (e.text or "").strip() for e in item}
+        if not fields.get("instanceType") or not fields.get("upfrontFee"):
+            skip("capacity block offering: no instance type or upfront fee")
+            continue
+        items.append(fields)
     return items, token
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "build_instance",
     "bundled_specs",
     "ec2_error",
+    "ec2_items",
     "is_accelerated",
     "latest_spot_prices",
     "on_demand_price",
@@ -440,6 +441,29 @@ def _timestamp(text: str) -> dt.datetime:
     return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
 
 
+def ec2_items(body: bytes, action: str, item_set: str) -> tuple[list[ET.Element], str | None]:
+    """The ``<item>`` elements under ``<item_set>`` and the ``nextToken`` (None on the last page) of one EC2 Query
+    XML answer to ``action`` (``DescribeSpotPriceHistory``, ...); the frame every ``Describe*`` parser shares.
+
+    Raises:
+        ProviderError: the body is not XML, is an EC2 error, or is not an answer to ``action``.
+    """
+    root = _xml_root(body)
+    if _local(root.tag) != f"{action}Response":
+        error = ec2_error(body)
+        detail = f"{error[0]}: {error[1]}" if error else f"unexpected root <{_local(root.tag)}>"
+        raise ProviderError(f"{action} failed: {detail}")
+    items: list[ET.Element] = []
+    token: str | None = None
+    for child in root:
+        name = _local(child.tag)
+        if name == "nextToken":
+            token = (child.text or "").strip() or None
+        elif name == item_set:
+            items.extend(child)
+    return items, token
+
+
 def parse_spot_history(body: bytes, skip: Callable[[str], None] | None = None
                        ) -> tuple[list[SpotItem], str | None]:
     """Items and the ``nextToken`` (None on the last page) of one ``DescribeSpotPriceHistory`` XML answer.
@@ -450,33 +474,23 @@ def parse_spot_history(body: bytes, skip: Callable[[str], None] | None = None
     Raises:
         ProviderError: the body is not XML, is an EC2 error, or is not a DescribeSpotPriceHistory answer.
     """
-    root = _xml_root(body)
-    if _local(root.tag) != "DescribeSpotPriceHistoryResponse":
-        error = ec2_error(body)
-        detail = f"{error[0]}: {error[1]}" if error else f"unexpected root <{_local(root.tag)}>"
-        raise ProviderError(f"DescribeSpotPriceHistory failed: {detail}")
+    elements, token = ec2_items(body, "DescribeSpotPriceHistory", "spotPriceHistorySet")
     items: list[SpotItem] = []
-    token: str | None = None
-    for child in root:
-        name = _local(child.tag)
-        if name == "nextToken":
-            token = (child.text or "").strip() or None
-        elif name == "spotPriceHistorySet":
-            for item in child:
-                try:
-                    zone_id = _child_text(item, "availabilityZoneId") or None
-                    zone_name = _child_text(item, "availabilityZone") or None
-                    zone = zone_id or zone_name
-                    itype = _child_text(item, "instanceType")
-                    if not zone or not itype:
-                        raise ValueError("no zone or instance type")
-                    price = _money(_child_text(item, "spotPrice"))
-                    items.append(SpotItem(instance_type=itype, zone=zone, zone_name=zone_name, zone_id=zone_id,
-                                          product=_child_text(item, "productDescription") or "",
-                                          price=price, timestamp=_timestamp(_child_text(item, "timestamp") or "")))
-                except (ValueError, TypeError) as exc:
-                    if skip is not None:
-                        skip(f"spot price item: {str(exc)[:80]}")
+    for item in elements:
+        try:
+            zone_id = _child_text(item, "availabilityZoneId") or None
+            zone_name = _child_text(item, "availabilityZone") or None
+            zone = zone_id or zone_name
+            itype = _child_text(item, "instanceType")
+            if not zone or not itype:
+                raise ValueError("no zone or instance type")
+            price = _money(_child_text(item, "spotPrice"))
+            items.append(SpotItem(instance_type=itype, zone=zone, zone_name=zone_name, zone_id=zone_id,
+                                  product=_child_text(item, "productDescription") or "",
+                                  price=price, timestamp=_timestamp(_child_text(item, "timestamp") or "")))
+        except (ValueError, TypeError) as exc:
+            if skip is not None:
+                skip(f"spot price item: {str(exc)[:80]}")
     return items, token
 
 
@@ -521,23 +535,9 @@ def parse_describe_instance_types(body: bytes) -> tuple[list[dict[str, Any]], st
     Raises:
         ProviderError: the body is not XML, is an EC2 error, or is not a DescribeInstanceTypes answer.
     """
-    root = _xml_root(body)
-    if _local(root.tag) != "DescribeInstanceTypesResponse":
-        error = ec2_error(body)
-        detail = f"{error[0]}: {error[1]}" if error else f"unexpected root <{_local(root.tag)}>"
-        raise ProviderError(f"DescribeInstanceTypes failed: {detail}")
-    types: list[dict[str, Any]] = []
-    token: str | None = None
-    for child in root:
-        name = _local(child.tag)
-        if name == "nextToken":
-            token = (child.text or "").strip() or None
-        elif name == "instanceTypeSet":
-            for item in child:
-                value = _xml_to_api(item)
-                if isinstance(value, dict):
-                    types.append(value)
-    return types, token
+    elements, token = ec2_items(body, "DescribeInstanceTypes", "instanceTypeSet")
+    values = (_xml_to_api(item) for item in elements)
+    return [value for value in values if isinstance(value, dict)], token
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import json
 import os
 import subprocess
@@ -11,7 +10,6 @@ import sys
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -21,18 +19,10 @@ from azure_helpers import AZURE_SAMPLES, NORMALIZED, azure_registry, find, query
 from gpuhub_azure.parse import classify_item, is_windows, page_items, select_prices, size_table
 from gpuhub_azure.provider import AzureProvider, price_filter
 
-from gpuhub.plugin import load_manifest, make_engine, run_provider
+from gpuhub.plugin import build_script, load_manifest, make_engine, run_provider
 
 PLUGIN = Path(__file__).resolve().parents[1]
 RECORDING = PLUGIN / "gpuhub_azure" / "recording"
-
-
-def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("azure_build_recording", PLUGIN / "scripts" / "build_recording.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _recorded_items() -> list[dict[str, Any]]:
@@ -142,7 +132,7 @@ def test_recording_pages_are_linked_in_order() -> None:
 
 
 def test_build_script_filter_matches_the_provider() -> None:
-    build = _build_script()
+    build = build_script(PLUGIN)
     assert build.price_filter("westeurope") == price_filter("westeurope")
     assert build.RECORDED_AT == "2026-08-20"
 
@@ -155,7 +145,7 @@ def _source() -> dict[str, Any]:
 
 def test_recording_equals_a_rebuild_from_the_source() -> None:
     source = _source()
-    build = _build_script()
+    build = build_script(PLUGIN)
     rebuilt = [build.build_item(k, v) for name in build.REGIONS for k, v in source[name].items()]
     us = build.us_items(NORMALIZED.parents[2])
     rebuilt += [item for region in build.US_REGIONS for item in us[region]]
@@ -164,7 +154,7 @@ def test_recording_equals_a_rebuild_from_the_source() -> None:
 
 def test_every_linux_source_row_of_a_known_size_is_an_offer_at_its_price(replayed: Any) -> None:
     source = _source()
-    build = _build_script()
+    build = build_script(PLUGIN)
     offers, _ = replayed
     by_key = {(o.instance_type, o.region.code, o.price.purchase): o.price.amount for o in offers}
     table = size_table()

@@ -7,14 +7,23 @@ America; they are offered in each general-access North America region listed in 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from gpuhub.plugin import Instance, Offer, Price, Provider, ProviderContext, ProviderError
+from gpuhub.plugin import (
+    Instance,
+    Offer,
+    Price,
+    Provider,
+    ProviderContext,
+    ProviderError,
+    guarded_offers,
+    load_price_table,
+    table_directory,
+)
 from gpuhub_coreweave.parse import TableMeta, TableRow, row_from_json, storage_tb_to_gib, table_meta
 
 __all__ = ["TABLE_FILE", "CoreWeave", "load_table"]
@@ -32,15 +41,8 @@ def load_table(directory: Path | None = None) -> dict[str, Any]:
     Raises:
         ProviderError: the table is missing or not valid JSON (a broken installation or a bad ``--fixtures``).
     """
-    path = (directory or _recording_dir()) / TABLE_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProviderError(f"CoreWeave price table {path} cannot be read: {exc}; reinstall gpuhub-coreweave") \
-            from None
-    if not isinstance(data, dict):
-        raise ProviderError(f"CoreWeave price table {path} is not a JSON object; reinstall gpuhub-coreweave")
-    return data
+    return load_price_table(directory, _recording_dir(), TABLE_FILE, label="CoreWeave price table",
+                            package="gpuhub-coreweave")
 
 
 class CoreWeave(Provider):
@@ -64,8 +66,7 @@ class CoreWeave(Provider):
                 catalog). A malformed row is skipped and counted instead.
         """
         # ``--fixtures DIR`` (DIR/coreweave/) replaces the bundled table: the engine hands over its manifest.
-        directory = ctx.recording.directory if ctx.recording is not None else None
-        yield from self.offers_from_table(ctx, load_table(directory))
+        yield from self.offers_from_table(ctx, load_table(table_directory(ctx)))
 
     def offers_from_table(self, ctx: ProviderContext, data: Mapping[str, Any]) -> Iterator[Offer]:
         """Offers from a decoded price table (``fetch`` passes the bundled one; tests pass their own)."""
@@ -82,13 +83,8 @@ class CoreWeave(Provider):
         ctx.warn(f"CoreWeave publishes one {meta.price_region} price per node type (verified "
                  f"{meta.verified_at.isoformat()}, {meta.source_url}); it is offered in all {len(meta.regions)} "
                  f"general-access {meta.price_region} regions, and per-region availability is not published")
-        for item in items:
-            offers: list[Offer] = []
-            with ctx.guard("price table row"):
-                if not isinstance(item, Mapping):
-                    raise TypeError(f"row is a {type(item).__name__}, not an object")
-                offers = self._offers(ctx, meta, row_from_json(item))
-            yield from offers
+        yield from guarded_offers(ctx, items, "price table row",
+                                  lambda item: self._offers(ctx, meta, row_from_json(item)), objects="row")
 
     def _offers(self, ctx: ProviderContext, meta: TableMeta, row: TableRow) -> list[Offer]:
         gpu = ctx.gpu(row.gpu, row.gpu_memory_gb)

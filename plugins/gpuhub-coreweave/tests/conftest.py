@@ -8,24 +8,13 @@ from pathlib import Path
 import gpuhub_coreweave.plugin
 import pytest
 
-from gpuhub.plugin import Offer, ProviderStatus, Registry, make_engine, run_provider
+from gpuhub.plugin import Offer, ProviderStatus, plugin_fixtures
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
 
 
-def coreweave_registry() -> Registry:
-    """The built-in GPU table and this plugin only, so other installed plugins cannot disturb these tests."""
-    return Registry(entry_points=[], extra_plugins=[("coreweave", gpuhub_coreweave.plugin)], environ={})
-
-
-@pytest.fixture(scope="session")
-def registry() -> Registry:
-    return coreweave_registry()
-
-
-@pytest.fixture(scope="session")
-def replayed(registry: Registry) -> tuple[tuple[Offer, ...], ProviderStatus]:
-    return run_provider(make_engine(registry), "coreweave")
+registry, replayed, serve, live, reference = plugin_fixtures(
+    "coreweave", gpuhub_coreweave.plugin, __file__, replay_mode="auto")
 
 
 @pytest.fixture(scope="session")

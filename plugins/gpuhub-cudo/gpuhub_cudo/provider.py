@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, ClassVar
 
 from gpuhub.plugin import (
@@ -30,7 +29,6 @@ from gpuhub.plugin import (
 
 __all__ = ["SIZES", "Cudo"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 SIZES = ((1, 2, 4), (1, 4, 8), (2, 8, 16), (2, 16, 32), (4, 32, 64), (8, 64, 128), (8, 96, 192), (4, 48, 96),
          (2, 24, 48), (1, 12, 24), (4, 96, 192), (2, 48, 96), (1, 24, 48))
 """(GPUs, vCPUs, GiB of RAM) of the sizes offered per machine type: SkyPilot's Cudo catalog sizes."""
@@ -55,10 +53,6 @@ class Cudo(Provider):
     kind: ClassVar[ProviderKind] = "specialist"
     price_change_period_s: ClassVar[float] = 86400.0  # a marketplace of data centres: prices move daily
     base_url: ClassVar[str] = "https://rest.compute.cudo.org/v1"
-
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
 
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one on-demand offer per machine type, data centre and size.

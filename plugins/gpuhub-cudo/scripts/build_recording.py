@@ -14,14 +14,12 @@ Run: ``python plugins/gpuhub-cudo/scripts/build_recording.py [--check]``.
 
 from __future__ import annotations
 
-import argparse
 import csv
-import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from gpuhub.plugin import write_json_files
+from gpuhub.plugin import build_recording_main, json_exchange
 
 PLUGIN = Path(__file__).resolve().parents[1]
 SOURCE = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "cudo" / "vms.csv"
@@ -65,29 +63,12 @@ def build() -> dict[str, Any]:
                   "2 x GiB price and memoryGibPriceHr = 0 (the catalog's sizes cannot separate them); gpuModel "
                   "spellings for A800 and the graphics-mode A40/L40S are not known and written by hand; no free "
                   "capacity."),
-        "exchanges": [{"request": {"method": "GET", "url": URL, "body": None},
-                       "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                    "body_file": "machine-types-2.json"}}]}
+        "exchanges": [json_exchange(URL, "machine-types-2.json")]}
     return {"manifest.json": manifest, "machine-types-2.json": {"machineTypes": types}}
 
 
-BUILD = build
-SOURCES = (SOURCE,)
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
-    args = parser.parse_args()
-    missing = [str(path) for path in SOURCES if not path.is_file()]
-    if missing:
-        print(f"absent: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    stale = write_json_files(OUT, BUILD(), check=args.check)
-    if stale:
-        print(f"out of date: {', '.join(stale)}", file=sys.stderr)
-        return 1
-    return 0
+    return build_recording_main(__doc__, OUT, build, (SOURCE,))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ numbers and GPU memory that contradicts the GPU table (warned) are skipped and c
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -24,7 +23,10 @@ from gpuhub.plugin import (
     ProviderKind,
     checked_gpu,
     decimal_amount,
+    guarded_offers,
+    load_price_table,
     placeholder_price,
+    table_directory,
 )
 
 __all__ = ["TABLE_FILE", "Daytona", "load_table"]
@@ -40,14 +42,8 @@ def load_table(directory: Path | None = None) -> dict[str, Any]:
     Raises:
         ProviderError: the table is missing or not a JSON object (a broken install or a bad ``--fixtures``).
     """
-    path = (directory or RECORDING) / TABLE_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProviderError(f"Daytona price table {path} cannot be read: {exc}; reinstall gpuhub-daytona") from None
-    if not isinstance(data, dict) or not isinstance(data.get("sandboxes"), list) or not data["sandboxes"]:
-        raise ProviderError(f"Daytona price table {path} lists no sandboxes; reinstall gpuhub-daytona")
-    return data
+    return load_price_table(directory, RECORDING, TABLE_FILE, label="Daytona price table", package="gpuhub-daytona",
+                            rows="sandboxes")
 
 
 class Daytona(Provider):
@@ -60,31 +56,21 @@ class Daytona(Provider):
     static: ClassVar[bool] = True
     price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices
 
-    def fixtures_dir(self) -> Path:
-        """The bundled table: ``manifest.json`` (provenance, no exchanges) and ``price_table.json``."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Every valid offer of the table (``--fixtures DIR`` replaces it with ``DIR/daytona/price_table.json``).
 
         Raises:
             ProviderError: the table is unusable as a whole (never a silent empty list).
         """
-        directory = ctx.recording.directory if ctx.recording is not None else None
-        data = load_table(directory)
+        data = load_table(table_directory(ctx))
         currency = str(data.get("currency") or "")
         if not currency:
             raise ProviderError("Daytona price table names no currency (prices are never assumed to be USD)")
         ctx.warn("Daytona prices are a static table from the SkyPilot catalog (date unknown): whole-sandbox prices "
                  "of SkyPilot's shapes (8 vCPUs and 100 GiB, or 50 GiB for consumer GPUs, per GPU); disk is billed "
                  "apart; availability is not published")
-        for row in data["sandboxes"]:
-            offers: list[Offer] = []
-            with ctx.guard("sandbox row"):
-                if not isinstance(row, Mapping):
-                    raise TypeError(f"row is a {type(row).__name__}, not an object")
-                offers = self._offers(ctx, row, currency)
-            yield from offers
+        yield from guarded_offers(ctx, data["sandboxes"], "sandbox row", lambda row: self._offers(ctx, row, currency),
+                                  objects="row")
 
     def _offers(self, ctx: ProviderContext, row: Mapping[str, Any], currency: str) -> list[Offer]:
         gpu_type = str(row.get("gpu_type") or "").strip()

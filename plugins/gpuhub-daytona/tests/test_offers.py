@@ -4,7 +4,6 @@ the table's traps (CPU-only rows, placeholders, GPU memory in the wrong unit).""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 
 from gpuhub_daytona.provider import Daytona
 
-from gpuhub.plugin import Offer, ProviderStatus, Registry, make_engine, run_provider
+from gpuhub.plugin import Offer, ProviderStatus, Registry, build_script, make_engine, run_provider
 
 PLUGIN = Path(__file__).resolve().parents[1]
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
@@ -52,10 +51,7 @@ def test_five_facts_from_the_bundled_table(replayed: Replayed) -> None:
 
 
 def test_build_script_reproduces_the_bundled_table(catalog: Path) -> None:
-    spec = importlib.util.spec_from_file_location("daytona_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = build_script(PLUGIN)
     bundled = json.loads((Daytona().fixtures_dir() / "price_table.json").read_text(encoding="utf-8"))
     assert module.build(catalog) == bundled
 

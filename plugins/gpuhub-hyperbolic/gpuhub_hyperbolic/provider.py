@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
-from pathlib import Path
 from typing import ClassVar
 
 import httpx
@@ -24,12 +23,12 @@ from gpuhub.plugin import (
     ProviderContext,
     ProviderError,
     ProviderKind,
+    json_headers,
 )
 from gpuhub_hyperbolic.parse import Vm, parse_vm, vm_items
 
 __all__ = ["CATALOG_PATH", "Hyperbolic"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 CATALOG_PATH = "/v2/skypilot/catalog"
 KEY_HELP = "create an API key in Hyperbolic's settings and export it, e.g. `export HYPERBOLIC_API_KEY=...`"
 _MEMORY_TOLERANCE = 0.15
@@ -50,10 +49,6 @@ class Hyperbolic(Provider):
         Credential(("HYPERBOLIC_API_KEY",), "a Hyperbolic API key, sent as a Bearer token"),)
     price_change_period_s: ClassVar[float] = 7 * 86400.0
 
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one offer per VM size and purchase model (on-demand; spot where ``SpotPrice`` is set).
 
@@ -62,9 +57,7 @@ class Hyperbolic(Provider):
             ProviderError: an answer of an unexpected shape.
         """
         key = ctx.require_secret("HYPERBOLIC_API_KEY")
-        headers = {"Accept": "application/json"}
-        if key is not None:
-            headers["Authorization"] = f"Bearer {key.get_secret_value()}"
+        headers = json_headers(key)
         body, answered = ctx.get_dated_json(f"{ctx.base_url()}{CATALOG_PATH}", headers=headers)
         try:
             items = vm_items(body)

@@ -24,6 +24,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from gpuhub.plugin import json_exchange
+
 PLUGIN = Path(__file__).resolve().parents[1]
 RECORDING = PLUGIN / "gpuhub_hyperbolic" / "recording"
 DEFAULT_CATALOG = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "hyperbolic" / "vms.csv"
@@ -71,9 +73,7 @@ def manifest() -> dict[str, Any]:
         "notes": "Hyperbolic's GET /v2/skypilot/catalog answer rebuilt by scripts/build_recording.py: each catalog row "
                  "is one item of 'vms' (SkyPilot's fetcher writes the answer's items as rows), GpuInfo back to an "
                  "object. No HTTP Date header: the rows' date is unknown.",
-        "exchanges": [{"request": {"method": "GET", "url": URL, "body": None},
-                       "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                    "body_file": "catalog.json"}}],
+        "exchanges": [json_exchange(URL, "catalog.json")],
     }
 
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import httpx
@@ -20,9 +18,9 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     Registry,
-    ReplayTransport,
-    load_manifest,
+    build_script,
     make_engine,
+    replaying,
     run_provider,
     search,
 )
@@ -82,26 +80,18 @@ def test_every_reference_row_is_an_offer(reference: Callable[..., Path], replaye
             row["vCPUs"])
 
 
-def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("hyperbolic_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_build_script_reproduces_the_bundled_recording(reference: Callable[..., Path]) -> None:
-    body, skipped = _build_script().build(reference("skypilot-catalog", "hyperbolic", "vms.csv"))
+    body, skipped = build_script(PLUGIN).build(reference("skypilot-catalog", "hyperbolic", "vms.csv"))
     bundled = json.loads((Hyperbolic().fixtures_dir() / "catalog.json").read_text(encoding="utf-8"))
     assert body == bundled and not skipped
 
 
 # --- live ----------------------------------------------------------------------------------------------------------
 def test_live_equals_replay_and_is_dated_by_the_answer(registry: Registry, replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(Hyperbolic().fixtures_dir()))
+    replay = replaying(Hyperbolic())
 
     def handler(request: httpx.Request, n: int) -> httpx.Response:
-        answer = replay.handle_request(request)
+        answer = replay(request, n)
         answer.read()
         return httpx.Response(answer.status_code, content=answer.content,
                               headers={**answer.headers, "date": "Tue, 01 Dec 2026 20:00:00 GMT"})

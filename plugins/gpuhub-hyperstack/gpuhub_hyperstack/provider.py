@@ -8,7 +8,6 @@ not Hyperstack region codes are skipped and counted; GPU memory that contradicts
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -23,7 +22,10 @@ from gpuhub.plugin import (
     ProviderKind,
     checked_gpu,
     decimal_amount,
+    guarded_offers,
+    load_price_table,
     placeholder_price,
+    table_directory,
 )
 
 __all__ = ["REGIONS", "Hyperstack", "load_table"]
@@ -41,15 +43,8 @@ def load_table(directory: Path | None = None) -> dict[str, Any]:
     Raises:
         ProviderError: the table is missing or not a JSON object.
     """
-    path = (directory or RECORDING) / TABLE_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProviderError(f"Hyperstack price table {path} cannot be read: {exc}; reinstall gpuhub-hyperstack") \
-            from None
-    if not isinstance(data, dict):
-        raise ProviderError(f"Hyperstack price table {path} is not a JSON object; reinstall gpuhub-hyperstack")
-    return data
+    return load_price_table(directory, RECORDING, TABLE_FILE, label="Hyperstack price table",
+                            package="gpuhub-hyperstack")
 
 
 class Hyperstack(Provider):
@@ -61,18 +56,13 @@ class Hyperstack(Provider):
     price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices, changed a few times a year
     static: ClassVar[bool] = True
 
-    def fixtures_dir(self) -> Path:
-        """The bundled table: ``manifest.json`` (provenance, no exchanges) and ``price_table.json``."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Every valid offer of the table (``--fixtures DIR`` replaces it with ``DIR/hyperstack/``).
 
         Raises:
             ProviderError: the table lists no flavors (never a silent empty list).
         """
-        directory = ctx.recording.directory if ctx.recording is not None else None
-        yield from self.offers_from_table(ctx, load_table(directory))
+        yield from self.offers_from_table(ctx, load_table(table_directory(ctx)))
 
     def offers_from_table(self, ctx: ProviderContext, data: Mapping[str, Any]) -> Iterator[Offer]:
         """Offers from a decoded table (``fetch`` passes the bundled one; tests pass their own)."""
@@ -82,11 +72,7 @@ class Hyperstack(Provider):
         currency = str(data.get("currency") or "USD")
         ctx.warn("Hyperstack prices are a static table from the SkyPilot catalog (date unknown); availability "
                  "is not published")
-        for row in rows:
-            offers: list[Offer] = []
-            with ctx.guard("flavor row"):
-                offers = self._offers(ctx, row, currency)
-            yield from offers
+        yield from guarded_offers(ctx, rows, "flavor row", lambda row: self._offers(ctx, row, currency))
 
     def _offers(self, ctx: ProviderContext, row: Mapping[str, Any], currency: str) -> list[Offer]:
         count = int(row.get("gpu_count") or 0)

@@ -12,14 +12,12 @@ Run: ``python plugins/gpuhub-hyperstack/scripts/build_recording.py [--check]``.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import csv
-import sys
 from pathlib import Path
 from typing import Any
 
-from gpuhub.plugin import write_json_files
+from gpuhub.plugin import build_recording_main
 
 PLUGIN = Path(__file__).resolve().parents[1]
 SOURCE = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "hyperstack" / "vms.csv"
@@ -52,23 +50,8 @@ def build() -> dict[str, Any]:
     return {"price_table.json": table, "manifest.json": manifest}
 
 
-BUILD = build
-SOURCES = (SOURCE,)
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
-    args = parser.parse_args()
-    missing = [str(path) for path in SOURCES if not path.is_file()]
-    if missing:
-        print(f"absent: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    stale = write_json_files(OUT, BUILD(), check=args.check)
-    if stale:
-        print(f"out of date: {', '.join(stale)}", file=sys.stderr)
-        return 1
-    return 0
+    return build_recording_main(__doc__, OUT, build, (SOURCE,))
 
 
 if __name__ == "__main__":

@@ -1,32 +1,12 @@
-"""Shared fixtures of gpuhub-hyperstack's tests: one replay of the bundled table per session."""
+"""Shared fixtures of gpuhub-hyperstack's tests (a registry with this plugin only, one replay of the bundled table per
+session, its reference catalog file); made by the kit's :func:`gpuhub.plugin.plugin_fixtures`."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import gpuhub_hyperstack.plugin
-import pytest
 
-from gpuhub.plugin import Offer, ProviderStatus, Registry, make_engine, run_provider
+from gpuhub.plugin import plugin_fixtures, reference_file
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
-
-
-@pytest.fixture(scope="session")
-def registry() -> Registry:
-    """The built-in GPU table and this plugin only."""
-    return Registry(entry_points=[], extra_plugins=[("hyperstack", gpuhub_hyperstack.plugin)], environ={})
-
-
-@pytest.fixture(scope="session")
-def replayed(registry: Registry) -> tuple[tuple[Offer, ...], ProviderStatus]:
-    return run_provider(make_engine(registry), "hyperstack")
-
-
-@pytest.fixture(scope="session")
-def catalog_csv() -> Path:
-    """../shared/reference/skypilot-catalog/hyperstack/vms.csv, skipping when ../shared is absent."""
-    path = SHARED / "skypilot-catalog" / "hyperstack" / "vms.csv"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent (../shared is not available)")
-    return path
+registry, replayed, serve, live, reference = plugin_fixtures(
+    "hyperstack", gpuhub_hyperstack.plugin, __file__, replay_mode="auto")
+catalog_csv = reference_file(__file__, "skypilot-catalog", "hyperstack", "vms.csv", scope="session")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
-from pathlib import Path
 from typing import ClassVar
 
 import httpx
@@ -26,12 +25,12 @@ from gpuhub.plugin import (
     ProviderContext,
     ProviderError,
     ProviderKind,
+    json_headers,
 )
 from gpuhub_jarvislabs.parse import COUNTS, Pool, cpu_plan_count, parse_pool, region_info, server_meta_entries
 
 __all__ = ["SERVER_META_PATH", "JarvisLabs"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 SERVER_META_PATH = "/misc/server_meta"
 KEY_HELP = "create an API key in JarvisLabs' dashboard (API keys) and export it, e.g. `export JL_API_KEY=...`"
 _CURRENCIES = ("USD", "INR")  # the SDK: prices are in INR or USD, by the account's payment location
@@ -52,10 +51,6 @@ class JarvisLabs(Provider):
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("JL_API_KEY",), "a JarvisLabs API key, sent as a Bearer token"),)
 
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one offer per pool, GPU count (1, 2, 4, 8 up to the pool's ceiling) and purchase model.
 
@@ -64,9 +59,7 @@ class JarvisLabs(Provider):
             ProviderError: an answer of an unexpected shape, or one without a known currency (never assumed).
         """
         key = ctx.require_secret("JL_API_KEY")
-        headers = {"Accept": "application/json"}
-        if key is not None:
-            headers["Authorization"] = f"Bearer {key.get_secret_value()}"
+        headers = json_headers(key)
         body, answered = ctx.get_dated_json(f"{ctx.base_url()}{SERVER_META_PATH}", headers=headers)
         try:
             entries = server_meta_entries(body)

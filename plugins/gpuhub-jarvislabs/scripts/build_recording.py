@@ -34,6 +34,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from gpuhub.plugin import json_exchange
+
 PLUGIN = Path(__file__).resolve().parents[1]
 RECORDING = PLUGIN / "gpuhub_jarvislabs" / "recording"
 DEFAULT_CATALOG = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "jarvislabs" / "vms.csv"
@@ -101,9 +103,7 @@ def manifest() -> dict[str, Any]:
         "notes": "JarvisLabs' GET /misc/server_meta answer rebuilt by scripts/build_recording.py: one VM pool per GPU "
                  "and region with the catalog's per-GPU price, vCPUs and RAM; no capacity fields (the catalog is "
                  "not a capacity snapshot); CPU-only plans in cpu_meta.",
-        "exchanges": [{"request": {"method": "GET", "url": URL, "body": None},
-                       "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                    "body_file": "server-meta.json"}}],
+        "exchanges": [json_exchange(URL, "server-meta.json")],
     }
 
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import httpx
@@ -19,9 +17,9 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     Registry,
-    ReplayTransport,
-    load_manifest,
+    build_script,
     make_engine,
+    replaying,
     run_provider,
     search,
 )
@@ -105,33 +103,22 @@ def test_every_gpu_row_of_the_reference_catalog_is_an_offer(reference: Callable[
     assert rows == 19 == len(offers)
 
 
-def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("jarvislabs_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_build_script_reproduces_the_bundled_recording(reference: Callable[..., Path]) -> None:
-    body, skipped = _build_script().build(reference("skypilot-catalog", "jarvislabs", "vms.csv"))
+    body, skipped = build_script(PLUGIN).build(reference("skypilot-catalog", "jarvislabs", "vms.csv"))
     bundled = json.loads((JarvisLabs().fixtures_dir() / "server-meta.json").read_text(encoding="utf-8"))
     assert body == bundled and not skipped
 
 
 # --- live ----------------------------------------------------------------------------------------------------------
-def test_live_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(JarvisLabs().fixtures_dir()))
-    transport = CountingTransport(lambda request, n: replay.handle_request(request))
-    engine = make_engine(registry, transport=transport, environ={"JL_API_KEY": "k"})
-    live, status = run_provider(engine, "jarvislabs", mode="live")
+def test_live_equals_replay(live: Callable[..., Any], replayed: Replayed) -> None:
+    offers, status, transport = live(replaying(JarvisLabs()), environ={"JL_API_KEY": "k"})
     assert status.state == "ok" and transport.calls == 1
     assert transport.requests[0].headers["authorization"] == "Bearer k"
 
     def key(o: Any) -> tuple[Any, ...]:
         return (o.instance_type, o.region.code, o.price.purchase, o.price.amount, o.instance.vcpus)
 
-    assert sorted(map(key, live)) == sorted(map(key, replayed[0]))
+    assert sorted(map(key, offers)) == sorted(map(key, replayed[0]))
 
 
 def test_live_capacity_container_spot_and_base_url(serve: Callable[..., Served]) -> None:

@@ -29,7 +29,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 __all__ = ["GPU_RESOURCE", "MAX_DEVICES_PER_NODE", "MIG_SLICES_PER_GPU", "POOL_LABELS", "Capacity", "NodeFacts",
-           "Slice", "bounded", "dra_devices", "node_facts", "parse_cpu", "parse_memory_gib", "quantity",
+           "NodeHardware", "Slice", "bounded", "dra_devices", "node_facts", "parse_cpu", "parse_memory_gib", "quantity",
            "requested_by_node"]
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -129,19 +129,29 @@ class Capacity:
     free: int
 
 
-@dataclass
-class NodeFacts:
-    """What one node says about its GPUs, with the free count of each GPU resource."""
+@dataclass(frozen=True)
+class NodeHardware:
+    """A node's GPUs and size: what a node (:class:`NodeFacts`) reports and what nodes offered as one shape share."""
 
-    name: str
     product: str | None
     """GFD's ``nvidia.com/gpu.product`` with any ``-MIG-<profile>`` suffix removed (the card's name)."""
     gpu_memory_gib: float | None
+    """One card's memory in GiB (GFD's ``nvidia.com/gpu.memory``), None when unknown or a MIG slice's."""
     gpu_count: int
     vcpus: float | None
+    """Allocatable vCPUs."""
     memory_gib: float | None
+    """Allocatable memory in GiB."""
     cpu_arch: str
     instance_type: str | None
+    """The cloud's instance type (``node.kubernetes.io/instance-type``), None on bare metal."""
+
+
+@dataclass(frozen=True)
+class NodeFacts(NodeHardware):
+    """What one node says about its GPUs, with the free count of each GPU resource (``slices``, filled once)."""
+
+    name: str
     zone: str | None
     schedulable: bool
     mig_strategy: str

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
@@ -47,6 +46,7 @@ from gpuhub_kubernetes.parse import (
     GPU_RESOURCE,
     Capacity,
     NodeFacts,
+    NodeHardware,
     Slice,
     dra_devices,
     node_facts,
@@ -65,7 +65,6 @@ from gpuhub_kubernetes.settings import ClusterPlace, Settings
 
 __all__ = ["KubernetesProvider"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 PODS_PATH = "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"
 NODEPOOLS_PATH = "/apis/karpenter.sh/v1/nodepools"
 AUTOSCALER_STATUS_PATH = "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status"
@@ -76,17 +75,13 @@ _ENV = ("GPUHUB_KUBERNETES_BASE_URL", "KUBECONFIG", "GPUHUB_KUBERNETES_CONTEXTS"
 
 
 @dataclass(frozen=True)
-class _Shape:
+class _Shape(NodeHardware):
+    """Nodes (or a node pool's or DRA's devices) offered as one: ``base`` is the offer's instance type."""
+
+    product: str
     context: str
     zone: str | None
     base: str
-    product: str
-    gpu_memory_gib: float | None
-    gpu_count: int
-    vcpus: float | None
-    memory_gib: float | None
-    cpu_arch: str
-    instance_type: str | None
 
 
 class KubernetesProvider(Provider):
@@ -108,10 +103,6 @@ class KubernetesProvider(Provider):
                                                     "KUBERNETES_TOKEN)"),
         Credential(("KUBERNETES_SERVICE_HOST",), "the in-cluster service account (set inside every pod)"),
     )
-
-    def fixtures_dir(self) -> Path:
-        """The bundled two-cluster recording (built by ``scripts/build_recording.py`` from documented shapes)."""
-        return RECORDING
 
     def credentials_help(self) -> str:
         return f"to read clusters live, {HELP}"
@@ -233,8 +224,9 @@ class KubernetesProvider(Provider):
                     continue
                 gpu = ctx.gpu(pool.product.replace("-", " "), pool.gpu_memory_gib)
                 per_node = pool.gpus_per_node or 1
-                shape = _Shape(cluster.context, None, f"karpenter-{pool.name}", pool.product, pool.gpu_memory_gib,
-                               per_node, None, None, "x86_64", None)
+                shape = _Shape(product=pool.product, gpu_memory_gib=pool.gpu_memory_gib, gpu_count=per_node,
+                               vcpus=None, memory_gib=None, cpu_arch="x86_64", instance_type=None,
+                               context=cluster.context, zone=None, base=f"karpenter-{pool.name}")
                 labels[(shape.base, None)] = [pool.node_labels]
                 what = (f"Karpenter NodePool {pool.name}: {pool.in_use} of {pool.limit} {GPU_RESOURCE} in use "
                         f"(spec.limits); new nodes" + (f" are {pool.instance_type}" if pool.instance_type else "")
@@ -414,8 +406,9 @@ class KubernetesProvider(Provider):
                 groups[(device.product, device.memory_gib)].append(not device.allocated)
         for (product, memory), free_flags in sorted(groups.items(), key=lambda item: item[0][0]):
             gpu = ctx.gpu(product, memory)
-            shape = _Shape(cluster.context, None, f"dra-{gpu.name.lower()}", product, memory, 1, None, None,
-                           "x86_64", None)
+            shape = _Shape(product=product, gpu_memory_gib=memory, gpu_count=1, vcpus=None, memory_gib=None,
+                           cpu_arch="x86_64", instance_type=None, context=cluster.context, zone=None,
+                           base=f"dra-{gpu.name.lower()}")
             yield from self._offer(ctx, shape, gpu, region, place, settings, missing_rates,
                                    instance_type=f"{shape.base}:dra", gpu_count=1, vcpus=None, memory_gib=None,
                                    free=sum(free_flags),
@@ -458,8 +451,8 @@ def _shape(context: str, facts: NodeFacts) -> _Shape:
     assert facts.product is not None
     gpus = max(facts.gpu_count, 1)
     base = facts.instance_type or f"{facts.product.lower()}-x{gpus}"
-    return _Shape(context, facts.zone, base, facts.product, facts.gpu_memory_gib, gpus, facts.vcpus,
-                  facts.memory_gib, facts.cpu_arch, facts.instance_type)
+    hardware = {f.name: getattr(facts, f.name) for f in fields(NodeHardware)}
+    return _Shape(**{**hardware, "gpu_count": gpus}, context=context, zone=facts.zone, base=base)
 
 
 def _region(provider: str, context: str, place: ClusterPlace) -> Region:

@@ -13,7 +13,6 @@ import json
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
@@ -28,6 +27,7 @@ from gpuhub.plugin import (
     ProviderContext,
     ProviderError,
     ProviderKind,
+    json_headers,
 )
 from gpuhub_lambda.obtain import mark_unknown_capacity
 from gpuhub_lambda.parse import (
@@ -40,7 +40,6 @@ from gpuhub_lambda.parse import (
 
 __all__ = ["LambdaProvider", "sold_regions"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 INSTANCE_TYPES_PATH = "/api/v1/instance-types"
 KEY_HELP = ("create an API key in the Lambda Cloud dashboard (API keys page) and export it, "
             "e.g. `export LAMBDA_API_KEY=...`")
@@ -79,10 +78,6 @@ class LambdaProvider(Provider):
         Credential(("LAMBDA_API_KEY",), "a Lambda Cloud API key, sent as a Bearer token"),)
     min_request_interval_s: ClassVar[float] = 1.0
 
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (see ``scripts/build_recording.py``)."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one on-demand offer per instance type and region.
 
@@ -91,9 +86,7 @@ class LambdaProvider(Provider):
             ProviderError: any other error answer (names Lambda's code) or an answer of an unexpected shape.
         """
         key = ctx.require_secret("LAMBDA_API_KEY")
-        headers = {"Accept": "application/json"}
-        if key is not None:
-            headers["Authorization"] = f"Bearer {key.get_secret_value()}"
+        headers = json_headers(key)
         body = ctx.get_json(f"{ctx.base_url()}{INSTANCE_TYPES_PATH}", headers=headers)
         error = api_error(body)
         if error is not None:

@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 
 from gpuhub_lambda.provider import LambdaProvider
 
-from gpuhub.plugin import Offer, ProviderStatus, load_manifest
+from gpuhub.plugin import Offer, ProviderStatus, build_script, load_manifest
 
 PLUGIN = Path(__file__).resolve().parents[1]
-
-
-def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("lambda_build_recording", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_manifest_provenance() -> None:
@@ -55,7 +45,7 @@ def test_every_catalog_gpu_row_is_an_offer(reference: Callable[..., Path],
 
 
 def test_build_script_reproduces_the_bundled_recording(reference: Callable[..., Path]) -> None:
-    build = _build_script()
+    build = build_script(PLUGIN)
     body, regions = build.build(reference("skypilot-catalog", "lambda", "vms.csv"))
     bundled = json.loads((LambdaProvider().fixtures_dir() / "instance-types.json").read_text())
     assert body == bundled

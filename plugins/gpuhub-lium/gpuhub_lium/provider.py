@@ -15,7 +15,6 @@ import datetime as dt
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
@@ -32,12 +31,12 @@ from gpuhub.plugin import (
     ProviderKind,
     checked_gpu,
     decimal_amount,
+    json_headers,
     placeholder_price,
 )
 
 __all__ = ["NODES_PATH", "Lium", "Node", "parse_node"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 NODES_PATH = "/api/public/v1/nodes"
 PURCHASE = {"secure": "on_demand", "spot": "spot"}
 """Lium's tier -> gpuhub's purchase model (a spot node can be taken back by its host at any time)."""
@@ -112,10 +111,6 @@ class Lium(Provider):
                    "the key set, searches go live by default)"),)
     price_change_period_s: ClassVar[float] = 6 * 3600.0  # a marketplace: hosts list, reprice and rent nodes all day
 
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one offer per node shape, country and tier with every GPU free.
 
@@ -123,10 +118,8 @@ class Lium(Provider):
             ProviderError: an answer that is not ``{"nodes": [...]}``.
         """
         key = ctx.secret("LIUM_API_KEY")
-        headers = {"Accept": "application/json"}
-        if key is not None:
-            headers["X-API-KEY"] = key.get_secret_value()
-        elif ctx.mode != "replay":
+        headers = json_headers(key, header="X-API-KEY", scheme=None)
+        if key is None and ctx.mode != "replay":
             ctx.warn("live without LIUM_API_KEY: Lium's node feed is public, no key was sent")
         body, answered = ctx.get_dated_json(f"{ctx.base_url()}{NODES_PATH}", headers=headers)
         nodes = body.get("nodes") if isinstance(body, Mapping) else None

@@ -20,6 +20,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from gpuhub.plugin import json_exchange
+
 PLUGIN = Path(__file__).resolve().parents[1]
 DEFAULT = PLUGIN.parents[1].parent / "shared" / "reference" / "skypilot-catalog" / "lium" / "vms.csv"
 SOURCE = "SkyPilot catalog v8 catalogs/v8/lium/vms.csv (skypilot-org/skypilot-catalog@b286816)"
@@ -67,9 +69,7 @@ def main(argv: list[str]) -> None:
                  "cheapest free secure node of each GPU type, count and country, as SkyPilot's fetcher keeps them); "
                  "gpu_model spelled as Lium prints it (SkyPilot's lium_utils.GPU_NAME_MAP); every GPU free; "
                  "no spot nodes (the catalog keeps none).",
-        "exchanges": [{"request": {"method": "GET", "url": "https://lium.io/api/public/v1/nodes", "body": None},
-                       "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                    "body_file": "nodes.json"}}],
+        "exchanges": [json_exchange("https://lium.io/api/public/v1/nodes", "nodes.json")],
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {len(body['nodes'])} nodes to {out}")

@@ -4,7 +4,6 @@ live equal to replay, and the feed's traps (partly rented nodes, spot, placehold
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
@@ -17,11 +16,8 @@ from gpuhub.plugin import (
     CountingTransport,
     Offer,
     ProviderStatus,
-    Registry,
-    ReplayTransport,
-    load_manifest,
-    make_engine,
-    run_provider,
+    build_script,
+    replaying,
 )
 
 PLUGIN = Path(__file__).resolve().parents[1]
@@ -69,26 +65,21 @@ def test_five_facts_from_the_bundled_recording(replayed: Replayed) -> None:
 
 
 def test_build_script_reproduces_the_bundled_recording(catalog: Path) -> None:
-    spec = importlib.util.spec_from_file_location("lium_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = build_script(PLUGIN)
     bundled = json.loads((Lium().fixtures_dir() / "nodes.json").read_text(encoding="utf-8"))
     assert module.build(catalog) == bundled
 
 
-def test_live_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(Lium().fixtures_dir()))
-    transport = CountingTransport(lambda request, n: replay.handle_request(request))
-    live, status = run_provider(make_engine(registry, transport=transport, environ={}), "lium", mode="live")
+def test_live_equals_replay(live: Callable[..., Any], replayed: Replayed) -> None:
+    offers, status, transport = live(replaying(Lium()), environ={})
     assert status.state == "ok" and transport.calls == 1
     assert str(transport.requests[0].url) == "https://lium.io/api/public/v1/nodes"
 
     def key(o: Offer) -> tuple[str, str, Decimal, str]:
         return o.instance_type, o.region.code, o.price.amount, o.price.purchase
 
-    assert sorted(map(key, live)) == sorted(map(key, replayed[0]))
-    assert {o.available for o in live} == {True} and {o.available for o in replayed[0]} == {None}
+    assert sorted(map(key, offers)) == sorted(map(key, replayed[0]))
+    assert {o.available for o in offers} == {True} and {o.available for o in replayed[0]} == {None}
 
 
 def _node(**changes: Any) -> dict[str, Any]:

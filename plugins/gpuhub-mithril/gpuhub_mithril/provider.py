@@ -18,7 +18,6 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
@@ -33,6 +32,7 @@ from gpuhub.plugin import (
     ProviderContext,
     ProviderError,
     ProviderKind,
+    json_headers,
 )
 from gpuhub_mithril.parse import (
     Availability,
@@ -44,7 +44,6 @@ from gpuhub_mithril.parse import (
 
 __all__ = ["PLACEHOLDER_PER_GPU_HOUR", "Mithril"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 KEY_HELP = "create an API key in Mithril's console and export it, e.g. `export MITHRIL_API_KEY=...`"
 PLACEHOLDER_PER_GPU_HOUR = Decimal("0.05")
 """Below this many USD per GPU-hour a price is a placeholder (Mithril answers 1 cent per GPU for some types)."""
@@ -65,10 +64,6 @@ class Mithril(Provider):
         Credential(("MITHRIL_API_KEY",), "a Mithril API key, sent as a Bearer token"),)
     price_change_period_s: ClassVar[float] = 3600.0  # an auction: prices move by the hour
 
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one spot offer per instance type and region with capacity.
 
@@ -77,9 +72,7 @@ class Mithril(Provider):
             ProviderError: the type list or the availability list cannot be had or has an unexpected shape.
         """
         key = ctx.require_secret("MITHRIL_API_KEY")
-        headers = {"Accept": "application/json"}
-        if key is not None:
-            headers["Authorization"] = f"Bearer {key.get_secret_value()}"
+        headers = json_headers(key)
         root = ctx.base_url()
         types_body, answered = ctx.get_dated_json(f"{root}/v2/instance-types", headers=headers)
         types = self._types(ctx, _list(types_body, "/v2/instance-types"))

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from gpuhub.plugin import json_exchange
+
 PLUGIN = Path(__file__).resolve().parents[1]
 RECORDING = PLUGIN / "gpuhub_mithril" / "recording"
 DEFAULT_CATALOG = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "mithril" / "vms.csv"
@@ -64,15 +66,10 @@ def build(catalog: Path) -> dict[str, Any]:
     return bodies
 
 
-def _exchange(url: str, body_file: str) -> dict[str, Any]:
-    return {"request": {"method": "GET", "url": url, "body": None},
-            "response": {"status": 200, "headers": {"content-type": "application/json"}, "body_file": body_file}}
-
-
 def manifest(bodies: dict[str, Any]) -> dict[str, Any]:
-    exchanges = [_exchange(f"{ROOT}/instance-types", "instance-types.json"),
-                 _exchange(f"{ROOT}/spot/availability", "spot-availability.json")]
-    exchanges += [_exchange(f"{ROOT}/pricing/current?{urlencode({'instance_type': item['fid']})}",
+    exchanges = [json_exchange(f"{ROOT}/instance-types", "instance-types.json"),
+                 json_exchange(f"{ROOT}/spot/availability", "spot-availability.json")]
+    exchanges += [json_exchange(f"{ROOT}/pricing/current?{urlencode({'instance_type': item['fid']})}",
                             f"pricing-{item['fid']}.json") for item in bodies["instance-types.json"]]
     return {
         "format": 1, "provider": "mithril", "recorded_at": RECORDED_AT, "data_date": None,

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import gpuhub_mithril.plugin
@@ -20,9 +18,9 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     Registry,
-    ReplayTransport,
-    load_manifest,
+    build_script,
     make_engine,
+    replaying,
     run_provider,
     search,
 )
@@ -102,34 +100,23 @@ def test_reference_rows_are_offers_or_counted_placeholders(reference: Callable[.
     assert (kept, placeholders) == (2, 5) and status.skipped_records == placeholders
 
 
-def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mithril_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_build_script_reproduces_the_bundled_recording(reference: Callable[..., Path]) -> None:
-    bodies = _build_script().build(reference("skypilot-catalog", "mithril", "vms.csv"))
+    bodies = build_script(PLUGIN).build(reference("skypilot-catalog", "mithril", "vms.csv"))
     for name, body in bodies.items():
         assert json.loads((Mithril().fixtures_dir() / name).read_text(encoding="utf-8")) == body, name
 
 
 # --- live ----------------------------------------------------------------------------------------------------------
-def test_live_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(Mithril().fixtures_dir()))
-    transport = CountingTransport(lambda request, n: replay.handle_request(request))
-    engine = make_engine(registry, transport=transport, environ={"MITHRIL_API_KEY": "k"})
-    live, status = run_provider(engine, "mithril", mode="live")
+def test_live_equals_replay(live: Callable[..., Any], replayed: Replayed) -> None:
+    offers, status, transport = live(replaying(Mithril()), environ={"MITHRIL_API_KEY": "k"})
     assert status.state == "ok" and transport.calls == 2 + 7  # types, availability, one price per type with capacity
     assert all(r.headers["authorization"] == "Bearer k" for r in transport.requests)
 
     def key(o: Any) -> tuple[Any, ...]:
         return (o.instance_type, o.region.code, o.price.purchase, o.price.amount)
 
-    assert sorted(map(key, live)) == sorted(map(key, replayed[0]))
-    assert {o.available for o in live} == {True}  # listed in the live availability: capacity now
+    assert sorted(map(key, offers)) == sorted(map(key, replayed[0]))
+    assert {o.available for o in offers} == {True}  # listed in the offers availability: capacity now
 
 
 def test_live_last_instance_price_wins_per_region() -> None:

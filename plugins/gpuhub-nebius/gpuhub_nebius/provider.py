@@ -10,7 +10,6 @@ counted; GPU memory that contradicts gpuhub's GPU table is warned about.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,10 @@ from gpuhub.plugin import (
     ProviderKind,
     checked_gpu,
     decimal_amount,
+    guarded_offers,
+    load_price_table,
     placeholder_price,
+    table_directory,
 )
 
 __all__ = ["REGIONS", "Nebius", "Preset", "load_table"]
@@ -58,14 +60,7 @@ def load_table(directory: Path | None = None) -> dict[str, Any]:
     Raises:
         ProviderError: the table is missing or not a JSON object (a broken install or a bad ``--fixtures``).
     """
-    path = (directory or RECORDING) / TABLE_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ProviderError(f"Nebius price table {path} cannot be read: {exc}; reinstall gpuhub-nebius") from None
-    if not isinstance(data, dict):
-        raise ProviderError(f"Nebius price table {path} is not a JSON object; reinstall gpuhub-nebius")
-    return data
+    return load_price_table(directory, RECORDING, TABLE_FILE, label="Nebius price table", package="gpuhub-nebius")
 
 
 def presets(data: Mapping[str, Any]) -> dict[tuple[str, str], Preset]:
@@ -102,18 +97,13 @@ class Nebius(Provider):
     price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices, changed a few times a year
     static: ClassVar[bool] = True
 
-    def fixtures_dir(self) -> Path:
-        """The bundled table: ``manifest.json`` (provenance, no exchanges) and ``price_table.json``."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Every valid offer of the table (``--fixtures DIR`` replaces it with ``DIR/nebius/price_table.json``).
 
         Raises:
             ProviderError: the table is unusable as a whole (no platforms or no prices: never a silent empty list).
         """
-        directory = ctx.recording.directory if ctx.recording is not None else None
-        yield from self.offers_from_table(ctx, load_table(directory))
+        yield from self.offers_from_table(ctx, load_table(table_directory(ctx)))
 
     def offers_from_table(self, ctx: ProviderContext, data: Mapping[str, Any]) -> Iterator[Offer]:
         """Offers from a decoded table (``fetch`` passes the bundled one; tests pass their own)."""
@@ -127,11 +117,7 @@ class Nebius(Provider):
             raise ProviderError("Nebius price table lists no platforms or no prices")
         ctx.warn("Nebius prices are a static table from the SkyPilot catalog (date unknown); live prices need "
                  "Nebius's gRPC billing API, which gpuhub does not speak; availability is not published")
-        for row in rows:
-            offers: list[Offer] = []
-            with ctx.guard("price row"):
-                offers = self._offers(ctx, known, row, currency)
-            yield from offers
+        yield from guarded_offers(ctx, rows, "price row", lambda row: self._offers(ctx, known, row, currency))
 
     def _offers(self, ctx: ProviderContext, known: Mapping[tuple[str, str], Preset], row: Mapping[str, Any],
                 currency: str) -> list[Offer]:

@@ -1,36 +1,12 @@
-"""Shared fixtures of gpuhub-nebius's tests: one replay of the bundled table per session."""
+"""Shared fixtures of gpuhub-nebius's tests (a registry with this plugin only, one replay of the bundled table per
+session, its reference catalog file); made by the kit's :func:`gpuhub.plugin.plugin_fixtures`."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import gpuhub_nebius.plugin
-import pytest
 
-from gpuhub.plugin import Offer, ProviderStatus, Registry, make_engine, run_provider
+from gpuhub.plugin import plugin_fixtures, reference_file
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
-
-
-def nebius_registry() -> Registry:
-    """The built-in GPU table and this plugin only, so other installed plugins cannot disturb these tests."""
-    return Registry(entry_points=[], extra_plugins=[("nebius", gpuhub_nebius.plugin)], environ={})
-
-
-@pytest.fixture(scope="session")
-def registry() -> Registry:
-    return nebius_registry()
-
-
-@pytest.fixture(scope="session")
-def replayed(registry: Registry) -> tuple[tuple[Offer, ...], ProviderStatus]:
-    return run_provider(make_engine(registry), "nebius")
-
-
-@pytest.fixture(scope="session")
-def catalog_csv() -> Path:
-    """../shared/reference/skypilot-catalog/nebius/vms.csv, skipping when ../shared is absent."""
-    path = SHARED / "skypilot-catalog" / "nebius" / "vms.csv"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent (../shared is not available)")
-    return path
+registry, replayed, serve, live, reference = plugin_fixtures(
+    "nebius", gpuhub_nebius.plugin, __file__, replay_mode="auto")
+catalog_csv = reference_file(__file__, "skypilot-catalog", "nebius", "vms.csv", scope="session")

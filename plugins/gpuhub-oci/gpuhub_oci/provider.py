@@ -18,7 +18,6 @@ from collections.abc import Iterator, Mapping
 from decimal import Decimal
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import Any, ClassVar
 
 from gpuhub.plugin import (
@@ -36,7 +35,6 @@ from gpuhub.plugin import (
 
 __all__ = ["Oci", "gpu_spelling", "regions"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 OLD_SHAPES = {"GPU2": "P100", "GPU3": "V100", "GPU4": "A100"}
 """Shape families that do not name their GPU (``BM.GPU4.8`` is 8 x A100 40 GB)."""
 SPELLINGS = {"RTXPRO": "RTX PRO 6000"}
@@ -98,10 +96,6 @@ class Oci(Provider):
     kind: ClassVar[ProviderKind] = "hyperscaler"
     base_url: ClassVar[str] = "https://www.oracle.com/a/ocom/docs/cloudestimator2/data"
     price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices, changed a few times a year
-
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
 
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield each GPU shape's on-demand (and, where allowed, spot) offer in every OCI region.

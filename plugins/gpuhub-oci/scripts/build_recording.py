@@ -20,15 +20,13 @@ Run: ``python plugins/gpuhub-oci/scripts/build_recording.py [--check]``.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import csv
-import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from gpuhub.plugin import write_json_files
+from gpuhub.plugin import build_recording_main, json_exchange
 
 PLUGIN = Path(__file__).resolve().parents[1]
 REPO = PLUGIN.parents[1]
@@ -119,8 +117,7 @@ def build() -> dict[str, Any]:
                     digest_regions.append(region)
 
     def exchange(name: str) -> dict[str, Any]:
-        return {"request": {"method": "GET", "url": f"{BASE}/{name}", "body": None},
-                "response": {"status": 200, "headers": {"content-type": "application/json"}, "body_file": name}}
+        return json_exchange(f"{BASE}/{name}", name)
 
     manifest = {
         "format": 1, "provider": "oci", "recorded_at": None, "data_date": None,
@@ -138,23 +135,8 @@ def build() -> dict[str, Any]:
             "data/regions.json": _regions(digest_regions)}
 
 
-BUILD = build
-SOURCES = (DIGEST, SAMPLE, PLACES)
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
-    args = parser.parse_args()
-    missing = [str(path) for path in SOURCES if not path.is_file()]
-    if missing:
-        print(f"absent: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    stale = write_json_files(OUT, BUILD(), check=args.check)
-    if stale:
-        print(f"out of date: {', '.join(stale)}", file=sys.stderr)
-        return 1
-    return 0
+    return build_recording_main(__doc__, OUT, build, (DIGEST, SAMPLE, PLACES))
 
 
 if __name__ == "__main__":

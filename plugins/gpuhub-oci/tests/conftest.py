@@ -1,32 +1,12 @@
-"""Shared fixtures of gpuhub-oci's tests: the plugin alone, its bundled recording replayed once."""
+"""Shared fixtures of gpuhub-oci's tests (a registry with this plugin only, one replay of the bundled table per
+session, its reference catalog file); made by the kit's :func:`gpuhub.plugin.plugin_fixtures`."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import gpuhub_oci.plugin
-import pytest
 
-from gpuhub.plugin import Offer, ProviderStatus, Registry, make_engine, run_provider
+from gpuhub.plugin import plugin_fixtures, reference_file
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "reference"
-
-
-@pytest.fixture(scope="session")
-def registry() -> Registry:
-    """The built-in GPU table and this plugin only."""
-    return Registry(entry_points=[], extra_plugins=[("oci", gpuhub_oci.plugin)], environ={})
-
-
-@pytest.fixture(scope="session")
-def replayed(registry: Registry) -> tuple[tuple[Offer, ...], ProviderStatus]:
-    return run_provider(make_engine(registry), "oci", mode="replay")
-
-
-@pytest.fixture(scope="session")
-def digest_csv() -> Path:
-    """../shared/reference/skypilot-catalog/oci/vms.gpu-digest.csv, skipping when ../shared is absent."""
-    path = SHARED / "skypilot-catalog" / "oci" / "vms.gpu-digest.csv"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent (../shared is not available)")
-    return path
+registry, replayed, serve, live, reference = plugin_fixtures(
+    "oci", gpuhub_oci.plugin, __file__)
+digest_csv = reference_file(__file__, "skypilot-catalog", "oci", "vms.gpu-digest.csv", scope="session")

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from gpuhub_oci.provider import RECORDING, gpu_spelling, regions
+from gpuhub_oci.provider import Oci, gpu_spelling, regions
 
 import gpuhub
 from gpuhub.plugin import (
@@ -21,6 +21,9 @@ from gpuhub.plugin import (
     make_engine,
     run_provider,
 )
+
+RECORDING = Oci().fixtures_dir()
+"""The bundled recording."""
 
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, ClassVar
 
 from gpuhub.plugin import (
@@ -36,13 +35,13 @@ from gpuhub.plugin import (
     ProviderKind,
     checked_gpu,
     decimal_amount,
+    json_headers,
     located_region,
     seller_name,
 )
 
 __all__ = ["AVAILABILITY_PATH", "PrimeIntellectProvider"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 AVAILABILITY_PATH = "/api/v1/availability/"
 IN_STOCK = {"available", "low", "medium", "high"}
 OUT_OF_STOCK = {"unavailable", "out_of_stock", "out of stock", "none"}
@@ -75,10 +74,6 @@ class PrimeIntellectProvider(Provider):
         Credential(("PRIME_API_KEY",), "a Prime Intellect API key with Availability read access, sent as a Bearer "
                                        "token"),)
 
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one offer per availability entry (seller, GPU type and count, data centre, purchase model).
 
@@ -87,9 +82,7 @@ class PrimeIntellectProvider(Provider):
             ProviderError: an error answer, or an answer that is not an object of GPU type -> list of offers.
         """
         key = ctx.require_secret("PRIME_API_KEY")
-        headers = {"Accept": "application/json"}
-        if key is not None:
-            headers["Authorization"] = f"Bearer {key.get_secret_value()}"
+        headers = json_headers(key)
         body = ctx.get_json(f"{ctx.base_url()}{AVAILABILITY_PATH}", headers=headers)
         if not isinstance(body, dict) or not all(isinstance(v, list) for v in body.values()):
             raise ProviderError("Prime Intellect's availability answer is not an object of GPU type -> offers")

@@ -28,6 +28,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpuhub.plugin import json_exchange
+
 PLUGIN = Path(__file__).resolve().parents[1]
 PACKAGE = PLUGIN / "gpuhub_primeintellect"
 DEFAULT_CATALOG = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "primeintellect" / "vms.csv"
@@ -81,9 +83,7 @@ def main(argv: list[str]) -> None:
                  "(latitude, datacrunch, crusoecloud, hyperstack, oblivus, lambdalabs, nebius, dc_wildebeest, "
                  "primecompute, dc_roan) and 75 CPU nodes (skipped by the provider). gpuMemory is the GB figure of "
                  "the GPU type name; stockStatus is not in the source (availability unknown).",
-        "exchanges": [{"request": {"method": "GET", "url": URL, "body": None},
-                       "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                    "body_file": "availability.json"}}],
+        "exchanges": [json_exchange(URL, "availability.json")],
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {sum(len(v) for v in answer.values())} offers of {len(answer)} GPU types")

@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from gpuhub_primeintellect.provider import RECORDING
+from gpuhub_primeintellect.provider import PrimeIntellectProvider
 
-from gpuhub.plugin import Offer, ProviderStatus, ReplayTransport, load_manifest
+from gpuhub.plugin import Offer, ProviderStatus, replaying
+
+RECORDING = PrimeIntellectProvider().fixtures_dir()
+"""The bundled recording."""
 
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
 
@@ -69,8 +72,7 @@ def test_live_stock_status_and_memory_check(live: Callable[..., Any]) -> None:
 
 
 def test_live_gives_the_offers_of_replay(live: Callable[..., Any], replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(RECORDING))
-    offers, status, transport = live(lambda request, n: replay.handle_request(request))
+    offers, status, transport = live(replaying(RECORDING))
     assert status.state == "ok" and transport.calls == 1, status.line()
     assert [(o.instance, o.region, o.price, o.available) for o in offers] == [
         (o.instance, o.region, o.price, o.available) for o in replayed[0]]

@@ -25,7 +25,6 @@ import json
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import Any, ClassVar
 
 from gpuhub.plugin import (
@@ -40,11 +39,11 @@ from gpuhub.plugin import (
     RegionFacts,
     checked_gpu,
     decimal_amount,
+    json_headers,
 )
 
 __all__ = ["CATALOG_QUERY", "PRICE_QUERY", "RunPodProvider", "graphql_body", "region_facts", "secure_countries"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 GRAPHQL_PATH = "/graphql"
 CATALOG_QUERY = ("query GpuTypes { countryCodes dataCenters { id listed } gpuTypes { id displayName manufacturer "
                  "memoryInGb maxGpuCount secureCloud communityCloud securePrice communityPrice } }")
@@ -102,15 +101,9 @@ class RunPodProvider(Provider):
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("RUNPOD_API_KEY",), "a RunPod API key (Settings, API Keys), sent as a Bearer token"),)
 
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
-
     def _post(self, ctx: ProviderContext, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
         key = ctx.secret("RUNPOD_API_KEY")
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if key is not None:
-            headers["Authorization"] = f"Bearer {key.get_secret_value()}"
+        headers = json_headers(key, sends_json=True)
         response = ctx.request("POST", f"{ctx.base_url()}{GRAPHQL_PATH}", content=graphql_body(query, variables),
                                headers=headers)
         try:

@@ -35,6 +35,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from gpuhub.plugin import json_exchange
+
 PLUGIN = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PLUGIN))
 
@@ -111,9 +113,7 @@ def main(argv: list[str]) -> None:
 
     def exchange(body: str, name: str, answer: dict[str, Any]) -> None:
         (out / name).write_text(json.dumps(answer, indent=1) + "\n", encoding="utf-8")
-        exchanges.append({"request": {"method": "POST", "url": URL, "body": body},
-                          "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                       "body_file": name}})
+        exchanges.append(json_exchange(URL, name, method="POST", body=body))
 
     exchange(graphql_body(CATALOG_QUERY), "catalog.json", catalog)
     for count, answer in prices.items():

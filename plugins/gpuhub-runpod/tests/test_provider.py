@@ -13,9 +13,12 @@ from typing import Any
 
 import httpx
 import pytest
-from gpuhub_runpod.provider import CATALOG_QUERY, RECORDING
+from gpuhub_runpod.provider import CATALOG_QUERY, RunPodProvider
 
 from gpuhub.plugin import Offer, ProviderStatus, ReplayTransport, load_manifest
+
+RECORDING = RunPodProvider().fixtures_dir()
+"""The bundled recording."""
 
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
-from pathlib import Path
 from typing import ClassVar
 
 import httpx
@@ -30,7 +29,6 @@ from gpuhub_seeweb.parse import REGIONS, Plan, parse_plan, plan_items
 
 __all__ = ["PLANS_PATH", "Seeweb"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 PLANS_PATH = "/ecs/v2/plans"
 KEY_HELP = "create an API token in Seeweb's control panel and export it, e.g. `export SEEWEB_API_TOKEN=...`"
 _MEMORY_TOLERANCE = 0.15
@@ -48,10 +46,6 @@ class Seeweb(Provider):
     base_url: ClassVar[str] = "https://api.seeweb.it"
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("SEEWEB_API_TOKEN",), "a Seeweb API token, sent as the X-APITOKEN header"),)
-
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
 
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one on-demand offer per GPU plan and region it is sold in.

@@ -28,6 +28,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from gpuhub.plugin import json_exchange
+
 PLUGIN = Path(__file__).resolve().parents[1]
 RECORDING = PLUGIN / "gpuhub_seeweb" / "recording"
 DEFAULT_CATALOG = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "seeweb" / "vms.csv"
@@ -89,9 +91,7 @@ def manifest() -> dict[str, Any]:
         "notes": "Seeweb's GET /ecs/v2/plans answer rebuilt by scripts/build_recording.py: one plan per catalog "
                  "instance type with the regions of its rows; ids made up; disk, montly_price, host_type and "
                  "available null (not in the catalog). The API states no currency; the catalog's is USD.",
-        "exchanges": [{"request": {"method": "GET", "url": URL, "body": None},
-                       "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                    "body_file": "plans.json"}}],
+        "exchanges": [json_exchange(URL, "plans.json")],
     }
 
 

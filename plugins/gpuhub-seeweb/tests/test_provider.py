@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from gpuhub_seeweb.provider import Seeweb
@@ -18,10 +16,9 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     Registry,
-    ReplayTransport,
-    load_manifest,
+    build_script,
     make_engine,
-    run_provider,
+    replaying,
     search,
 )
 
@@ -102,26 +99,15 @@ def test_every_reference_gpu_row_is_an_offer(reference: Callable[..., Path], rep
     assert rows == 21 == len(offers)
 
 
-def _build_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("seeweb_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_build_script_reproduces_the_bundled_recording(reference: Callable[..., Path]) -> None:
-    body, skipped = _build_script().build(reference("skypilot-catalog", "seeweb", "vms.csv"))
+    body, skipped = build_script(PLUGIN).build(reference("skypilot-catalog", "seeweb", "vms.csv"))
     bundled = json.loads((Seeweb().fixtures_dir() / "plans.json").read_text(encoding="utf-8"))
     assert body == bundled and not skipped
 
 
 # --- live ----------------------------------------------------------------------------------------------------------
-def test_live_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(Seeweb().fixtures_dir()))
-    transport = CountingTransport(lambda request, n: replay.handle_request(request))
-    engine = make_engine(registry, transport=transport, environ={"SEEWEB_API_TOKEN": "t0k"})
-    live, status = run_provider(engine, "seeweb", mode="live")
+def test_live_equals_replay(live: Callable[..., Any], replayed: Replayed) -> None:
+    offers, status, transport = live(replaying(Seeweb()), environ={"SEEWEB_API_TOKEN": "t0k"})
     assert status.state == "ok" and transport.calls == 1
     assert transport.requests[0].headers["x-apitoken"] == "t0k"
     assert str(transport.requests[0].url) == "https://api.seeweb.it/ecs/v2/plans"
@@ -129,7 +115,7 @@ def test_live_equals_replay(registry: Registry, replayed: Replayed) -> None:
     def key(o: Any) -> tuple[Any, ...]:
         return (o.instance_type, o.region.code, o.price.purchase, o.price.amount, o.instance.vcpus)
 
-    assert sorted(map(key, live)) == sorted(map(key, replayed[0]))
+    assert sorted(map(key, offers)) == sorted(map(key, replayed[0]))
 
 
 def test_live_sdk_shaped_answer_and_euro_setting(serve: Callable[..., Served]) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, ClassVar
 
 from gpuhub.plugin import (
@@ -36,13 +35,13 @@ from gpuhub.plugin import (
     Region,
     checked_gpu,
     decimal_amount,
+    json_headers,
     located_region,
     seller_name,
 )
 
 __all__ = ["COUNTRY_WORDS", "TYPES_PATH", "ShadeformProvider", "region_of"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 TYPES_PATH = "/v1/instances/types"
 COUNTRY_WORDS = {"usa": "US", "canada": "CA", "finland": "FI", "france": "FR", "poland": "PL", "sweden": "SE",
                  "norway": "NO", "germany": "DE", "india": "IN", "iceland": "IS", "singapore": "SG", "japan": "JP",
@@ -72,10 +71,6 @@ class ShadeformProvider(Provider):
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("SHADEFORM_API_KEY",), "a Shadeform API key (platform settings, API), sent as X-API-KEY"),)
 
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one on-demand offer per instance type and region.
 
@@ -84,9 +79,7 @@ class ShadeformProvider(Provider):
             ProviderError: an error answer, or an answer without an ``instance_types`` list.
         """
         key = ctx.require_secret("SHADEFORM_API_KEY")
-        headers = {"Accept": "application/json"}
-        if key is not None:
-            headers["X-API-KEY"] = key.get_secret_value()
+        headers = json_headers(key, header="X-API-KEY", scheme=None)
         body = ctx.get_json(f"{ctx.base_url()}{TYPES_PATH}", headers=headers)
         entries = body.get("instance_types") if isinstance(body, dict) else None
         if not isinstance(entries, list):

@@ -31,6 +31,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from gpuhub.plugin import json_exchange
+
 PLUGIN = Path(__file__).resolve().parents[1]
 PACKAGE = PLUGIN / "gpuhub_shadeform"
 DEFAULT_CATALOG = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "shadeform" / "vms.csv"
@@ -80,9 +82,7 @@ def main(argv: list[str]) -> None:
                  "in 62 regions. The availability lists name every region the file offers a type in; they are no "
                  "capacity snapshot (the provider reports availability unknown). cloud_instance_type, storage, "
                  "interconnect and deployment type are not in the source and left out.",
-        "exchanges": [{"request": {"method": "GET", "url": URL, "body": None},
-                       "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                    "body_file": "instances-types.json"}}],
+        "exchanges": [json_exchange(URL, "instances-types.json")],
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {len(answer['instance_types'])} instance types")

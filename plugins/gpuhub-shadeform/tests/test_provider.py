@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from gpuhub_shadeform.provider import RECORDING
+from gpuhub_shadeform.provider import ShadeformProvider
 
-from gpuhub.plugin import Offer, ProviderStatus, ReplayTransport, load_manifest
+from gpuhub.plugin import Offer, ProviderStatus, replaying
+
+RECORDING = ShadeformProvider().fixtures_dir()
+"""The bundled recording."""
 
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
 
@@ -82,8 +85,7 @@ def test_c37_memory_contradicting_the_table_is_warned_about(live: Callable[..., 
 
 
 def test_live_gives_the_offers_of_replay(live: Callable[..., Any], replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(RECORDING))
-    offers, status, transport = live(lambda request, n: replay.handle_request(request))
+    offers, status, transport = live(replaying(RECORDING))
     assert status.state == "ok" and transport.calls == 1, status.line()
     assert [(o.instance, o.region, o.price) for o in offers] == [(o.instance, o.region, o.price) for o in replayed[0]]
     assert all(o.available is True for o in offers)  # live, Shadeform's availability is taken as it says

@@ -51,7 +51,6 @@ from gpuhub_slurm.nodes import NodeFacts, node_facts
 
 __all__ = ["API_VERSION", "SlurmProvider"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 API_VERSION = "v0.0.42"
 """slurmrestd's API version read by default (Slurm 24.11 and later serve it; ``GPUHUB_SLURM_API_VERSION`` picks
 another of v0.0.41 .. v0.0.44, whose node and partition fields used here are the same)."""
@@ -112,11 +111,6 @@ class SlurmProvider(Provider):
         Credential(("GPUHUB_SLURM_URL",), "slurmrestd's URL (token: SLURM_JWT, user: GPUHUB_SLURM_USER)"),
         Credential(("GPUHUB_SLURM_NODES_JSON",), "a file saved by `scontrol show nodes --json`"),
     )
-
-    def fixtures_dir(self) -> Path:
-        """The bundled example cluster (built by ``scripts/build_recording.py`` from slurmrestd's documented
-        shapes)."""
-        return RECORDING
 
     def credentials_help(self) -> str:
         return f"to read a Slurm cluster live, {HELP}"

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gpuhub.plugin import write_json_files
+from gpuhub.plugin import json_exchange, write_json_files
 
 OUT = Path(__file__).resolve().parents[1] / "gpuhub_slurm" / "recording"
 SERVER = "https://slurm.hpc-west.example.internal:6820"
@@ -133,9 +133,7 @@ def partitions() -> list[dict[str, Any]]:
 def files() -> dict[str, Any]:
     """Every file of the recording: the two answers, the manifest and the cluster's name."""
     def exchange(path: str, body_file: str) -> dict[str, Any]:
-        return {"request": {"method": "GET", "url": f"{SERVER}/slurm/{VERSION}/{path}/", "body": None},
-                "response": {"status": 200, "headers": {"content-type": "application/json"},
-                             "body_file": body_file}}
+        return json_exchange(f"{SERVER}/slurm/{VERSION}/{path}/", body_file)
 
     return {
         "nodes.json": {"nodes": nodes(), "last_update": _number(UPDATED), "meta": meta(), "errors": [],

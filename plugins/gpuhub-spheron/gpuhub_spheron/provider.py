@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator, Mapping
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
@@ -32,13 +31,13 @@ from gpuhub.plugin import (
     ProviderKind,
     checked_gpu,
     decimal_amount,
+    json_headers,
     placeholder_price,
     seller_name,
 )
 
 __all__ = ["OFFERS_PATH", "PAGE_CAP", "PAGE_LIMIT", "Spheron", "gpu_spelling"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 OFFERS_PATH = "/api/gpu-offers"
 PAGE_LIMIT = 20
 """GPU-type groups asked for per page (an explicit page size, never the API's default)."""
@@ -73,10 +72,6 @@ class Spheron(Provider):
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("SPHERON_API_KEY",), "a Spheron API key, sent as a Bearer token"),)
 
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Walk every page and yield one offer per offer id, cluster and purchase model.
 
@@ -85,9 +80,7 @@ class Spheron(Provider):
             ProviderError: a page of an unexpected shape, or more pages than :data:`PAGE_CAP`.
         """
         key = ctx.require_secret("SPHERON_API_KEY")
-        headers = {"Accept": "application/json"}
-        if key is not None:
-            headers["Authorization"] = f"Bearer {key.get_secret_value()}"
+        headers = json_headers(key)
         if ctx.source.kind == "reconstructed":
             ctx.warn("the recording is the SkyPilot catalog's Spheron offers (available ones only, date unknown), "
                      "not a capacity snapshot")

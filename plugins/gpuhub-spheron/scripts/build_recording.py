@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpuhub.plugin import json_exchange
+
 PLUGIN = Path(__file__).resolve().parents[1]
 DEFAULT = PLUGIN.parents[1].parent / "shared" / "reference" / "skypilot-catalog" / "spheron" / "vms.csv"
 SOURCE = "SkyPilot catalog v8 catalogs/v8/spheron/vms.csv (skypilot-org/skypilot-catalog@3898983)"
@@ -77,9 +79,7 @@ def main(argv: list[str]) -> None:
     for n, page in enumerate(pages, start=1):
         name = f"gpu-offers-page{n}.json"
         (out / name).write_text(json.dumps(page, indent=1) + "\n", encoding="utf-8")
-        exchanges.append({"request": {"method": "GET", "url": URL.format(page=n, limit=PAGE_LIMIT), "body": None},
-                          "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                       "body_file": name}})
+        exchanges.append(json_exchange(URL.format(page=n, limit=PAGE_LIMIT), name))
     manifest = {
         "format": 1, "provider": "spheron", "recorded_at": None, "data_date": None,
         "data_date_note": "the SkyPilot catalog file carries no date and the index gives no commit date",

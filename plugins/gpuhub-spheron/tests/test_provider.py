@@ -4,7 +4,6 @@ the page walk, live equal to replay, sellers, and the answer's traps."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from collections.abc import Callable
 from decimal import Decimal
@@ -19,9 +18,9 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     Registry,
-    ReplayTransport,
-    load_manifest,
+    build_script,
     make_engine,
+    replaying,
     run_provider,
 )
 
@@ -78,18 +77,14 @@ def test_nvlink_h100_with_80_gb_is_an_h100_pcie_not_the_94_gb_nvl(replayed: Repl
 
 
 def test_build_script_reproduces_the_bundled_recording(catalog: Path) -> None:
-    spec = importlib.util.spec_from_file_location("spheron_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = build_script(PLUGIN)
     recording = Spheron().fixtures_dir()
     bundled = [json.loads((recording / f"gpu-offers-page{n}.json").read_text(encoding="utf-8")) for n in (1, 2)]
     assert module.build(catalog) == bundled
 
 
 def test_live_walks_every_page_and_equals_replay(registry: Registry, replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(Spheron().fixtures_dir()))
-    transport = CountingTransport(lambda request, n: replay.handle_request(request))
+    transport = CountingTransport(replaying(Spheron().fixtures_dir()))
     live, status = run_provider(make_engine(registry, transport=transport, environ={"SPHERON_API_KEY": "k"}),
                                 "spheron", mode="live")
     assert status.state == "ok" and transport.calls == 2

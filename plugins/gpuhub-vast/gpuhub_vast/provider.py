@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, ClassVar
 
 from gpuhub.plugin import (
@@ -41,12 +40,12 @@ from gpuhub.plugin import (
     Region,
     checked_gpu,
     decimal_amount,
+    json_headers,
     located_region,
 )
 
 __all__ = ["DEFAULT_LIMIT", "SEARCH_PATH", "VastProvider", "region_of", "search_body"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 SEARCH_PATH = "/api/v0/bundles/"
 DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10000
@@ -84,10 +83,6 @@ class VastProvider(Provider):
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("VAST_API_KEY",), "a Vast.ai API key (console, Account, API keys), sent as a Bearer token"),)
 
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one on-demand and (where the host takes bids) one interruptible offer per listing.
 
@@ -99,9 +94,7 @@ class VastProvider(Provider):
         key = ctx.secret("VAST_API_KEY")
         if key is None and ctx.mode != "replay":
             ctx.warn("VAST_API_KEY is not set: searching Vast.ai's public offers without a key")
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if key is not None:
-            headers["Authorization"] = f"Bearer {key.get_secret_value()}"
+        headers = json_headers(key, sends_json=True)
         response = ctx.request("POST", f"{ctx.base_url()}{SEARCH_PATH}", content=search_body(limit), headers=headers)
         try:
             body = response.json()

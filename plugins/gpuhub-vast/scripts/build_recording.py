@@ -29,6 +29,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gpuhub.plugin import json_exchange
+
 PLUGIN = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PLUGIN))
 
@@ -76,9 +78,7 @@ def main(argv: list[str]) -> None:
                  "listing: the provider marks every replayed price listing_stat=median (count not in the source) "
                  "and availability unknown. Listing ids are row numbers; storage cost, disk, reliability and "
                  "verification are not in the source; every SpotPrice is 0.00 (no interruptible prices).",
-        "exchanges": [{"request": {"method": "POST", "url": URL, "body": search_body(DEFAULT_LIMIT)},
-                       "response": {"status": 200, "headers": {"content-type": "application/json"},
-                                    "body_file": "bundles.json"}}],
+        "exchanges": [json_exchange(URL, "bundles.json", method="POST", body=search_body(DEFAULT_LIMIT))],
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {len(answer['offers'])} listings")

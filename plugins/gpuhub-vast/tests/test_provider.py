@@ -12,9 +12,12 @@ from typing import Any
 
 import httpx
 import pytest
-from gpuhub_vast.provider import RECORDING
+from gpuhub_vast.provider import VastProvider
 
-from gpuhub.plugin import Offer, ProviderStatus, ReplayTransport, load_manifest
+from gpuhub.plugin import Offer, ProviderStatus, replaying
+
+RECORDING = VastProvider().fixtures_dir()
+"""The bundled recording."""
 
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
 
@@ -96,8 +99,7 @@ def test_renters_share_storage_and_bid(live: Callable[..., Any]) -> None:
 
 
 def test_live_gives_the_listings_of_replay(live: Callable[..., Any], replayed: Replayed) -> None:
-    replay = ReplayTransport(load_manifest(RECORDING))
-    offers, status, transport = live(lambda request, n: replay.handle_request(request), environ={})
+    offers, status, transport = live(replaying(RECORDING), environ={})
     assert status.state == "ok" and transport.calls == 1, status.line()
 
     def key(o: Offer) -> tuple[Any, ...]:

@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpuhub.plugin import (
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LOCATIONS", "Verda", "VerdaType", "parse_type"]
 
-RECORDING = Path(__file__).resolve().parent / "recording"
 LOCATIONS = ("FIN-01", "FIN-02", "FIN-03", "ICE-01")
 """Verda location codes (``locations.get()``); an availability entry naming anything else (a display name such as
 ``Finland 1``, a lower-case or legacy code such as ``FIN1``) is skipped and counted."""
@@ -129,10 +127,6 @@ class Verda(Provider):
     credentials: ClassVar[tuple[Credential, ...]] = (
         Credential(("VERDA_CLIENT_ID", "VERDA_CLIENT_SECRET"),
                    "Verda API client credentials (cloud console, Keys, 'Create credentials')"),)
-
-    def fixtures_dir(self) -> Path:
-        """The bundled recording, reconstructed from the SkyPilot catalog (``scripts/build_recording.py``)."""
-        return RECORDING
 
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Yield one offer per instance type, location and purchase model Verda lists as deployable.

@@ -18,16 +18,14 @@ Run: ``python plugins/gpuhub-verda/scripts/build_recording.py [--check]``.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from gpuhub.plugin import write_json_files
+from gpuhub.plugin import build_recording_main, json_exchange
 
 PLUGIN = Path(__file__).resolve().parents[1]
 SOURCE = PLUGIN.parents[2] / "shared" / "reference" / "skypilot-catalog" / "verda" / "vms.csv"
@@ -78,9 +76,7 @@ def build() -> dict[str, Any]:
         "grant_type": "client_credentials", "client_id": "REDACTED", "client_secret": "REDACTED"}).content.decode()
 
     def exchange(method: str, url: str, body_file: str, body: str | None = None) -> dict[str, Any]:
-        return {"request": {"method": method, "url": url, "body": body},
-                "response": {"status": 200, "headers": {"content-type": "application/json"},
-                             "body_file": body_file}}
+        return json_exchange(url, body_file, method=method, body=body)
 
     manifest = {
         "format": 1, "provider": "verda", "recorded_at": None, "data_date": None,
@@ -106,23 +102,8 @@ def build() -> dict[str, Any]:
                            "token_type": "Bearer", "expires_in": 3600}}
 
 
-BUILD = build
-SOURCES = (SOURCE,)
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with the bundled files, write nothing")
-    args = parser.parse_args()
-    missing = [str(path) for path in SOURCES if not path.is_file()]
-    if missing:
-        print(f"absent: {', '.join(missing)}", file=sys.stderr)
-        return 2
-    stale = write_json_files(OUT, BUILD(), check=args.check)
-    if stale:
-        print(f"out of date: {', '.join(stale)}", file=sys.stderr)
-        return 1
-    return 0
+    return build_recording_main(__doc__, OUT, build, (SOURCE,))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from gpuhub_verda.provider import RECORDING
+from gpuhub_verda.provider import Verda
 
 import gpuhub
 from gpuhub.plugin import (
@@ -22,6 +22,9 @@ from gpuhub.plugin import (
     make_engine,
     run_provider,
 )
+
+RECORDING = Verda().fixtures_dir()
+"""The bundled recording."""
 
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
 CANONICAL = {"B300": "B300", "B200": "B200", "H200": "H200", "H100": "H100", "A100-80GB": "A100-80GB",

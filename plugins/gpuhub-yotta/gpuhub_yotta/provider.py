@@ -9,7 +9,6 @@ GPU memory that contradicts the GPU table is warned about.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -21,11 +20,13 @@ from gpuhub.plugin import (
     Price,
     Provider,
     ProviderContext,
-    ProviderError,
     ProviderKind,
     checked_gpu,
     decimal_amount,
+    guarded_offers,
+    load_price_table,
     placeholder_price,
+    table_directory,
 )
 
 __all__ = ["POD_NAME", "TABLE_FILE", "Yotta", "pod_shape"]
@@ -54,34 +55,18 @@ class Yotta(Provider):
     static: ClassVar[bool] = True
     price_change_period_s: ClassVar[float] = 30 * 86400.0  # list prices
 
-    def fixtures_dir(self) -> Path:
-        """The bundled table: ``manifest.json`` (provenance, no exchanges) and ``pod_types.json``."""
-        return RECORDING
-
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
         """Every valid pod type of the table (``--fixtures DIR`` replaces it with ``DIR/yotta/pod_types.json``).
 
         Raises:
             ProviderError: the table is missing, unreadable or lists no pod types.
         """
-        directory = (ctx.recording.directory if ctx.recording is not None else None) or RECORDING
-        path = directory / TABLE_FILE
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ProviderError(f"Yotta table {path} cannot be read: {exc}; reinstall gpuhub-yotta") from None
-        pods = data.get("pod_types") if isinstance(data, Mapping) else None
-        if not isinstance(pods, list) or not pods:
-            raise ProviderError(f"Yotta table {path} lists no pod types; reinstall gpuhub-yotta")
+        data = load_price_table(table_directory(ctx), RECORDING, TABLE_FILE, label="Yotta table",
+                                package="gpuhub-yotta", rows="pod_types", rows_label="pod types")
         ctx.warn("Yotta prices are a static table from the SkyPilot catalog (date unknown); Yotta's API lists no "
                  "prices; availability is not published")
-        for pod in pods:
-            offers: list[Offer] = []
-            with ctx.guard("pod type"):
-                if not isinstance(pod, Mapping):
-                    raise TypeError(f"pod type is a {type(pod).__name__}, not an object")
-                offers = self._offers(ctx, pod)
-            yield from offers
+        yield from guarded_offers(ctx, data["pod_types"], "pod type", lambda pod: self._offers(ctx, pod),
+                                  objects="pod type")
 
     def _offers(self, ctx: ProviderContext, pod: Mapping[str, Any]) -> list[Offer]:
         name = str(pod["instance_type"])

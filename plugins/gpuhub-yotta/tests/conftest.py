@@ -1,32 +1,12 @@
-"""Shared fixtures of gpuhub-yotta's tests: one replay of the bundled table per session."""
+"""Shared fixtures of gpuhub-yotta's tests (a registry with this plugin only, one replay of the bundled table per
+session, its reference catalog file); made by the kit's :func:`gpuhub.plugin.plugin_fixtures`."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import gpuhub_yotta.plugin
-import pytest
 
-from gpuhub.plugin import Offer, ProviderStatus, Registry, make_engine, run_provider
+from gpuhub.plugin import plugin_fixtures, reference_file
 
-CATALOG = Path(__file__).resolve().parents[3].parent / "shared" / "reference" / "skypilot-catalog" / "yotta"
-
-
-@pytest.fixture(scope="session")
-def registry() -> Registry:
-    """The built-in GPU table and this plugin only, so other installed plugins cannot disturb these tests."""
-    return Registry(entry_points=[], extra_plugins=[("yotta", gpuhub_yotta.plugin)], environ={})
-
-
-@pytest.fixture(scope="session")
-def replayed(registry: Registry) -> tuple[tuple[Offer, ...], ProviderStatus]:
-    return run_provider(make_engine(registry), "yotta")
-
-
-@pytest.fixture
-def catalog() -> Path:
-    """../shared/reference/skypilot-catalog/yotta/vms.csv, or a skip when ../shared is absent."""
-    path = CATALOG / "vms.csv"
-    if not path.is_file():
-        pytest.skip(f"{path} is absent (../shared is not available)")
-    return path
+registry, replayed, serve, live, reference = plugin_fixtures(
+    "yotta", gpuhub_yotta.plugin, __file__, replay_mode="auto")
+catalog = reference_file(__file__, "skypilot-catalog", "yotta", "vms.csv")

@@ -4,7 +4,6 @@ rows that contradict their own pod type name."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 
 from gpuhub_yotta.provider import Yotta, pod_shape
 
-from gpuhub.plugin import Offer, ProviderStatus, Registry, make_engine, run_provider
+from gpuhub.plugin import Offer, ProviderStatus, Registry, build_script, make_engine, run_provider
 
 PLUGIN = Path(__file__).resolve().parents[1]
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
@@ -55,10 +54,7 @@ def test_pod_type_names_spell_out_their_shape() -> None:
 
 
 def test_build_script_reproduces_the_bundled_table(catalog: Path) -> None:
-    spec = importlib.util.spec_from_file_location("yotta_build", PLUGIN / "scripts" / "build_recording.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = build_script(PLUGIN)
     bundled = json.loads((Yotta().fixtures_dir() / "pod_types.json").read_text(encoding="utf-8"))
     assert module.build(catalog) == bundled
 
