@@ -11,4 +11,4 @@ lint-imports  # the layers, and plugins only through gpuhub.plugin ([tool.import
 # timeouts and subprocesses about half of its time, so two workers halve the wall time on 2 cores. Every test
 # isolates its cache/store (conftest.py gives each worker its own user cache) and its servers use ephemeral
 # loopback ports. GPUHUB_TEST_WORKERS=0 runs in one process.
-python -m pytest -q -rs -n "${GPUHUB_TEST_WORKERS:-2}" --dist loadfile
+python -m pytest -q -rs -n "${GPUHUB_TEST_WORKERS:-2}" --dist loadfile --durations=25
