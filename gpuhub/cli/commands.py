@@ -71,6 +71,7 @@ def _out() -> TextConsole:
 
 
 class OutputFormat(str, Enum):
+    """``--format``: a table for people, JSON or CSV for programs (same records as the API)."""
     table = "table"
     json = "json"
     csv = "csv"
@@ -87,6 +88,7 @@ _OPTION_TYPES: dict[str, Any] = {"list": list[str] | None, "number": float | Non
 
 
 class EmitFormat(str, Enum):
+    """``--emit``: the launch file written for the chosen offer (SkyPilot task, dstack task or fleet)."""
     skypilot = "skypilot"
     dstack = "dstack"
     dstack_fleet = "dstack-fleet"

@@ -29,12 +29,14 @@ catalog_app = typer.Typer(no_args_is_help=True, help="Publish the newest good sn
 
 
 class HistoryFormat(str, Enum):
+    """``gpuhub history --format``: a table, or the price series as JSON or CSV."""
     table = "table"
     json = "json"
     csv = "csv"
 
 
 class DiffFormat(str, Enum):
+    """``gpuhub diff --format``: a table of changes, or the changes as JSON."""
     table = "table"
     json = "json"
 

@@ -60,6 +60,7 @@ class CountingTransport(httpx.BaseTransport):
         self._lock = threading.Lock()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Count the request, then answer it with the handler (given the request and its 1-based number)."""
         with self._lock:
             self.calls += 1
             n = self.calls
@@ -161,9 +162,11 @@ class ProviderConformance:
 
     # --- helpers ------------------------------------------------------------------------------------------
     def registry(self) -> Registry:
+        """A fresh registry with ``registry_plugins`` loaded (built-in plugins included)."""
         return Registry(extra_plugins=self.registry_plugins)
 
     def provider(self) -> Provider:
+        """The provider under test, from a fresh registry."""
         return self.registry().providers[self.provider_name]
 
     def _live_env(self, provider: Provider) -> dict[str, str]:
@@ -179,6 +182,7 @@ class ProviderConformance:
 
     # --- checks -------------------------------------------------------------------------------------------
     def test_registered(self) -> None:
+        """The plugin loads and registers ``provider_name`` with a known provider kind."""
         registry = self.registry()
         assert self.provider_name in registry.providers, [r.to_dict() for r in registry.reports]
         plugin = registry.provider_plugin[self.provider_name]
@@ -189,6 +193,7 @@ class ProviderConformance:
                                                                          "other")
 
     def test_replay_fetch(self) -> None:
+        """The bundled recording replays ``ok`` with at least ``min_offers`` offers, all from the recording."""
         offers, status = self.replay()
         assert status.state == "ok", status.line()
         assert status.source and status.mode in ("replay", "static"), status.to_dict()
@@ -196,6 +201,8 @@ class ProviderConformance:
         assert all(o.source.mode in ("replay", "static") for o in offers)
 
     def test_data_sanity(self) -> None:
+        """Every replayed offer: positive finite price, ISO currency, region, known or counted GPU, consistent
+        fractions, network facts with a source, no duplicate offer keys."""
         offers, status = self.replay()
         registry = self.registry()
         unknown = set(status.unknown_gpus)
@@ -243,6 +250,7 @@ class ProviderConformance:
         return self.provider().static
 
     def test_5xx_retried_then_failure(self) -> None:
+        """A 503 on every request: retried the policy's attempts, then ``failed`` naming 503, no offers."""
         if self._is_static():
             return  # no network: nothing to retry
         offers, status, transport = self._live(lambda req, n: httpx.Response(503, text="unavailable"))
@@ -252,6 +260,7 @@ class ProviderConformance:
         assert offers == ()
 
     def test_429_then_success(self) -> None:
+        """A 429 then a good answer: retried and ``ok``."""
         if self._is_static():
             return
         replay = self._bundled_replay()
@@ -311,6 +320,7 @@ class ProviderConformance:
             assert status.state == "stale" and len(offers) == len(good), (failure.status_code, status.line())
 
     def test_empty_payload(self) -> None:
+        """An empty answer: no offers, and ``ok`` with a 'no offers' warning or ``failed`` with a reason."""
         if self._is_static():
             return
         offers, status, _ = self._live(lambda req, n: httpx.Response(
@@ -323,6 +333,7 @@ class ProviderConformance:
             assert status.reason, status.to_dict()
 
     def test_credentials_missing_or_rejected(self) -> None:
+        """No credentials: a warning naming the variables; rejected ones: a failure naming them."""
         provider = self.provider()
         if self._is_static() or not provider.credentials:
             return
