@@ -179,6 +179,9 @@ def _number(name: str, value: Any, *, integer: bool = False) -> float | None:
         number = float(value)
     except (TypeError, ValueError):
         raise QueryError(name, f"expected a number, got {value!r}") from None
+    except OverflowError:  # an integer beyond float range (10**400)
+        raise QueryError(name, f"must be a finite number >= 0, got a number too large ({len(str(value))} digits)") \
+            from None
     if number != number or number in (float("inf"), float("-inf")) or number < 0:
         raise QueryError(name, f"must be a finite number >= 0, got {value!r}")
     if integer and number != int(number):

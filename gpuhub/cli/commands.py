@@ -151,6 +151,7 @@ def search(
     except QueryError as exc:
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
+    _check_emit(emit, emit_file)
     engine = default_engine()
     registry = engine.registry
     if fetch not in ("auto", "live", "replay"):
@@ -180,7 +181,9 @@ def search(
     except QueryError as exc:
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
-    if result.offers or output is not OutputFormat.table:
+    if emit is not None and str(emit_file) == "-":  # stdout carries the launch file alone (a pipe to a tool)
+        err.print(f"the {output.value} output is left out: stdout carries the --emit file", highlight=False)
+    elif result.offers or output is not OutputFormat.table:
         print_result(result, output.value, err, None if shown["wide"] else columns, shown["wide"])
     else:
         err.print("no offers match", highlight=False)
@@ -202,6 +205,12 @@ def search(
         if result.groups is not None or not result.offers:
             _fail_usage(f"--emit: {'--group-by rows are not offers' if result.offers else 'no offer to hand off'}")
         _emit(result.offers[0], emit.value, emit_file)
+
+
+def _check_emit(emit: Any, emit_file: Path | None) -> None:
+    """``--emit-file`` names where ``--emit`` writes: alone it would be ignored, so it is an error."""
+    if emit_file is not None and emit is None:
+        _fail_usage("--emit-file: names where --emit writes; give --emit skypilot, dstack or dstack-fleet too")
 
 
 def _emit(offer: Offer, fmt: str, path: Path | None) -> None:
@@ -372,8 +381,19 @@ def estimate(
     """Job cost of an instance type in each region (cheapest first), with the regional price spread."""
     from gpuhub.service.reports import estimate_report
 
+    _check_emit(emit, emit_file)
     engine = default_engine()
     try:
+        from gpuhub.service.answers import number
+
+        number("hours", hours)  # bounded as /api/estimate bounds it: a cost must stay representable
+        if egress_gb is not None:
+            number("egress_gb", egress_gb)
+        if compare and egress_gb is not None:
+            raise QueryError("egress_gb", "is not priced by --compare (it compares purchase models of one place); "
+                                          "leave out --compare to add egress to each region's job cost")
+        if start is not None and not compare:
+            raise QueryError("start", "applies to --compare (capacity-block windows); give --compare too")
         if fetch not in ("auto", "live", "replay"):
             raise QueryError("fetch", f"{fetch!r} is not allowed; allowed values: auto, live, replay")
         if compare and emit is not None:
@@ -398,6 +418,8 @@ def estimate(
     rows = report["jobs"]
     if emit is not None:  # the cheapest place of the job (the report's rows follow spread.offers)
         _emit(spread.offers[0], emit.value, emit_file)
+        if str(emit_file) == "-":
+            return  # stdout carries the launch file alone
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return
@@ -412,7 +434,9 @@ def estimate(
     for r in rows:
         region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
         table.add_row(*_cells(r["provider"], region_text, r["purchase"]), _price(r["price_per_hour"]),
-                      _num(r["billed_hours"]), f"{r['cost']:.2f} {r['currency']}", "; ".join(r["notes"]))
+                      _num(r["billed_hours"]),
+                      f"{r['cost']:.2f} {r['currency']}" + (" + egress ?" if r.get("cost_complete") is False else ""),
+                      "; ".join(r["notes"]))
     _out().print(table)
     def place(o: Offer) -> str:
         return o.region.code + (f"/{o.region.zone}" if o.region.zone else "")

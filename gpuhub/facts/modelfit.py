@@ -87,6 +87,9 @@ def parse_parameters(value: str | float | int) -> float:
             raise QueryError("model", f"{value!r} is not a parameter count; write e.g. 70b, 7B, 1.5b, 350m or 7e9")
         scale = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}[match.group(2)]
         number = float(match.group(1)) * scale
+        if not match.group(2) and number < 1e6:  # "70" is not 70 parameters: a unit was left out
+            raise QueryError("model", f"{value!r} has no unit: write e.g. {match.group(1)}b (billions) or "
+                                      f"{match.group(1)}m (millions), or the full count such as 7e9")
     if not math.isfinite(number) or number <= 0:
         raise QueryError("model", f"{value!r} must be a positive parameter count")
     return number

@@ -66,8 +66,10 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
 
     Returns ``({"jobs": [...], "spread": USD/h, "spread_fraction": x}, spread)``; each job row has provider,
     instance_type, region, zone, purchase, price_per_hour, billed_hours, cost (to the cent), currency,
-    break_even_hours (reserved terms against on-demand, else None), egress_cost (with ``egress_gb``: moving that
-    many GB out, included in cost; None when no price is known) and notes.
+    break_even_hours (reserved terms against on-demand, else None), egress_cost and cost_complete (with
+    ``egress_gb``: moving that many GB out, included in cost; where no egress price is known egress_cost is None
+    and cost_complete False: that cost leaves the data transfer out, and is no basis to compare regions) and
+    notes.
 
     Raises:
         QueryError: a bad argument (named), or no offer of that instance type.
@@ -101,8 +103,8 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
              "price_per_hour": float(j.offer.price.amount), "billed_hours": float(j.billed_hours),
              "cost": float(j.cost_rounded()), "currency": j.currency,
              "break_even_hours": float(j.break_even_hours) if j.break_even_hours is not None else None,
-             **({"egress_cost": float(j.egress_cost) if j.egress_cost is not None else None}
-                if egress_gb is not None else {}),
+             **({"egress_cost": float(j.egress_cost) if j.egress_cost is not None else None,
+                 "cost_complete": j.egress_cost is not None} if egress_gb is not None else {}),
              "notes": j.notes} for j in jobs]
     return {"jobs": rows, "spread": float(spread.spread), "spread_fraction": round(spread.spread_fraction, 6)}, spread
 

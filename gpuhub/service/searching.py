@@ -89,6 +89,21 @@ class SearchResult:
     def __iter__(self) -> Iterator[Offer]:
         return iter(self.offers)
 
+    def __repr__(self) -> str:
+        """One line for a notebook or a log: how many offers, of how many, the providers' states and the first."""
+        states: dict[str, int] = {}
+        for status in self.statuses:
+            states[status.state] = states.get(status.state, 0) + 1
+        first = ""
+        if self.offers:
+            o = self.offers[0]
+            from gpuhub.display import money
+
+            first = (f"; first: {o.provider} {o.instance_type} {o.region.code} {o.price.purchase} "
+                     f"{money(o.price.amount)} {o.price.currency}/h")
+        told = ", ".join(f"{n} {state}" for state, n in sorted(states.items()))
+        return f"<SearchResult {len(self.offers)} of {self.matched} matching offers; providers: {told}{first}>"
+
     def __len__(self) -> int:
         return len(self.offers)
 
