@@ -27,6 +27,8 @@ def pytest_configure(config: pytest.Config) -> None:
     top = tempfile.mkdtemp(prefix="gpuhub-test-cache-")
     _OWN.append(top)
     os.environ["XDG_CACHE_HOME"] = top
+    for name in ("COLUMNS", "LINES"):  # the developer's terminal never sizes the tables the tests read
+        os.environ.pop(name, None)
 
 
 def _uninstalled_plugin(path: os.PathLike[str] | str) -> str | None:
@@ -98,3 +100,22 @@ def _known_secrets_restored() -> Iterator[None]:
     kept = known_secrets()
     yield
     restore_secrets(kept)
+
+
+_TERMINAL = ("COLUMNS", "LINES")
+
+
+@pytest.fixture(autouse=True)
+def _terminal_size_left_alone(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The CLI sizes its table by ``COLUMNS`` (else 240 when piped): a test that leaves ``COLUMNS`` set would narrow
+    every later table of its process. The size is restored after each test, and the test that changed it fails
+    so the leak is fixed where it starts."""
+    kept = {name: os.environ.get(name) for name in _TERMINAL}
+    yield
+    now = {name: os.environ.get(name) for name in _TERMINAL}
+    for name, value in kept.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    assert now == kept, f"{request.node.nodeid} left the terminal size set: {now} (was {kept})"

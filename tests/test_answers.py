@@ -52,7 +52,7 @@ def cli(bundled: Engine) -> Engine:
 
 def test_near_frankfurt_ranks_nearby_first_and_far_only_when_much_cheaper(bundled: Engine) -> None:
     # Was: Jakarta, Mumbai and Tokyo first (--near only annotated).
-    result = gpuhub.search("H100", near="Frankfurt", limit=12, engine=bundled)
+    result = gpuhub.search("H100", near="Frankfurt", limit=13, engine=bundled)
     assert result.query.sort == "near"
     # Verda's FIN-03 through Spheron, spot 0.8015 (skypilot-catalog/spheron/vms.csv, "Finland 3", data-crunch), then
     # Verda direct, spot 1.00 (skypilot-catalog/verda/vms.csv): one place, 25 ms away, sold direct or via Spheron.
@@ -64,8 +64,9 @@ def test_near_frankfurt_ranks_nearby_first_and_far_only_when_much_cheaper(bundle
         "1H100.80S.30V", "FIN-03", "spot", Decimal("1.0"))
     rtts = [result.details(i)["rtt_ms"] for i in range(len(result))]
     assert rtts[0] < 30
-    # The one far offer in the top 12 (AWS spot in Jakarta) is there because it is 62 % cheaper than the nearest
-    # one (Lambda's 2.49 in europe-central-1, 2 ms away), which it follows.
+    # The one far offer in the top 13 (AWS spot in Jakarta, 169 ms) is there because it is 62 % cheaper than the
+    # nearest one (Lambda's 2.49 in europe-central-1, 2 ms away), which it follows; GCP's europe-north1 spot
+    # (1.6956, the 2025-08-15 catalog price that replaced the 2024 SKUs) ranks 7th.
     far = [i for i, rtt in enumerate(rtts) if rtt > 100]
     assert [(result[i].region.code, result[i].price.amount) for i in far] == [("ap-southeast-3", Decimal("0.9494"))]
     nearest = rtts.index(min(rtts))

@@ -185,7 +185,8 @@ def test_prune_search_and_serve_share_one_store(api: FakeApi, tmp_path: Path) ->
         assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     # A new process reads the newest committed snapshot from the store (no request: fresh enough).
     _set_price(Decimal("99.99"))
-    code = SETUP + "sys.argv = ['gpuhub', 'search', '-f', 'json', '--provider', 'fakecloud', '--all-regions']\nmain()\n"
+    code = SETUP + ("sys.argv = ['gpuhub', 'search', '-v', '-f', 'json', '--provider', 'fakecloud', "
+                    "'--all-regions']\nmain()\n")
     proc = subprocess.run([sys.executable, "-c", code.format(tests=str(REPO / "tests"))], env=env, text=True,
                           capture_output=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

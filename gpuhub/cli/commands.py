@@ -690,6 +690,9 @@ def _leave(code: object, inherited: frozenset[int] = frozenset(), own_process: b
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):
                 stream.flush()
+        store = sys.modules.get("gpuhub.store.sqlite")  # os._exit runs no atexit: close the store here
+        if store is not None:
+            store.close_all()
         os._exit(status)
     raise SystemExit(status)
 

@@ -25,6 +25,7 @@ operating system releases when its holder dies. Old snapshots are pruned on ever
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import datetime as dt
 import errno
@@ -115,6 +116,32 @@ class _Connection:
 _OPEN: weakref.WeakValueDictionary[tuple[int, str], _Connection] = weakref.WeakValueDictionary()
 """(process id, database path) -> the connection every handle of this process shares (gone with its last one)."""
 _OPEN_LOCK = threading.Lock()
+
+
+@atexit.register
+def close_all(wait_s: float = 1.0) -> None:
+    """Close this process's store connections (also run at interpreter exit).
+
+    The CLI freezes its heap before exit (``gc.freeze``) and may end with ``os._exit`` when a fetch thread is
+    abandoned, so a connection would otherwise never be closed; unclosed, SQLite skips the checkpoint that moves
+    the write-ahead log into the database file, and a store that must later be opened immutable (a full disk) would
+    not see those snapshots (the history log may hold a second connection, so closing alone does not checkpoint:
+    a passive checkpoint runs first). A connection another thread is using for longer than ``wait_s`` seconds is
+    left alone.
+    """
+    with _OPEN_LOCK:
+        shared = [c for (pid, _), c in list(_OPEN.items()) if pid == os.getpid()]
+    for connection in shared:
+        if not connection.lock.acquire(timeout=wait_s):
+            continue
+        try:
+            with contextlib.suppress(sqlite3.Error):  # PASSIVE: never waits (another connection may be open)
+                if connection.read_only is None:
+                    connection.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+            with contextlib.suppress(sqlite3.Error):
+                connection.db.close()
+        finally:
+            connection.lock.release()
 
 
 def _inode(path: Path) -> tuple[int, int]:
