@@ -23,6 +23,8 @@ from urllib.parse import quote
 import httpx
 import pytest
 
+from gpuhub.display import money
+
 CHROMIUM = os.environ.get("GPUHUB_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -146,9 +148,10 @@ def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Pag
                           "--purchase", "on_demand", "--limit", "100", "--format", "json", "--fetch", "replay"],
                          capture_output=True, text=True, env=env, check=True, timeout=300)
     offers = json.loads(cli.stdout)
-    assert [(r["provider"], r["instance_type"], r["key"].split("|")[2], float(r["price_per_hour"].split()[0]),
+    # the page prints prices by the one printing rule (gpuhub.display.money: at most 4 decimals); JSON is exact
+    assert [(r["provider"], r["instance_type"], r["key"].split("|")[2], r["price_per_hour"].split()[0],
              int(r["gpu_count"])) for r in rows] == [
-        (o["provider"], o["instance_type"], o["region"], o["price_per_hour"], o["gpu_count"]) for o in offers]
+        (o["provider"], o["instance_type"], o["region"], money(o["price_per_hour"]), o["gpu_count"]) for o in offers]
     statuses = page.inner_text("#status")
     providers = api(server, f"/api/result?{H100_8}&limit=1")["providers"]
     assert {p["provider"] for p in providers} >= {"aws", "azure", "coreweave", "gcp", "lambda"}
