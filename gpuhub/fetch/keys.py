@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 INDEX_META = "plugin-index"
 """The store's meta row holding the plugin index (:mod:`gpuhub.fetch.plugin_index`; one per store: the newest
 installation that wrote it)."""
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 _SWITCHES = ("GPUHUB_PLUGINS", "GPUHUB_DISABLE_PLUGINS")
 
 __all__ = ["INDEX_META", "code_fingerprint", "gpu_table_fingerprint", "index_key", "installation_stamp", "live_key",

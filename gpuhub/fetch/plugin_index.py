@@ -78,6 +78,7 @@ def capture(registry: Registry, key: str) -> dict[str, Any] | None:
             "static": provider.static, "example_recording": provider.example_recording,
             "resells": provider.resells,
             "min_request_interval_s": provider.min_request_interval_s, "timeout_s": provider.timeout_s,
+            "price_change_period_s": provider.price_change_period_s,
             "fixtures_dir": str(where) if where is not None else None,
             "credentials_help": provider.credentials_help(), "qualname": qualname, "module": module,
             # A provider that decides for itself whether it is configured must be asked every time.
@@ -182,6 +183,9 @@ def _stand_in(facts: Mapping[str, Any], loader: _RealRegistry) -> IndexedProvide
         "credentials": tuple(Credential(tuple(c["env"]), c["description"]) for c in facts["credentials"]),
         "example_recording": bool(facts["example_recording"]), "resells": bool(facts.get("resells", False)),
         "min_request_interval_s": float(facts["min_request_interval_s"]), "timeout_s": facts["timeout_s"],
+        # the stored data's staleness flag reads it (OUTDATED: over 3 × its 30-day period): the plugin's own value
+        **({"price_change_period_s": float(facts["price_change_period_s"])}
+           if facts.get("price_change_period_s") is not None else {}),
         "_facts": dict(facts), "_loader": loader,
     }
     cls = type(f"Indexed{facts['qualname'].rsplit('.', 1)[-1]}", (IndexedProvider,), attrs)

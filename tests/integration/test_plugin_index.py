@@ -108,6 +108,9 @@ def test_the_index_restores_an_equal_registry(tmp_path: Path) -> None:
         assert stand_in.credentials_configured({}) == real.credentials_configured({})
         assert (stand_in.kind, stand_in.static, stand_in.example_recording) == (real.kind, real.static,
                                                                                 real.example_recording)
+        # the staleness flag of a search served through the index reads it (GCP: 30 days, not the default 7)
+        assert stand_in.price_change_period_s == real.price_change_period_s, name
+    assert restored.providers["gcp"].price_change_period_s == 30 * 86400
     # A provider's own attribute is the real provider's (loaded on first need).
     own = restored.providers["coreweave"].offers_from_table
     assert own.__func__ is type(registry.providers["coreweave"]).offers_from_table
