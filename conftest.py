@@ -23,6 +23,38 @@ import pytest
 _OWN: list[str] = []
 
 
+README_TEST_COMMAND = "python3 -m venv .venv && . .venv/bin/activate && bash scripts/test.sh"
+
+
+def _core_missing() -> str | None:
+    """Why this interpreter cannot run the suite: the core distribution (and so its dependencies: cachetools,
+    httpx, typer, ...) is not installed in it, or one of its requirements is missing; None when it can."""
+    from importlib import metadata
+
+    try:
+        requirements = metadata.requires("gpuhub-core") or []
+    except metadata.PackageNotFoundError:
+        return "gpuhub-core is not installed in this interpreter"
+    import re
+
+    missing = []
+    for requirement in requirements:
+        if "extra ==" in requirement or "python_version" in requirement or "sys_platform" in requirement:
+            continue  # optional, or for another interpreter
+        name = re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0]
+        try:
+            metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            missing.append(name)
+    return f"gpuhub-core's requirements are not installed: {', '.join(missing)}" if missing else None
+
+
+_MISSING = _core_missing()
+if _MISSING is not None:  # one line naming the fix, before tests/conftest.py fails to import gpuhub's dependencies
+    pytest.exit(f"{_MISSING}; the tests need the core, every plugin and the test extras installed: "
+                f"{README_TEST_COMMAND} (the README's test command)", returncode=4)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     top = tempfile.mkdtemp(prefix="gpuhub-test-cache-")
     _OWN.append(top)
