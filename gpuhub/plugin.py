@@ -81,7 +81,7 @@ _EXPORTS: dict[str, str] = {
     "make_engine": "gpuhub.kit.testing", "run_provider": "gpuhub.kit.testing", "reset_state": "gpuhub.kit.testing",
     "run_cli": "gpuhub.kit.testing", "run_cli_json": "gpuhub.kit.testing",
     "plugin_fixtures": "gpuhub.kit.testing", "reference_file": "gpuhub.kit.testing",
-    "replaying": "gpuhub.kit.testing", "build_script": "gpuhub.kit.testing",
+    "replaying": "gpuhub.kit.testing", "build_script": "gpuhub.kit.testing", "LoopbackJson": "gpuhub.kit.testing",
     "search": "gpuhub.service.searching", "SearchResult": "gpuhub.service.searching",
     "Engine": "gpuhub.service.engine", "Registry": "gpuhub.fetch.plugins",
     "seller_name": "gpuhub.sellers", "known_sellers": "gpuhub.sellers",

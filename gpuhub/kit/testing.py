@@ -37,9 +37,57 @@ from gpuhub.model import Offer, _check_currency
 from gpuhub.service.engine import Engine
 from gpuhub.store import Store
 
-__all__ = ["FAST_RETRY", "CountingTransport", "PluginFixtures", "ProviderConformance", "build_script", "make_engine",
+__all__ = ["FAST_RETRY", "CountingTransport", "LoopbackJson", "PluginFixtures", "ProviderConformance", "build_script",
+           "make_engine",
            "plugin_fixtures", "reference_file", "registry_of", "replaying", "reset_state", "run_cli", "run_cli_json",
            "run_provider"]
+
+class LoopbackJson:
+    """A real HTTP server on 127.0.0.1 (an ephemeral port, a daemon thread) for a plugin's live-against-loopback
+    tests: each GET is answered by ``answer(path, headers)`` -> ``(status, JSON body)``, and ``requests`` keeps
+    ``(path, headers)`` of each. Use it as a context manager, or call :meth:`stop`.
+
+    Args:
+        answer: the answer to one GET (``path`` with its query string; the request's headers, case-insensitive).
+    """
+
+    def __init__(self, answer: Callable[[str, httpx.Headers], tuple[int, Any]]) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.requests: list[tuple[str, httpx.Headers]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                headers = httpx.Headers(list(self.headers.items()))
+                server.requests.append((self.path, headers))
+                status, body = answer(self.path, headers)
+                payload = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: Any) -> None:
+                pass  # a test's output is its assertions
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        """The server's base URL, ``http://127.0.0.1:<port>``."""
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> LoopbackJson:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
 
 FAST_RETRY = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=30, jitter_s=0)
 """A retry policy without waits, for tests: 3 attempts."""

@@ -6,17 +6,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from gpuhub_kubernetes.parse import node_facts, parse_cpu, parse_memory_gib, quantity, requested_by_node
 
-from gpuhub.plugin import Offer, Registry, make_engine, run_provider
+from gpuhub.plugin import LoopbackJson, Offer, Registry, make_engine, run_provider
 
 RECORDING = Path(__file__).resolve().parents[1] / "gpuhub_kubernetes" / "recording"
 SETTINGS = RECORDING / "settings.toml"
@@ -124,36 +122,23 @@ class _FakeApiServer:
             (RECORDING / "gpu-east-clusterqueue.json").read_text())
         self.bodies["/gpu-east/resourceflavors/h100"] = json.loads(
             (RECORDING / "gpu-east-resourceflavor.json").read_text())
-        self.tokens: list[str] = []
-        server = self
+        self.loopback = LoopbackJson(self._answer)
+        self.url = self.loopback.url
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                server.tokens.append(self.headers.get("Authorization", ""))
-                context, _, rest = self.path.lstrip("/").partition("/")
-                parts = rest.split("?")[0].rstrip("/").split("/")
-                kind = "/".join(parts[-2:]) if "kueue.x-k8s.io" in parts else parts[-1]
-                body = server.bodies.get(f"/{context}/{kind}")
-                status = 200 if body is not None else 404
-                payload = json.dumps(body if body is not None else {"kind": "Status", "code": 404,
-                                                                    "reason": "NotFound"}).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+    def _answer(self, path: str, headers: Any) -> tuple[int, Any]:
+        context, _, rest = path.lstrip("/").partition("/")
+        parts = rest.split("?")[0].rstrip("/").split("/")
+        kind = "/".join(parts[-2:]) if "kueue.x-k8s.io" in parts else parts[-1]
+        body = self.bodies.get(f"/{context}/{kind}")
+        return (200, body) if body is not None else (404, {"kind": "Status", "code": 404, "reason": "NotFound"})
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+    @property
+    def tokens(self) -> list[str]:
+        """The Authorization header of each request."""
+        return [h.get("Authorization", "") for _, h in self.loopback.requests]
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.loopback.stop()
 
 
 @pytest.fixture

@@ -6,15 +6,12 @@ in one list, each labelled in the avail column and in the JSON."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from gpuhub.plugin import reset_state, run_cli
+from gpuhub.plugin import LoopbackJson, reset_state, run_cli
 
 pytest.importorskip("gpuhub_kubernetes", reason="the one-list check needs gpuhub-kubernetes installed too")
 
@@ -24,40 +21,20 @@ KUBE = HERE / "gpuhub-kubernetes" / "gpuhub_kubernetes" / "recording"
 TOKEN = "one-list-slurm-jwt-0123456789"
 
 
-class _Loopback:
-    """Answers GET path -> the JSON file of a recording (a 404 Status for anything else)."""
+_NOT_FOUND = {"kind": "Status", "code": 404, "reason": "NotFound"}
 
-    def __init__(self, routes: dict[str, Path]) -> None:
-        bodies = {path: file.read_bytes() for path, file in routes.items()}
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                payload = bodies.get(self.path)
-                self.send_response(200 if payload is not None else 404)
-                payload = payload if payload is not None else json.dumps(
-                    {"kind": "Status", "code": 404, "reason": "NotFound"}).encode()
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def _files(routes: dict[str, Path]) -> LoopbackJson:
+    """A loopback server answering GET path -> the JSON file of a recording (a 404 Status for anything else)."""
+    bodies = {path: json.loads(file.read_text()) for path, file in routes.items()}
+    return LoopbackJson(lambda path, _: (200, bodies[path]) if path in bodies else (404, _NOT_FOUND))
 
 
 @pytest.fixture
-def servers() -> Iterator[tuple[_Loopback, _Loopback]]:
-    slurm = _Loopback({"/slurm/v0.0.42/nodes/": SLURM / "nodes.json",
+def servers() -> Iterator[tuple[LoopbackJson, LoopbackJson]]:
+    slurm = _files({"/slurm/v0.0.42/nodes/": SLURM / "nodes.json",
                        "/slurm/v0.0.42/partitions/": SLURM / "partitions.json"})
-    kube = _Loopback({"/api/v1/nodes": KUBE / "lab-eu-nodes.json",
+    kube = _files({"/api/v1/nodes": KUBE / "lab-eu-nodes.json",
                       "/api/v1/pods?fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed":
                           KUBE / "lab-eu-pods.json",
                       "/apis/karpenter.sh/v1/nodepools": KUBE / "lab-eu-nodepools.json"})
@@ -68,7 +45,7 @@ def servers() -> Iterator[tuple[_Loopback, _Loopback]]:
         kube.stop()
 
 
-def test_owned_free_provisionable_and_public_in_one_ranked_list(servers: tuple[_Loopback, _Loopback],
+def test_owned_free_provisionable_and_public_in_one_ranked_list(servers: tuple[LoopbackJson, LoopbackJson],
                                                                  tmp_path: Path) -> None:
     slurm, kube = servers
     env = {"GPUHUB_STORE": "off", "GPUHUB_CACHE_DIR": str(tmp_path / "cache"), "COLUMNS": "300",

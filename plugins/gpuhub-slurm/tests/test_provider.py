@@ -5,17 +5,15 @@ files, and GRES parsing."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from gpuhub_slurm.gres import gpu_counts, mig_profile, split_items
 
-from gpuhub.plugin import Offer, Registry, make_engine, run_provider, search
+from gpuhub.plugin import LoopbackJson, Offer, Registry, make_engine, run_provider, search
 
 RECORDING = Path(__file__).resolve().parents[1] / "gpuhub_slurm" / "recording"
 SETTINGS = RECORDING / "settings.toml"
@@ -123,36 +121,23 @@ class _Slurmrestd:
     def __init__(self) -> None:
         self.bodies = {f"/slurm/v0.0.42/{kind}/": json.loads((RECORDING / f"{kind}.json").read_text())
                        for kind in ("nodes", "partitions")}
-        self.seen: list[tuple[str, str]] = []
-        server = self
+        self.loopback = LoopbackJson(self._answer)
+        self.url = self.loopback.url
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                server.seen.append((self.headers.get("X-SLURM-USER-NAME", ""),
-                                    self.headers.get("X-SLURM-USER-TOKEN", "")))
-                if self.headers.get("X-SLURM-USER-TOKEN") != TOKEN:
-                    status, body = 401, {"errors": [{"error": "Authentication failure", "error_number": 1007,
-                                                     "description": "Authentication failure", "source": ""}]}
-                else:
-                    body = server.bodies.get(self.path)
-                    status = 200 if body is not None else 404
-                payload = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+    def _answer(self, path: str, headers: Any) -> tuple[int, Any]:
+        if headers.get("X-SLURM-USER-TOKEN") != TOKEN:
+            return 401, {"errors": [{"error": "Authentication failure", "error_number": 1007,
+                                     "description": "Authentication failure", "source": ""}]}
+        body = self.bodies.get(path)
+        return (200, body) if body is not None else (404, None)
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+    @property
+    def seen(self) -> list[tuple[str, str]]:
+        """(user, token) of each request."""
+        return [(h.get("X-SLURM-USER-NAME", ""), h.get("X-SLURM-USER-TOKEN", "")) for _, h in self.loopback.requests]
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.loopback.stop()
 
 
 @pytest.fixture
