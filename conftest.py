@@ -31,21 +31,20 @@ def _core_missing() -> str | None:
     httpx, typer, ...) is not installed in it, or one of its requirements is missing; None when it can."""
     from importlib import metadata
 
+    from packaging.requirements import Requirement  # pytest's own dependency
+
     try:
-        requirements = metadata.requires("gpuhub-core") or []
+        requirements = [Requirement(r) for r in metadata.requires("gpuhub-core") or []]
     except metadata.PackageNotFoundError:
         return "gpuhub-core is not installed in this interpreter"
-    import re
-
     missing = []
     for requirement in requirements:
-        if "extra ==" in requirement or "python_version" in requirement or "sys_platform" in requirement:
-            continue  # optional, or for another interpreter
-        name = re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0]
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+            continue  # an extra's, or another interpreter's
         try:
-            metadata.distribution(name)
+            metadata.distribution(requirement.name)
         except metadata.PackageNotFoundError:
-            missing.append(name)
+            missing.append(requirement.name)
     return f"gpuhub-core's requirements are not installed: {', '.join(missing)}" if missing else None
 
 

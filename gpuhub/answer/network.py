@@ -11,14 +11,12 @@ are left out and counted under ``nodes``; each remaining offer's cluster price i
 
 from __future__ import annotations
 
-import math
 from decimal import Decimal
 from typing import Any
 
-from gpuhub.errors import QueryError
 from gpuhub.model import Instance, Offer
 
-__all__ = ["FABRIC_CHOICES", "MAX_NODES", "cluster_record", "fabric_label", "fabric_matches", "network_arguments",
+__all__ = ["FABRIC_CHOICES", "MAX_FIGURE", "MAX_NODES", "cluster_record", "fabric_label", "fabric_matches",
            "network_label", "starvation_note"]
 
 FABRIC_CHOICES: dict[str, tuple[str, ...]] = {
@@ -31,65 +29,8 @@ FABRIC_CHOICES: dict[str, tuple[str, ...]] = {
 """``--fabric`` values -> the :attr:`Instance.fabric` values they accept."""
 MAX_NODES = 4096
 """The most nodes ``--nodes`` accepts (a bound on input, not a provider's limit)."""
-_MAX_FIGURE = 1e9
-
-
-def _bound(name: str, value: Any, unit: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise QueryError(name, f"expected a number of {unit}, got {value!r}")
-    try:
-        number = float(value)
-    except ValueError:
-        raise QueryError(name, f"expected a number of {unit}, got {value!r}") from None
-    if not math.isfinite(number) or not 0 <= number <= _MAX_FIGURE:
-        raise QueryError(name, f"expected a number of {unit} from 0 to {_MAX_FIGURE:.0f}, got {value!r}")
-    return number
-
-
-def network_arguments(min_network_gbps: Any, fabric: Any, min_local_disk: Any, local_nvme: Any,
-                      nodes: Any) -> dict[str, Any]:
-    """The network and cluster arguments as :class:`~gpuhub.answer.query.Query` fields.
-
-    Args:
-        min_network_gbps: baseline network bandwidth at least, Gbps. fabric: one or several of
-            :data:`FABRIC_CHOICES` (text, comma-separated text or a list). min_local_disk: local disk at least, GiB.
-        local_nvme: only instances with local NVMe disks. nodes: identical instances wanted, 1 to :data:`MAX_NODES`.
-
-    Raises:
-        QueryError: a value is not a number in range or not an allowed fabric (the message names the argument and
-            the allowed values).
-    """
-    fabrics: list[str] = []
-    if fabric is not None:
-        items = [fabric] if isinstance(fabric, str) else list(fabric) if isinstance(fabric, (list, tuple)) else None
-        if items is None or not all(isinstance(i, str) for i in items):
-            raise QueryError("fabric", f"expected text, got {fabric!r}; allowed values: {', '.join(FABRIC_CHOICES)}")
-        for item in items:
-            for part in (p.strip().lower() for p in item.split(",")):
-                if part not in FABRIC_CHOICES:
-                    raise QueryError("fabric", f"{part!r} is not allowed; allowed values: "
-                                               f"{', '.join(FABRIC_CHOICES)}")
-                fabrics.append(part)
-        if not fabrics:
-            raise QueryError("fabric", f"is empty; allowed values: {', '.join(FABRIC_CHOICES)}")
-    count = 1
-    if nodes is not None:
-        bad = QueryError("nodes", f"must be a whole number from 1 to {MAX_NODES}, got {nodes!r}")
-        if isinstance(nodes, bool) or not isinstance(nodes, (int, float, str)):
-            raise bad
-        try:
-            number = float(nodes)
-        except ValueError:
-            raise bad from None
-        if not number.is_integer() or not 1 <= number <= MAX_NODES:
-            raise bad
-        count = int(number)
-    return {"min_network_gbps": _bound("min_network_gbps", min_network_gbps, "Gbps"),
-            "fabrics": tuple(sorted(set(fabrics))),
-            "min_local_disk_gib": _bound("min_local_disk", min_local_disk, "GiB"),
-            "local_nvme": bool(local_nvme), "nodes": count}
+MAX_FIGURE = 1e9
+"""The largest bandwidth (Gbps) or disk (GiB) a filter accepts (a bound on input)."""
 
 
 def fabric_matches(instance: Instance, fabrics: tuple[str, ...]) -> bool:

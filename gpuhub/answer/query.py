@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gpuhub.answer.network import network_arguments
 from gpuhub.bundled import BUNDLED_PROVIDERS, installed_distributions
 from gpuhub.errors import QueryError
 from gpuhub.facts.gpus import GpuTable, UnknownGpuError
@@ -326,7 +325,7 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     countries = tuple(_country(c) for c in _tuple("country", country))
     obtain = _obtain_arguments(max_interruption, min_placement_score, launchable, checkpoint_every)
     control = _control_arguments(min_compute_capability, feature, cuda, bare_metal, dedicated)
-    network = network_arguments(min_network_gbps, fabric, min_local_disk, local_nvme, nodes)
+    network = _network_arguments(min_network_gbps, fabric, min_local_disk, local_nvme, nodes)
     # Sorted tuples: equal queries written in another order are equal (and hash alike) for caching.
     return Query(
         gpu=tuple(sorted(set(names) - {n for n, _ in forms})), gpu_forms=tuple(sorted(set(forms))),
@@ -390,6 +389,35 @@ def _control_arguments(min_compute_capability: Any, feature: Any, cuda: Any, bar
     features = _choose("feature", _tuple("feature", feature), FEATURES)
     return {"min_compute_capability": versions["min_compute_capability"], "cuda": versions["cuda"],
             "features": tuple(sorted(features)), "bare_metal": bool(bare_metal), "dedicated": bool(dedicated)}
+
+
+def _network_arguments(min_network_gbps: Any, fabric: Any, min_local_disk: Any, local_nvme: Any,
+                       nodes: Any) -> dict[str, Any]:
+    """The network and cluster arguments as :class:`Query` fields (see :mod:`gpuhub.answer.network`): bandwidth in
+    Gbps and disk in GiB up to :data:`~gpuhub.answer.network.MAX_FIGURE`, ``fabric`` from
+    :data:`~gpuhub.answer.network.FABRIC_CHOICES`, ``nodes`` a whole number from 1 to
+    :data:`~gpuhub.answer.network.MAX_NODES`."""
+    from gpuhub.answer.network import FABRIC_CHOICES, MAX_FIGURE, MAX_NODES
+
+    bounds: dict[str, float | None] = {}
+    for name, value in (("min_network_gbps", min_network_gbps), ("min_local_disk", min_local_disk)):
+        bounds[name] = _number(name, value)
+        if bounds[name] is not None and bounds[name] > MAX_FIGURE:  # type: ignore[operator]
+            raise QueryError(name, f"must be at most {MAX_FIGURE:.0f}, got {value!r}")
+    if fabric is not None and not _tuple("fabric", fabric):
+        raise QueryError("fabric", f"is empty; allowed values: {', '.join(FABRIC_CHOICES)}")
+    fabrics = _choose("fabric", _tuple("fabric", fabric), list(FABRIC_CHOICES))
+    count = 1
+    if nodes is not None:
+        try:
+            number = _number("nodes", nodes, integer=True)
+        except QueryError:
+            number = None
+        if number is None or not 1 <= number <= MAX_NODES:
+            raise QueryError("nodes", f"must be a whole number from 1 to {MAX_NODES}, got {nodes!r}")
+        count = int(number)
+    return {"min_network_gbps": bounds["min_network_gbps"], "fabrics": tuple(sorted(set(fabrics))),
+            "min_local_disk_gib": bounds["min_local_disk"], "local_nvme": bool(local_nvme), "nodes": count}
 
 
 def _obtain_arguments(max_interruption: Any, min_placement_score: Any, launchable: Any,

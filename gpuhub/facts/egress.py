@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 
+from gpuhub.display import money
 from gpuhub.facts._data import read_csv
 
 __all__ = ["EgressCost", "EgressPrice", "egress_cost", "egress_price"]
@@ -77,12 +78,7 @@ def egress_cost(provider: str, region: str, gb: float, *, free_allowance: bool =
         free = f" (the account's {price.free_gb_per_month:g} GB monthly free allowance not subtracted)"
     cost = billed * price.price_per_gb
     where = "" if price.region == "*" else f" in {price.region}"
-    note = (f"egress {_plain(amount)} GB{free} × {_plain(price.price_per_gb)} {price.currency}/GB = {cost:.2f} "
-            f"{price.currency} ({price.provider}{where}, {price.label}, {price.date or 'undated'})")
+    note = (f"egress {format(amount.normalize(), 'f')} GB{free} × {money(price.price_per_gb)} {price.currency}/GB = "
+            f"{cost:.2f} {price.currency} ({price.provider}{where}, {price.label}, {price.date or 'undated'})")
     return EgressCost(amount, cost, price.currency, note)
 
-
-def _plain(value: Decimal) -> str:
-    """A decimal without exponent or padding zeros (500.0 -> 500, 0.090 -> 0.09)."""
-    text = format(value, "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
