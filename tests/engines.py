@@ -21,3 +21,20 @@ def process_wide(engine: Engine) -> Iterator[Engine]:
         reset_default_engine(None)
         reset_registry(None)
         engine.shutdown()
+
+
+@contextlib.contextmanager
+def installed_providers(*needed: str) -> Iterator[Engine]:
+    """Every installed plugin's providers process-wide (:func:`process_wide`), or the test skipped naming the
+    plugin of the first of ``needed`` that is not installed."""
+    import pytest
+
+    from gpuhub.fetch.plugins import Registry
+    from gpuhub.kit.testing import make_engine
+
+    registry = Registry()
+    for name in needed:
+        if name not in registry.providers:
+            pytest.skip(f"gpuhub-{name} is not installed")
+    with process_wide(make_engine(registry)) as engine:
+        yield engine

@@ -12,30 +12,21 @@ import pytest
 from typer.testing import CliRunner
 
 import gpuhub
-from gpuhub import Engine, Registry
+from gpuhub import Engine
 from gpuhub.answer.compare import compare
 from gpuhub.answer.cost import expected_interruptions
 from gpuhub.cli.commands import app
-from gpuhub.fetch.plugins import reset_registry
-from gpuhub.kit.testing import make_engine
 from gpuhub.model import Gpu, Instance, Offer, Price, Region, Source
 from gpuhub.obtain import Obtainability, SpotRisk
-from gpuhub.service.searching import reset_default_engine
+from tests.engines import installed_providers
 
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def installed() -> Iterator[Engine]:
-    registry = Registry()
-    if "aws" not in registry.providers:
-        pytest.skip("gpuhub-aws is not installed")
-    engine = make_engine(registry)
-    reset_registry(registry)
-    reset_default_engine(engine)
-    yield engine
-    reset_default_engine(None)
-    reset_registry(None)
+    with installed_providers("aws") as engine:
+        yield engine
 
 
 def _compare(*args: str) -> dict[str, dict[str, object]]:

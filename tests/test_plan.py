@@ -16,13 +16,12 @@ import pytest
 from typer.testing import CliRunner
 
 import gpuhub
-from gpuhub import Engine, Registry
+from gpuhub import Engine
 from gpuhub.answer.planning.usage import parse_team, read_profile, simple_profile, team_slots
 from gpuhub.cli.commands import app
 from gpuhub.errors import QueryError
-from gpuhub.fetch.plugins import reset_registry
 from gpuhub.kit.testing import make_engine
-from gpuhub.service.searching import reset_default_engine
+from tests.engines import installed_providers
 
 runner = CliRunner()
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,16 +36,8 @@ def cents(value: Decimal) -> Decimal:
 
 @pytest.fixture(scope="module")
 def installed() -> Iterator[Engine]:
-    registry = Registry()
-    for needed in ("aws", "azure"):
-        if needed not in registry.providers:
-            pytest.skip(f"gpuhub-{needed} is not installed")
-    engine = make_engine(registry)
-    reset_registry(registry)
-    reset_default_engine(engine)
-    yield engine
-    reset_default_engine(None)
-    reset_registry(None)
+    with installed_providers("aws", "azure") as engine:
+        yield engine
 
 
 @pytest.fixture(scope="module")
