@@ -27,8 +27,10 @@ def _own_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_number_beyond_float_range_is_an_argument_error() -> None:
     # Was: OverflowError: int too large to convert to float (a traceback, exit 1).
     run = runner.invoke(app, ["search", "--limit", str(10**400), "--fetch", "replay"])
-    assert run.exit_code == 2 and run.stderr.startswith("error: --limit: must be a whole number of at least 1, "
+    assert run.exit_code == 2 and run.stderr.startswith("error: --limit: must be a whole number from 1 to 1000000, "
                                                         "got 1000"), run.stderr
+    huge = runner.invoke(app, ["search", "--limit", "9" * 50, "--fetch", "replay"])  # was: accepted, every row printed
+    assert huge.exit_code == 2 and huge.stderr.startswith("error: --limit: must be a whole number from 1 to 1000000")
     with pytest.raises(QueryError) as info:
         gpuhub.search(min_gpus=10**400, fetch="replay")
     assert info.value.argument == "min_gpus"
@@ -63,6 +65,14 @@ def test_emit_to_stdout_is_the_launch_file_alone() -> None:
     assert "stdout carries the --emit file" in run.stderr
     alone = runner.invoke(app, ["search", "--gpu", "H100", "--emit-file", "x.yaml", "--fetch", "replay"])
     assert alone.exit_code == 2 and alone.stderr.startswith("error: --emit-file: names where --emit writes")
+
+
+def test_the_estimate_table_wraps_regions_at_80_columns() -> None:
+    # Was: ap-southeast-2 and ap-southeast-3 both cut to "ap-southeas…" at 80 columns.
+    run = runner.invoke(app, ["estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--fetch", "replay"],
+                        env={"COLUMNS": "80"})
+    assert run.exit_code == 0 and "…" not in run.stdout
+    assert max(len(line) for line in run.stdout.splitlines()) <= 80
 
 
 def test_a_job_cost_without_its_egress_says_it_is_incomplete() -> None:

@@ -108,7 +108,7 @@ def test_estimate_gpus_providers_rankers_equal_the_cli(client: TestClient) -> No
     ("available=maybe", "available", "expected true or false, got 'maybe'"),
     ("max_rtt=20", "max_rtt", "needs a place to measure from"),
     ("limit=5001", "limit", "at most 5000 offers per request"),
-    ("limit=0", "limit", "must be a whole number of at least 1"),
+    ("limit=0", "limit", "must be a whole number from 1 to 1000000"),
     ("near=Atlantis", "near", "Atlantis"),
     ("workload=gaming", "workload", "'gaming' is not a workload"),
     ("currency=usd1", "currency", "usd1"),

@@ -24,6 +24,8 @@ PROVIDER_KINDS = ("hyperscaler", "specialist", "internal", "other")
 WORKLOADS = ("training", "inference", "data-science", "rendering", "scientific")
 """The workload presets (rankers registered by the built-in plugin; see :mod:`gpuhub.answer.workloads`)."""
 
+MAX_LIMIT = 1_000_000
+"""The most offers a search may be asked for (a bound on input: every catalog so far is far smaller)."""
 GROUP_KEYS = ("instance-type", "gpu", "provider", "region")
 """What ``group_by`` accepts (combinable)."""
 KNOWN_PLUGINS = BUNDLED_PROVIDERS
@@ -311,13 +313,13 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     if fit is None and (precision is not None or mode is not None):
         raise QueryError("model", "precision and mode describe a model: give the model size too, e.g. 70b")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float, str))):
-        raise QueryError("limit", f"must be a whole number of at least 1, got {limit!r}")
+        raise QueryError("limit", f"must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}")
     try:
         limit_n = _number("limit", limit, integer=True)
     except QueryError:
-        raise QueryError("limit", f"must be a whole number of at least 1, got {limit!r}") from None
-    if limit_n is not None and limit_n < 1:
-        raise QueryError("limit", f"must be a whole number of at least 1, got {limit!r}")
+        raise QueryError("limit", f"must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}") from None
+    if limit_n is not None and not 1 <= limit_n <= MAX_LIMIT:
+        raise QueryError("limit", f"must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}")
     budget = _number("rtt_budget", rtt_budget)
     if budget is not None and place is None:
         raise QueryError("rtt_budget", "needs a place to measure from (near, on the CLI --near)")

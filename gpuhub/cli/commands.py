@@ -430,7 +430,7 @@ def estimate(
         return
     table = Table(show_edge=False, header_style="bold")
     for column in ("provider", "region", "purchase", "per hour", "billed h", "job cost", "notes"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # a narrow terminal wraps a region, never cuts it
     for r in rows:
         region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
         table.add_row(*_cells(r["provider"], region_text, r["purchase"]), _price(r["price_per_hour"]),
