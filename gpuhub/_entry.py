@@ -1,6 +1,7 @@
 """The ``gpuhub`` console script: settles what needs nothing else before the command line module loads.
 
-``gpuhub --version`` prints without importing typer or anything else; every other command runs
+``gpuhub --version`` prints without importing typer or anything else; a ``gpuhub search`` whose arguments are all
+well-formed options runs through :func:`gpuhub.cli.search.fast_main` (no typer); every other command runs
 :func:`gpuhub.cli.commands.main`. The collector's first generation threshold is raised for the process: a CLI run is
 short and allocates its long-lived objects (modules, classes, the GPU table, offers) up front, which the default
 threshold of 700 would traverse again and again (about a tenth of a search served from the store).
@@ -23,6 +24,11 @@ def main() -> None:
         sys.stdout.write(f"gpuhub {__version__}\n")
         return
     gc.set_threshold(*GC_THRESHOLD)
+    if sys.argv[1:2] == ["search"]:
+        from gpuhub.cli.search import fast_main
+
+        if fast_main(sys.argv[2:]):  # a well-formed search runs without building the typer app
+            return
     from gpuhub.cli.commands import main as run
 
     run(own_process=True)

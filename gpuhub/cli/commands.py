@@ -6,7 +6,6 @@ Exit codes: 0 success (even when some providers failed: their status is on stder
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import functools
 import inspect
@@ -15,38 +14,38 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gpuhub.answer.spec import FILTER_PARAMS, OUTPUT_PARAMS, SEARCH_PARAMS, cli_option
+from gpuhub.answer.spec import SEARCH_PARAMS, cli_option
 from gpuhub.cli._lazy import lazy
+from gpuhub.cli.process import err
+from gpuhub.cli.process import leave as _leave
+from gpuhub.cli.process import load_registry as _load_registry
+from gpuhub.cli.search import EmitFormat, OutputFormat, run_search, split_values
+from gpuhub.cli.search import check_emit as _check_emit
+from gpuhub.cli.search import emit_offer as _emit
 from gpuhub.errors import PluginError, QueryError
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from gpuhub.answer.query import build_query
     from gpuhub.cli.table import TextConsole
     from gpuhub.fetch.plugins import Registry, get_registry, reset_registry
     from gpuhub.model import Offer
-    from gpuhub.service.searching import default_engine, run_query
+    from gpuhub.service.searching import default_engine
 else:  # imported on first use: `gpuhub --version`, `--help` and `store` never load numpy, pydantic or httpx
     Table = lazy("rich.table", "Table")
     Registry, get_registry = lazy("gpuhub.fetch.plugins", "Registry"), lazy("gpuhub.fetch.plugins", "get_registry")
     reset_registry = lazy("gpuhub.fetch.plugins", "reset_registry")
-    build_query = lazy("gpuhub.answer.query", "build_query")
     default_engine = lazy("gpuhub.service.searching", "default_engine")
-    run_query = lazy("gpuhub.service.searching", "run_query")
 
 _APP_SETTINGS: dict[str, Any] = {"add_completion": False, "no_args_is_help": True, "pretty_exceptions_enable": False,
                                  "rich_markup_mode": None,
                                  "help": "Find and price cloud GPU instances across providers."}
 app = typer.Typer(**_APP_SETTINGS)
-err: TextConsole = lazy("gpuhub.cli.table", "TextConsole", stderr=True, soft_wrap=True)
-"""stderr: every string printed as text (markup off, control characters escaped)."""
 
 
 def _version(value: bool) -> None:
@@ -70,28 +69,15 @@ def _out() -> TextConsole:
     return stdout_console()
 
 
-class OutputFormat(str, Enum):
-    """``--format``: a table for people, JSON or CSV for programs (same records as the API)."""
-    table = "table"
-    json = "json"
-    csv = "csv"
-
-
 def _fail_usage(message: str) -> None:
-    err.print(f"error: {message}", style="red")  # "gpuhub-core[web]" is text, not markup
-    raise typer.Exit(2)
+    from gpuhub.cli.process import fail_usage
+
+    fail_usage(message)
 
 
 _OPTION_TYPES: dict[str, Any] = {"list": list[str] | None, "number": float | None, "integer": int | None,
                                  "text": str | None, "flag": bool}
 """The typer type of each kind of search parameter (:data:`gpuhub.answer.spec.Kind`)."""
-
-
-class EmitFormat(str, Enum):
-    """``--emit``: the launch file written for the chosen offer (SkyPilot task, dstack task or fleet)."""
-    skypilot = "skypilot"
-    dstack = "dstack"
-    dstack_fleet = "dstack-fleet"
 
 
 EmitOption = Annotated[EmitFormat | None, typer.Option(
@@ -113,9 +99,8 @@ def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(command)
     def run(**values: Any) -> None:
-        filters = {p.name: (not values.pop(p.name)) if p.inverted else values.pop(p.name) for p in FILTER_PARAMS}
-        shown = {p.name: values.pop(p.name) for p in OUTPUT_PARAMS}
-        command(filters, shown, **values)
+        filters, shown, own = split_values(values)
+        command(filters, shown, **own)
 
     signature = inspect.Signature([*options, *(p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own)])
     run.__signature__ = signature  # type: ignore[attr-defined]
@@ -143,97 +128,8 @@ def search(
     emit_file: EmitFileOption = None,
 ) -> None:
     """Search GPU offers across every installed provider."""
-    from gpuhub.answer.columns import choose_columns
-    from gpuhub.cli.table import print_result, print_statuses
-
-    try:
-        columns = choose_columns(shown["columns"])
-    except QueryError as exc:
-        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
-        return
-    _check_emit(emit, emit_file)
-    engine = default_engine()
-    registry = engine.registry
-    if fetch not in ("auto", "live", "replay"):
-        _fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")
-    if fixtures is not None and not fixtures.is_dir():
-        _fail_usage(f"--fixtures: {fixtures} is not a directory")
-    if timeout is not None and not (0 < timeout < float("inf")):
-        _fail_usage(f"--timeout: must be a positive number of seconds, got {timeout:g}")
-    max_age_s = None
-    if max_age is not None:
-        from gpuhub.cli.store import parse_duration
-
-        try:
-            max_age_s = parse_duration(max_age)
-        except ValueError as exc:
-            _fail_usage(f"--max-age: {exc}")
-    try:
-        query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), sellers=registry.sellers(),
-                            rankers=list(registry.rankers), **filters)
-    except QueryError as exc:
-        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
-        return
-    try:
-        result = run_query(query, engine, fixtures_dir=fixtures, fetch=fetch, refresh=refresh,  # type: ignore[arg-type]
-                           timeout=timeout, deadline=_DEADLINE[0] if timeout is not None and _DEADLINE else None,
-                           max_age=max_age_s)
-    except QueryError as exc:
-        _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
-        return
-    if emit is not None and str(emit_file) == "-":  # stdout carries the launch file alone (a pipe to a tool)
-        err.print(f"the {output.value} output is left out: stdout carries the --emit file", highlight=False)
-    elif result.offers or output is not OutputFormat.table:
-        print_result(result, output.value, err, None if shown["wide"] else columns, shown["wide"])
-    else:
-        err.print("no offers match", highlight=False)
-    for line in result.launch_notes:  # --launchable: which checks could not be made (gpuhub.answer.launch)
-        err.print(line, highlight=False)
-    if explain and output is OutputFormat.table:
-        for i, offer in enumerate(result.offers):
-            err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code}: "
-                      f"{result.details(i)['explanation']}", highlight=False)
-    print_statuses(result, verbose, err)
-    if not result.offers or (explain and (query.limit is None or len(result.offers) < query.limit)):
-        said = tuple(f"{s.provider} {s.state}:" for s in result.statuses)  # the status lines above say these
-        for line in result.explain():
-            if not line.startswith(said):
-                err.print(f"  {line}", highlight=False)
-    if all(s.state in ("failed", "skipped") for s in result.statuses):
-        raise typer.Exit(1)
-    if emit is not None:
-        if result.groups is not None or not result.offers:
-            _fail_usage(f"--emit: {'--group-by rows are not offers' if result.offers else 'no offer to hand off'}")
-        _emit(result.offers[0], emit.value, emit_file)
-
-
-def _check_emit(emit: Any, emit_file: Path | None) -> None:
-    """``--emit-file`` names where ``--emit`` writes: alone it would be ignored, so it is an error."""
-    if emit_file is not None and emit is None:
-        _fail_usage("--emit-file: names where --emit writes; give --emit skypilot, dstack or dstack-fleet too")
-
-
-def _emit(offer: Offer, fmt: str, path: Path | None) -> None:
-    """Write the hand-off file of ``offer`` (``--emit``) to ``path`` (default by format; ``-``: stdout)."""
-    from gpuhub.answer.handoff import HandoffError, default_file, handoff_text
-
-    try:
-        text, notes = handoff_text(offer, fmt)
-    except HandoffError as exc:
-        _fail_usage(f"--emit {fmt}: {exc}")
-        return
-    for note in notes:
-        err.print(f"note: {note}", highlight=False)
-    if path is not None and str(path) == "-":
-        sys.stdout.write(text)
-        return
-    target = path or Path(default_file(fmt))
-    try:
-        target.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        _fail_usage(f"--emit-file: cannot write {target}: {exc.strerror or exc}")
-    err.print(f"wrote {target}: {fmt} for {offer.provider} {offer.instance_type} in {offer.region.code}",
-              highlight=False)
+    run_search(filters, shown, explain=explain, fixtures=fixtures, fetch=fetch, refresh=refresh, max_age=max_age,
+               timeout=timeout, output=output, verbose=verbose, emit=emit, emit_file=emit_file)
 
 
 def _num(value: Any) -> str:
@@ -618,85 +514,6 @@ def _run_app(typer_app: typer.Typer) -> None:
     command()
 
 
-def _load_registry() -> None:
-    """The process-wide registry, from the plugin index when it describes the installed plugins (no plugin is
-    imported), unless one was set already (a host calling ``main`` in-process); ``gpuhub plugins`` always loads
-    them for real, since it diagnoses them."""
-    from gpuhub.fetch.plugins import has_registry
-
-    if has_registry():
-        return
-    if sys.argv[1:2] == ["plugins"]:
-        reset_registry(Registry())
-        return
-    from gpuhub.fetch.plugin_index import load_registry
-
-    reset_registry(load_registry())
-
-
-_DEADLINE: list[float] = []
-"""``search --timeout T``: T seconds from the start of the process (plugin loading included)."""
-
-
-def _argv_timeout(args: list[str]) -> float | None:
-    """The value of ``--timeout`` in the command line, read before the plugins load (None when absent or bad)."""
-    for i, arg in enumerate(args):
-        text = arg.split("=", 1)[1] if arg.startswith("--timeout=") else (
-            args[i + 1] if arg == "--timeout" and i + 1 < len(args) else None)
-        if text is not None:
-            try:
-                value = float(text)
-            except ValueError:
-                return None
-            return value if 0 < value < float("inf") else None
-    return None
-
-
-def _process_age_s() -> float:
-    """Seconds since this process started (interpreter start-up and imports before ``main``), from
-    ``/proc/self/stat``; 0 where that is not available."""
-    try:
-        with open("/proc/self/stat", "rb") as fh:
-            start_ticks = int(fh.read().rsplit(b")", 1)[1].split()[19])
-        with open("/proc/uptime", "rb") as fh:
-            uptime = float(fh.read().split()[0])
-        return max(0.0, min(60.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK")))
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
-def _leave(code: object, inherited: frozenset[int] = frozenset(), own_process: bool = False) -> None:
-    """Exit with ``code``. Fetch or plugin threads this command started and that still run (a provider past its
-    deadline, a plugin that hung at import) are abandoned: flush and end the process at once instead of letting
-    interpreter exit wait. Threads that were alive before ``main`` (``inherited`` idents: a host process calling
-    ``main`` in-process, such as a test runner) are not this command's and never end the host.
-
-    ``own_process`` (the console script): the heap is frozen first (:func:`gc.freeze`), so the collections that
-    interpreter exit runs skip every object this command made (a tenth to a fifth of a warm search's time went
-    there); atexit handlers and module teardown still run."""
-    import threading
-
-    if own_process:
-        import gc
-
-        gc.freeze()
-
-    if isinstance(code, str):
-        err.print(code, highlight=False, markup=False)
-        code = 1
-    status = code if isinstance(code, int) else (0 if code is None else 1)
-    if any(t.is_alive() and t.name.startswith("gpuhub-") and t.ident not in inherited
-           for t in threading.enumerate()):
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):
-                stream.flush()
-        store = sys.modules.get("gpuhub.store.sqlite")  # os._exit runs no atexit: close the store here
-        if store is not None:
-            store.close_all()
-        os._exit(status)
-    raise SystemExit(status)
-
-
 plugin_app = typer.Typer(help="Write and check provider plugins.", no_args_is_help=True)
 app.add_typer(plugin_app, name="plugin")
 
@@ -717,47 +534,14 @@ def plugin_new(
     typer.echo(f"wrote {root}: pip install -e '{root}[test]' && gpuhub plugins && python -m pytest {root}/tests")
 
 
-def _exit_on_ctrl_c() -> None:
-    """Make a real Ctrl-C end this process at once with exit code 130, wherever its main thread waits (an import,
-    a plugin load, a fetch past its deadline): the handler runs in the main thread at its first chance and ends
-    the process there, instead of unwinding through code that could wait again (an import lock a plugin thread
-    holds). What was written stays consistent: store writes are SQLite transactions, files are renamed in whole."""
-    import signal
-
-    def interrupted(signum: int, frame: object) -> None:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):  # the main thread may be inside a write to it
-                stream.flush()
-        with contextlib.suppress(OSError):
-            os.write(2, b"interrupted\n")
-        os._exit(130)
-
-    signal.signal(signal.SIGINT, interrupted)
-
-
 def main(own_process: bool = False) -> None:
     """Console-script entry point: the command's exit code; a search with ``--timeout T`` exits within T s (plus
     printing) whatever a provider or plugin does. ``own_process``: this process runs only this command (the
     console script, ``python -m gpuhub.cli``), so Ctrl-C ends it at once (:func:`_exit_on_ctrl_c`); a host calling
     ``main`` in-process keeps its own SIGINT handling."""
-    import threading
-    import time
+    from gpuhub.cli.process import start
 
-    if own_process:
-        # pydantic looks for its own plugins (observability hooks) by listing every installed distribution's entry
-        # points when the first model is built: a tenth of a warm search. The command's own process skips that
-        # unless the user set PYDANTIC_DISABLE_PLUGINS (an empty value keeps pydantic plugins on).
-        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    if own_process and threading.current_thread() is threading.main_thread():
-        _exit_on_ctrl_c()
-    inherited = frozenset(t.ident for t in threading.enumerate() if t.ident is not None)
-    started = time.monotonic() - _process_age_s()
-    timeout = _argv_timeout(sys.argv[1:])
-    if timeout is not None:
-        from gpuhub.fetch.plugins import limit_load_time
-
-        _DEADLINE[:] = [started + timeout]
-        limit_load_time(max(0.2, timeout / 2))  # a hanging plugin leaves the other half to the providers
+    inherited = start(own_process)
     try:
         _main_inner()
     except SystemExit as exc:
@@ -789,9 +573,9 @@ def _main_inner() -> None:
         return
     import logging
 
-    # A provider's failure is already on its status line; the engine's log line would repeat it.
-    logging.getLogger("gpuhub.service.engine").addHandler(logging.NullHandler())
-    logging.getLogger("gpuhub.service.engine").propagate = False
+    from gpuhub.cli.process import quiet_engine_log
+
+    quiet_engine_log()
     try:
         _load_registry()
         get_registry().register_commands(app)

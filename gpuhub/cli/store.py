@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from gpuhub.cli.durations import parse_duration
 
 if TYPE_CHECKING:
     from gpuhub.store import Snapshot, Store
@@ -21,21 +22,6 @@ __all__ = ["parse_duration", "store_app"]
 store_app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                         rich_markup_mode=None,
                         help="The offer store: snapshots of every provider fetch (GPUHUB_STORE).")
-_UNITS = {"s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
-def parse_duration(text: str) -> float:
-    """Seconds in ``"90"``, ``"90s"``, ``"15min"``/``"15m"``, ``"12h"``, ``"7d"``, ``"2w"``.
-
-    Raises:
-        ValueError: anything else (the message lists the allowed forms).
-    """
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|min|h|d|w)?\s*", text)
-    if not match:
-        raise ValueError(f"{text!r} is not a duration; use a number of seconds or e.g. 90s, 15min, 12h, 7d, 2w")
-    return float(match.group(1)) * _UNITS[match.group(2) or "s"]
-
-
 def _open(ctx: typer.Context) -> Store:
     from gpuhub.store import StoreError, default_location, open_store, redact_location
 
