@@ -10,6 +10,7 @@ threshold of 700 would traverse again and again (about a tenth of a search serve
 from __future__ import annotations
 
 import gc
+import os
 import sys
 
 GC_THRESHOLD = (50_000, 50, 100)
@@ -24,6 +25,10 @@ def main() -> None:
         sys.stdout.write(f"gpuhub {__version__}\n")
         return
     gc.set_threshold(*GC_THRESHOLD)
+    # numpy's OpenBLAS starts a thread per core when numpy is imported; a command never does linear algebra
+    # (filters, sorts and gathers only), so one thread is enough and the import is cheaper (a user's own setting
+    # is kept).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if sys.argv[1:2] == ["search"]:
         from gpuhub.cli.search import fast_main
 

@@ -12,6 +12,7 @@ prefixes) and from the sellers' own renames (DataCrunch became Verda).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ["known_sellers", "seller_name"]
 
@@ -49,6 +50,7 @@ def _key(text: str) -> str:
 _LOOKUP: dict[str, str] = {_key(alias): name for name, aliases in SELLERS.items() for alias in (name, *aliases)}
 
 
+@lru_cache(maxsize=1024)  # every stored instance of an aggregator names its seller: a few dozen spellings
 def seller_name(raw: str) -> str:
     """The canonical seller name for an aggregator's spelling (``"lambdalabs"`` -> ``"lambda"``,
     ``"DataCrunch"`` -> ``"verda"``); a spelling not in the table is kept, lower-cased with its spaces as ``-``

@@ -8,6 +8,7 @@ Plugins add rows and aliases through the ``register_gpu_specs`` hook.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import threading
 from collections.abc import Mapping
@@ -125,7 +126,10 @@ _MODEL_PATTERNS: list[tuple[str, str]] = [
     ("Inferentia", r"\binferentia ?1?\b"),
     ("Gaudi", r"\bgaudi ?1?\b"),
 ]
-_COMPILED = [(key, re.compile(rx)) for key, rx in _MODEL_PATTERNS]
+@functools.cache
+def _compiled() -> list[tuple[str, re.Pattern[str]]]:
+    """The model patterns compiled on first use (a search served from the store reads stored names)."""
+    return [(key, re.compile(rx)) for key, rx in _MODEL_PATTERNS]
 _FORM_WORDS = {"sxm", "sxm2", "sxm4", "sxm5", "sxm6", "pcie", "pci", "e", "nvl", "nvlink", "mega", "plus", "hgx",
               "baremetal"}
 _MEMORY_RX = re.compile(r"\b(\d{1,3}) ?(?:gb|gib|g)\b")
@@ -338,7 +342,7 @@ class GpuTable:
             if spec is not None and (written is None or _near(written, spec.memory_gib)) and (
                     memory_gib is None or pinned or _near(memory_gib, spec.memory_gib)):
                 return spec
-        key = next((k for k, rx in _COMPILED if rx.search(text)), None)
+        key = next((k for k, rx in _compiled() if rx.search(text)), None)
         if key is None:
             return None
         mem = written if written is not None else memory_gib
@@ -399,7 +403,7 @@ class GpuTable:
         if alias is not None:
             return alias, form if form in self.form_factors(alias) else None
         unknown = UnknownGpuError(user_name, self._close(user_name), self.names())
-        found = next(((k, m) for k, rx in _COMPILED if (m := rx.search(text))), None)
+        found = next(((k, m) for k, rx in _compiled() if (m := rx.search(text))), None)
         if found is None:
             raise unknown
         key, match = found

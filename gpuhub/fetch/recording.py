@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
+import functools
 import json
 import re
 import threading
@@ -72,8 +73,16 @@ _CREDENTIAL_JSON_RX = re.compile(
 _NAMES_RX = "|".join(re.escape(n) for n in sorted(SECRET_NAMES, key=len, reverse=True))
 # ``?key=value`` / ``&token=value`` in URLs and form bodies, and ``name: value`` header lines at the start of a line
 # (signers' canonical requests, header dumps); prose such as "unclosed token: line 3" is left alone.
-_SECRET_PARAM_RX = re.compile(rf"(?im)((?:[?&#;]|^|(?<=\s))(?:{_NAMES_RX})=|^[ \t]*(?:{_NAMES_RX})[ \t]*:[ \t]*)"
-                              r"[^&\s\"'<>#,]+")
+_SECRET_PARAM_PATTERN = (rf"(?im)((?:[?&#;]|^|(?<=\s))(?:{_NAMES_RX})=|^[ \t]*(?:{_NAMES_RX})[ \t]*:[ \t]*)"
+                         r"[^&\s\"'<>#,]+")
+
+
+@functools.cache
+def _secret_param_rx() -> re.Pattern[str]:
+    """The pattern compiled on first use (a search served from the store never scrubs text; compiling its ~30
+    alternatives was a measurable part of importing this module)."""
+    return re.compile(_SECRET_PARAM_PATTERN)
+
 # A Bearer credential in free text: at least 8 token characters (so "sent as a Bearer token" stays readable).
 _BEARER_RX = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
 _KNOWN_SECRETS: set[str] = set()
@@ -203,7 +212,7 @@ def redact(text: str, extra: frozenset[str] | set[str] = frozenset()) -> str:
         if secret in text:
             text = text.replace(secret, REDACTED)
     text = _BEARER_RX.sub(r"\1" + REDACTED, text)
-    return _SECRET_PARAM_RX.sub(r"\1" + REDACTED, text)
+    return _secret_param_rx().sub(r"\1" + REDACTED, text)
 
 
 def scrub_url(url: str) -> str:

@@ -163,6 +163,8 @@ def _availability(offer: Offer) -> dict[str, str]:
 
 def _check_regions(query: Query, catalog: Catalog) -> None:
     """An unknown region or zone code is an error (with close matches), not a silent empty result."""
+    if not query.regions:
+        return
     from gpuhub.facts.regions import known_regions
 
     known = set(catalog.region.lookup) | set(catalog.zone.lookup) | {f.region.lower() for f in known_regions()}
