@@ -17,10 +17,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from gpuhub.answer.columns import DISPLAY_ORDER, TABLE_COLUMNS, TableColumn
+from gpuhub.cli.plaintext import PlainTable, plain_mode, styled_lines, text_width
 from gpuhub.display import money, plain
 
 if TYPE_CHECKING:
-    from rich.table import Table
 
     from gpuhub.model import Offer
     from gpuhub.service.searching import SearchResult
@@ -33,21 +33,79 @@ _SEPARATOR = 3
 
 
 class TextConsole:
-    """A rich console that prints every string as text: markup and emoji codes off, control characters escaped
-    (:func:`gpuhub.display.plain`; line breaks kept). ``style`` colours a whole line. Other renderables (a table
+    """A console that prints every string as text: markup and emoji codes off, control characters escaped
+    (:func:`gpuhub.display.plain`; line breaks kept). ``style`` colours a whole line. A :class:`PlainTable` or a
+    line of text is written directly where rich would write exactly that (:mod:`gpuhub.cli.plaintext`), else
+    through a rich console made on first need (``kwargs`` are its arguments); other renderables (a rich table
     whose cells were made with :func:`cells`) print as they are."""
 
     def __init__(self, **kwargs: Any) -> None:
-        from rich.console import Console
+        self._kwargs = kwargs
+        self._console: Any = None
 
-        self.console = Console(**_PLAIN, **kwargs)
+    @property
+    def console(self) -> Any:
+        """The rich console (made on first use)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**_PLAIN, **self._kwargs)
+        return self._console
+
+    def _stream(self) -> Any:
+        if "file" in self._kwargs:
+            return None
+        return sys.stderr if self._kwargs.get("stderr") else sys.stdout
+
+    @property
+    def width(self) -> int:
+        """The console's width in columns, as rich measures it: the ``width`` given, else ``COLUMNS``, else the
+        terminal's, else 80."""
+        stream = self._stream()
+        if stream is None or plain_mode(stream) is None:
+            return int(self.console.width)
+        given = self._kwargs.get("width")
+        if given is not None:
+            return int(given)
+        columns = os.environ.get("COLUMNS", "")
+        if columns.isdigit():
+            return int(columns)
+        for descriptor in (0, 1, 2):  # rich asks stdin, stdout, stderr in this order
+            try:
+                return os.get_terminal_size(descriptor).columns or 80
+            except (AttributeError, ValueError, OSError):
+                continue
+        return 80
 
     def print(self, *objects: Any, style: str | None = None, **kwargs: Any) -> None:
         """Print ``objects`` (strings as text); ``markup``/``highlight``/``emoji`` arguments are ignored."""
         for name in ("markup", "highlight", "emoji"):
             kwargs.pop(name, None)
-        shown = [plain(o, newlines=True) if isinstance(o, str) else o for o in objects]
+        if self._direct(objects, style, kwargs):
+            return
+        shown = [o.to_rich() if isinstance(o, PlainTable) else plain(o, newlines=True) if isinstance(o, str) else o
+                 for o in objects]
         self.console.print(*shown, style=style, **_PLAIN, **kwargs)
+
+    def _direct(self, objects: tuple[Any, ...], style: str | None, kwargs: dict[str, Any]) -> bool:
+        """Write ``objects`` without rich when it would write exactly this (:mod:`gpuhub.cli.plaintext`)."""
+        stream = self._stream()
+        mode = plain_mode(stream) if stream is not None and not set(kwargs) - {"end", "sep"} else None
+        if mode is None:
+            return False
+        text: str | None = None
+        if len(objects) == 1 and isinstance(objects[0], PlainTable):
+            text = objects[0].render(self.width, mode) if style is None else None
+        elif objects and all(isinstance(o, str) for o in objects) and self._kwargs.get("soft_wrap"):
+            line = str(kwargs.get("sep", " ")).join(plain(o, newlines=True) for o in objects)
+            narrow = text_width(line.replace("\n", " ").strip(" ")) is not None  # one column per character
+            styled = styled_lines(line, style, mode) if narrow else None
+            text = None if styled is None else styled + str(kwargs.get("end", "\n"))
+        if text is None:
+            return False
+        stream.write(text)
+        stream.flush()  # as rich does: stdout and stderr lines keep their order in a shared pipe
+        return True
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.console, name)
@@ -218,18 +276,12 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
 
 
 def _table(shown: list[str], headings: dict[str, str], rows: list[dict[str, str]],
-           records: list[dict[str, Any]]) -> Table:
-    from rich.table import Table
-
+           records: list[dict[str, Any]]) -> PlainTable:
     by_name = {c.name: c for c in TABLE_COLUMNS}
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for name in shown:
-        column = by_name[name]
-        widest = max([len(headings[name]), *(len(row[name]) for row in rows)])
-        if column.whole:  # a price is never cut or wrapped: other columns give way
-            table.add_column(headings[name], justify="right", no_wrap=True, min_width=widest)
-        else:
-            table.add_column(headings[name], justify="right" if column.numeric else "left", overflow="fold")
+    # a price is never cut or wrapped ("whole"): other columns give way
+    table = PlainTable([headings[name] for name in shown],
+                       [by_name[name].whole or by_name[name].numeric for name in shown],
+                       ["whole" if by_name[name].whole else "fold" for name in shown])
     for row in rows:
         table.add_row(*cells(*(row[name] for name in shown)))
     return table
@@ -247,13 +299,10 @@ def _published(amount: Any) -> str:
 
 
 def _print_groups(result: SearchResult, out: TextConsole, err: TextConsole) -> None:
-    from rich.table import Table
-
     assert result.groups is not None
     keys = list(result.groups[0].keys) if result.groups else list(result.query.group_by)
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for column in (*keys, "offers", "price range per hour", "regions", "best offer"):
-        table.add_column(column, justify="right" if column == "offers" else "left")
+    columns = (*keys, "offers", "price range per hour", "regions", "best offer")
+    table = PlainTable(list(columns), [c == "offers" for c in columns], ["ellipsis"] * len(columns))
     for g in result.groups:
         regions = [r.split(":", 1)[1] for r in g.regions]
         shown = ", ".join(regions[:3]) + (f" +{len(regions) - 3}" if len(regions) > 3 else "")
