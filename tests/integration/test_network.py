@@ -219,3 +219,61 @@ def test_explain_says_a_multi_node_job_without_a_fabric_starves(gpuhub_cli: Run)
     assert ("--nodes alone removed" in done.stderr and "lambda gpu_8x_h100_sxm5" in done.stderr
             and "no RDMA fabric known between gpu_8x_h100_sxm5 instances: a 2-node job would exchange gradients over "
                 "its network (bandwidth unknown), which starves the GPUs" in done.stderr), done.stderr
+
+
+@pytest.mark.parametrize(("provider", "instance_type", "region", "price"), [
+    ("lambda", "gpu_1x_h100_pcie", "asia-northeast-1", 2.49),
+    ("runpod", "1x_H100-SXM_SECURE", "CA", 2.69),
+    ("hyperstack", "n3-H100x1", "CANADA-1", 1.9),
+])
+def test_neoclouds_publish_free_egress(gpuhub_cli: Run, provider: str, instance_type: str, region: str,
+                                       price: float) -> None:
+    done = gpuhub_cli("estimate", "--instance-type", instance_type, "--provider", provider, "--region", region,
+                      "--hours", "10", "--egress-gb", "500", "--format", "json")
+    [job] = json.loads(done.stdout)["jobs"]
+    assert (job["egress_cost"], job["cost_complete"], job["cost"]) == (0.0, True, round(price * 10, 2))
+    assert any(n.startswith(f"egress 500 GB × 0.00 USD/GB = 0.00 USD ({provider}, ") for n in job["notes"])
+
+
+@pytest.mark.parametrize(("provider", "instance_type", "region", "disk", "note"), [
+    # 1000 GiB = 1073.741824 GB
+    ("aws", "p5.48xlarge", "us-east-2", 1073.741824 * 0.08 * 10 / 730,
+     "disk 1000 GiB = 1073.7 GB × 0.08 USD/GB-month × 10 h / 730 h = 1.18 USD (EBS gp3, aws in us-east-2, AWS Price "
+     "List, AmazonEC2 us-east-2, 2023-03-01)"),
+    ("runpod", "1x_H100-SXM_SECURE", "CA", 1073.741824 * 0.10 * 10 / 730,
+     "disk 1000 GiB = 1073.7 GB × 0.10 USD/GB-month × 10 h / 730 h = 1.47 USD (pod volume and container disk (running "
+     "pod), runpod, RunPod docs, billing information, undated)"),
+    ("hyperstack", "n3-H100x1", "CANADA-1", 1073.741824 * 0.000096774 * 10,
+     "disk 1000 GiB = 1073.7 GB × 0.000096774 USD/GB-hour × 10 h = 1.04 USD (Cloud-SSD volume, hyperstack, Hyperstack "
+     "GPU pricing page, 2026-08-26)"),
+    ("coreweave", "HGX H100", "RNO2", 1073.741824 * 0.07 * 10 / 730,
+     "disk 1000 GiB = 1073.7 GB × 0.07 USD/GB-month × 10 h / 730 h = 1.03 USD (Distributed File Storage, coreweave, "
+     "CoreWeave pricing page, 2026-09-20)"),
+])
+def test_estimate_adds_the_attached_disk_with_its_source(gpuhub_cli: Run, provider: str, instance_type: str,
+                                                         region: str, disk: float, note: str) -> None:
+    done = gpuhub_cli("estimate", "--instance-type", instance_type, "--provider", provider, "--region", region,
+                      "--hours", "10", "--disk-gib", "1000", "--format", "json")
+    [job] = json.loads(done.stdout)["jobs"]
+    assert job["disk_cost"] == pytest.approx(disk, rel=1e-12) and job["cost_complete"] is True
+    assert job["cost"] == round(job["price_per_hour"] * 10 + disk, 2)
+    assert note in job["notes"]
+
+
+def test_a_disk_without_a_published_price_leaves_the_cost_incomplete(gpuhub_cli: Run) -> None:
+    # Lambda gives its filesystem rate only as an example that "might not reflect current pricing"; AWS us-east-1
+    # has no row (the Price List excerpt in the reference is us-east-2's)
+    done = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--egress-gb", "500",
+                      "--disk-gib", "1000", "--region", "us-east-1", "--format", "json")
+    [job] = json.loads(done.stdout)["jobs"]
+    assert (job["egress_cost"], job["disk_cost"], job["cost_complete"], job["cost"]) == (45.0, None, False, 595.40)
+    assert "no published attached-disk price known for aws in us-east-1: 1000 GiB of disk not priced" in job["notes"]
+    table = gpuhub_cli("estimate", "--instance-type", "gpu_1x_h100_pcie", "--provider", "lambda", "--hours", "10",
+                       "--disk-gib", "1000", "--region", "asia-northeast-1")
+    assert "24.90 USD + disk ?" in table.stdout
+    assert "no published attached-disk price known for lambda in asia-northeast-1" in table.stdout.replace("\n", " ")
+    bad = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--disk-gib", "-1", check=False)
+    assert bad.returncode == 2 and "--disk-gib" in bad.stderr
+    compare = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--disk-gib", "10",
+                         "--compare", check=False)
+    assert compare.returncode == 2 and "--disk-gib: is not priced by --compare" in compare.stderr
