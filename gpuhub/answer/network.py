@@ -35,9 +35,9 @@ MAX_FIGURE = 1e9
 DATA_PATH_FIELDS = ("network_gbps", "fabric_gbps", "storage_gib")
 """The columns of :func:`data_path_facts`, in order."""
 MIN_VCPUS_PER_GPU = 4.0
-"""Fewer vCPUs per GPU than this starve a training or data-science job's GPUs (``--explain`` says so): a PyTorch
-data loader runs one worker process per vCPU, and decoding and augmenting a batch on 2 or 3 cores falls behind a
-datacenter GPU. Half the data-science preset's 8 (:data:`gpuhub.answer.workloads.VCPUS_PER_GPU`)."""
+"""Fewer vCPUs per GPU than this starve a training or data-science job's GPUs (``--explain`` says so). A judgement:
+data-loader worker processes decode and augment batches on the host's cores, and 2 or 3 of them per GPU fall behind
+a datacenter GPU; half the data-science preset's 8 (:data:`gpuhub.answer.workloads.VCPUS_PER_GPU`)."""
 
 
 def fabric_matches(instance: Instance, fabrics: tuple[str, ...]) -> bool:

@@ -30,7 +30,9 @@ last). Throughput figures are dense TFLOPS from the GPU table (vendor datasheets
 
 The data path (``training`` and ``data-science``): a GPU waits when data cannot reach it. Each term is
 ``1 - weight × shortfall``, shortfall = max(0, 1 - have / need) (0 when the need is met, 1 when nothing is there),
-and the factor is their product; the weight is the most of the score one term can take away:
+and the factor, their product, multiplies the effective throughput (``training``) or the balance (``data-science``);
+a weight is the most of it one term can take away. The needs and weights are judgements, stated so they can be
+checked and changed, not measurements:
 
 - network: need ``NETWORK_GBPS_PER_GPU`` = 10 Gbps of baseline network per GPU (writing a 7B model's 112 GB
   training state, 16 bytes per parameter, takes 90 s at 10 Gbps; streaming a data set from object storage is bound
@@ -45,9 +47,9 @@ and the factor is their product; the weight is the most of the score one term ca
   holds is filtered by ``model`` and explained with the nodes it needs and the fabric between them.
 
 An unknown figure (the provider does not publish it) is neither rewarded nor punished: its term is 1, the same as a
-need met, so an offer is never ranked down for what its provider does not say; ``--explain`` names what is unknown
-only through its starvation notes (:func:`gpuhub.answer.network.starvation_note`, :func:`~gpuhub.answer.network.
-cpu_starvation_note`).
+need met, so an offer is never ranked down for what its provider does not say. ``--explain`` prints every term under
+1 with its figure and need (an unknown figure adds none), and the starvation notes of
+:func:`gpuhub.answer.network.cpu_starvation_note` and :func:`~gpuhub.answer.network.starvation_note`.
 
 Two more rankers: ``carbon`` (estimated gCO2e per hour, see :mod:`gpuhub.facts.carbon`) and ``latency`` (estimated
 round trip from ``near=``, see :mod:`gpuhub.facts.location`).
@@ -73,15 +75,15 @@ RAM_PER_GPU_GIB = 64.0
 NETWORK_GBPS_PER_GPU = 10.0
 """Baseline network bandwidth per GPU that meets a training or data-science job's need, Gbps."""
 NETWORK_WEIGHT = 0.2
-"""The most of the score a network shortfall takes away (no network at all: × 0.8)."""
+"""The most of the effective throughput a network shortfall takes away (no network at all: × 0.8)."""
 LOCAL_DISK_GIB_PER_GPU = 500.0
 """Local (instance) storage per GPU that meets the need, GiB."""
 LOCAL_DISK_WEIGHT = 0.1
-"""The most of the score a local-disk shortfall takes away."""
+"""The most of the effective throughput a local-disk shortfall takes away."""
 FABRIC_GBPS_PER_GPU = 400.0
 """Fabric bandwidth per GPU that meets a multi-node training job's need, Gbps (one 400 Gb/s adapter per GPU)."""
 FABRIC_GBPS_WEIGHT = 0.25
-"""The most of the score a fabric's bandwidth shortfall takes away."""
+"""The most of the effective throughput a fabric's bandwidth shortfall takes away."""
 
 
 def _mixed_precision(v: ScoreView) -> FloatArray:
