@@ -4,13 +4,13 @@ region.
 Source: ``gpuhub/data/disk.csv``, one row per provider and region (``*``: every region of the provider), each with
 the storage product it prices (``kind``: EBS gp3, a pod's volume, CoreWeave's distributed file storage, Hyperstack's
 Cloud-SSD volume), its unit (GB = 10^9 bytes or GiB = 2^30 bytes, as the provider writes it), its period (``month``
-or ``hour``, as published), its date and the page it comes from. A provider or
-region without a row has no known price, and an estimate says so instead of guessing (Lambda publishes its filesystem
-rate only as an example "that might not reflect current pricing": no row).
+or ``hour``, as published), its date and the page it comes from. A provider or region without a row has no known
+price, and an estimate says so instead of guessing (Lambda gives its filesystem rate only as an example that "might
+not reflect current pricing": no row).
 
 A job pays for the disk while it runs: ``GiB × (1.073741824 GB per GiB where priced per GB) × price per month ×
-hours / 730`` (a month of 730 hours, 8,760 / 12, the month AWS's and Nebius's price pages use), or ``... × price per
-hour × hours`` for an hourly price.
+hours / 730`` (a month of 730 hours, 8,760 / 12, as Nebius's pricing documentation prices storage: "1 GiB per 730
+hours"), or ``... × price per hour × hours`` for an hourly price.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class DiskCost(AddedCost):
     """What ``quantity`` GiB attached for ``hours`` hours costs: ``cost`` (exact, in ``currency``) and the
     arithmetic as text."""
 
-    hours: Decimal = Decimal(0)
+    hours: Decimal
 
 
 @lru_cache(maxsize=1)
