@@ -96,6 +96,7 @@ def test_the_seven_tools_are_listed_with_schemas_from_the_spec(session: dict[str
     assert "spot" in search["properties"]["purchase"]["items"]["enum"]
     assert {"aws", "gcp", "lambda"} <= set(search["properties"]["provider"]["items"]["enum"])
     assert tools["estimate"].input_schema["required"] == ["instance_type", "hours"]
+    assert tools["estimate"].input_schema["properties"]["disk_gib"]["type"] == "number"  # attached storage, issue 28
     assert all(len(t.description) > 200 for t in tools.values())  # enough for an agent to pick the right one
 
 

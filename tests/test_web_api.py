@@ -96,6 +96,12 @@ def test_estimate_gpus_providers_rankers_equal_the_cli(client: TestClient) -> No
                             "--region", "us-east-1", "--format", "json")
     first = client.get("/api/estimate?instance_type=p5.48xlarge&hours=100").json()["jobs"][0]
     assert (first["region"], first["cost"]) == ("us-east-1", 5504.0)
+    disk = client.get("/api/estimate?instance_type=p5.48xlarge&hours=10&region=us-east-2&disk_gib=1000").json()
+    assert disk == cli_json("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--region", "us-east-2",
+                            "--disk-gib", "1000", "--format", "json")
+    [job] = disk["jobs"]  # 1000 GiB = 1073.741824 GB x 0.08 USD/GB-month (EBS gp3, us-east-2) x 10 h / 730 h
+    assert job["disk_cost"] == pytest.approx(1073.741824 * 0.08 * 10 / 730, rel=1e-12)
+    assert (job["cost"], job["cost_complete"]) == (551.58, True)
     for name in ("gpus", "providers", "rankers"):
         assert client.get(f"/api/{name}").json() == cli_json(name, "--format", "json")
 

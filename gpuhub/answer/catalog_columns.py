@@ -259,6 +259,22 @@ class CatalogColumns(CatalogTables):
         return past
 
     @cached_property
+    def data_path(self) -> FloatArray:
+        """The data path of each offer's instance (:func:`gpuhub.answer.network.data_path_facts`), one row per offer:
+        baseline network Gbps, fabric Gbps, local disk GiB; NaN where unknown. Read once per distinct instance, then
+        gathered by instance code."""
+        from gpuhub.answer.network import DATA_PATH_FIELDS, data_path_facts
+
+        width = len(DATA_PATH_FIELDS)
+        stored = self._stored
+        facts: FloatArray = _gather(
+            [np.asarray([data_path_facts(c.instance(i)) for i in range(len(c.tables["instances"]))]
+                        + [(math.nan,) * width], dtype=np.float64).reshape(-1, width) for c in stored],
+            [np.where(c.columns["instance"] < 0, len(c.tables["instances"]), c.columns["instance"]) for c in stored],
+            width).reshape(len(self.price), width)
+        return facts
+
+    @cached_property
     def interruption_max_pct(self) -> FloatArray:
         """Upper bound of each offer's interruption bucket, percent per month (NaN: unknown)."""
         return self._obtain[:, 0]

@@ -50,7 +50,7 @@ class CatalogRanking(CatalogColumns):
             carbon_g_per_h=carbon, rtt_ms=rtt, interruptible=self.interruptible[rows],
             fast_interconnect=self._at("fast_interconnect", rows, lambda: self._inst_at(9, rows).astype(np.bool_)),
             query=q, interruption_max_pct=self._at("interruption_max_pct", rows, lambda: self._obtain_values[
-                self._global_codes("extra")[rows], 0]))
+                self._global_codes("extra")[rows], 0]), data_path=lambda: self.data_path[rows])
 
     # --- values of some rows only (a ranker looks at the selected rows) -----------------------------------
     def _per_gpu_at(self, rows: IntArray, gpu_count: FloatArray | None = None) -> FloatArray:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from gpuhub.errors import QueryError
+from gpuhub.facts._cost import AddedCost
 from gpuhub.model import Offer
 
 __all__ = ["JobCost", "PriceSpread", "estimate", "price_spread"]
@@ -43,6 +44,9 @@ class JobCost:
     notes: list[str] = field(default_factory=list)
     egress_cost: Decimal | None = None
     """What moving the job's data out costs (``egress_gb`` given and a price known); included in ``cost``."""
+    disk_cost: Decimal | None = None
+    """What the attached disk costs for the billed hours (``disk_gib`` given and a price known); included in
+    ``cost``."""
 
     def cost_rounded(self) -> Decimal:
         """The cost to the cent (half up)."""
@@ -51,7 +55,7 @@ class JobCost:
 
 def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
              on_demand: Offer | None = None, checkpoint_every_h: float | None = None,
-             egress_gb: float | None = None) -> JobCost:
+             egress_gb: float | None = None, disk_gib: float | None = None) -> JobCost:
     """Estimate a job of ``hours`` hours of run time on ``offer``.
 
     Args:
@@ -64,14 +68,18 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
         on_demand: the on-demand offer for the same instance type and region, for a reserved term's break-even.
         egress_gb: data the job moves out to the internet, GB: its cost (:mod:`gpuhub.facts.egress`, with its
             source in the notes) is added to ``cost`` when the provider's price is known, else a note says so.
+        disk_gib: attached block storage the job keeps for its billed hours, GiB: its cost
+            (:mod:`gpuhub.facts.disk`, per GB-month × hours / 730, with its source in the notes) is added to
+            ``cost`` when the provider's price is known, else a note says so.
 
     Raises:
         QueryError: ``hours`` not positive and finite, ``interruption_overhead`` not in [0, 10], or ``egress_gb``
-            negative or not finite.
+            or ``disk_gib`` negative or not finite.
     """
-    if egress_gb is not None and not (isinstance(egress_gb, (int, float)) and not isinstance(egress_gb, bool)
-                                      and math.isfinite(egress_gb) and 0 <= egress_gb <= 1e12):
-        raise QueryError("egress_gb", f"must be a number of GB, 0 or more, got {egress_gb!r}")
+    for name, value, unit in (("egress_gb", egress_gb, "GB"), ("disk_gib", disk_gib, "GiB")):
+        if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                      and math.isfinite(value) and 0 <= value <= 1e12):
+            raise QueryError(name, f"must be a number of {unit}, 0 or more, got {value!r}")
     if not (isinstance(hours, (int, float)) and math.isfinite(hours) and hours > 0):
         raise QueryError("hours", f"must be a positive number of hours, got {hours!r}")
     if not (0 <= interruption_overhead <= 10):
@@ -107,22 +115,35 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
             break_even = term_cost / on_demand.price.amount
             notes.append(f"on-demand is cheaper below {break_even:.0f} h of use in the term "
                          f"({break_even / price.term_hours:.0%} utilization)")
-    egress = None
+    egress = disk = None
     if egress_gb is not None:
         from gpuhub.facts.egress import egress_cost
 
-        moved = egress_cost(offer.provider, offer.region.code, egress_gb)
-        if moved is None:
-            notes.append(f"no published egress price known for {offer.provider} in {offer.region.code}: "
-                         f"{egress_gb:g} GB out not priced")
-        elif moved.currency != price.currency:
-            notes.append(f"{moved.note}; not added: priced in {moved.currency}, the offer in {price.currency}")
-        else:
-            egress = moved.cost
-            cost += egress
-            notes.append(moved.note)
+        egress = _added(egress_cost(offer.provider, offer.region.code, egress_gb), price.currency, notes,
+                        f"no published egress price known for {offer.provider} in {offer.region.code}: "
+                        f"{egress_gb:g} GB out not priced")
+    if disk_gib is not None:
+        from gpuhub.facts.disk import disk_cost
+
+        disk = _added(disk_cost(offer.provider, offer.region.code, disk_gib, billed_hours), price.currency, notes,
+                      f"no published attached-disk price known for {offer.provider} in {offer.region.code}: "
+                      f"{disk_gib:g} GiB of disk not priced")
+    cost += (egress or 0) + (disk or 0)
     return JobCost(offer, float(hours), billed_s, billed_hours, cost, price.currency, term_cost, break_even, notes,
-                   egress)
+                   egress, disk)
+
+
+def _added(found: AddedCost | None, currency: str, notes: list[str], missing: str) -> Decimal | None:
+    """The cost to add for an egress or disk figure (its note appended), or None: no price known (``missing`` is
+    the note) or priced in another currency than the offer's (said, not added)."""
+    if found is None:
+        notes.append(missing)
+        return None
+    if found.currency != currency:
+        notes.append(f"{found.note}; not added: priced in {found.currency}, the offer in {currency}")
+        return None
+    notes.append(found.note)
+    return found.cost
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,7 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
     starved = starvation_note(offer, nodes_needed)
     if starved:
         parts.append(starved)
+    parts.extend(_data_path_notes(catalog, row, offer, ranker, query))
     parts.append(_date_note(offer))
     if next_row is not None and next_score is not None and not math.isnan(score) and not math.isnan(next_score):
         if next_score > score > 0:
@@ -133,6 +134,34 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         **{k: (round(v, 8) if v is not None else None) for k, v in figures.items()},
         **(_cluster(offer, query.nodes) if query.nodes > 1 else {}),
     }
+
+
+def _data_path_notes(catalog: Catalog, row: int, offer: Offer, ranker: Ranker, query: Query) -> list[str]:
+    """For the training and data-science presets: the CPU share that would starve the GPUs, and each data-path term
+    under 1 that the score carries, with the figure and the need behind it
+    (:func:`gpuhub.answer.workloads.data_path_terms`), e.g. ``data path × 0.805: network × 0.85 (2.5 Gbps per GPU
+    of 10 needed), local disk × 0.947 (233 GiB per GPU of 500 needed)``."""
+    from gpuhub.answer.workloads import DATA_PATH_NEEDS, DATA_PATH_PRESETS, data_path_terms
+
+    if ranker.name not in DATA_PATH_PRESETS:
+        return []
+    from gpuhub.answer.network import cpu_starvation_note
+
+    notes = [n for n in (cpu_starvation_note(offer),) if n]
+    terms = data_path_terms(catalog.view(np.asarray([row], dtype=np.int32), query),
+                            fabric=DATA_PATH_PRESETS[ranker.name])
+    weak = {name: float(value[0]) for name, value in terms.items() if float(value[0]) < 1}
+    if weak:
+        inst = offer.instance
+        gpus = inst.gpu_count or 1
+        parts = []
+        for name, value in weak.items():
+            field, need, unit = DATA_PATH_NEEDS[name]
+            have = float(getattr(inst, field)) / gpus
+            parts.append(f"{name} × {value:.3g} ({have:,.3g} {unit} per GPU of {need:g} needed)")
+        parts_text = ", ".join(parts)
+        notes.append(f"data path × {math.prod(weak.values()):.3g}: {parts_text}")
+    return notes
 
 
 def _cluster(offer: Offer, nodes: int) -> dict[str, Any]:
@@ -282,4 +311,8 @@ def _miss(catalog: Catalog, row: int, name: str, query: Query) -> str:
         return f" with {total:g} GiB of VRAM, {query.model_vram_gib - total:.1f} GiB short of the model's need"
     if name == "max_carbon" and query.max_carbon_g_per_kwh is not None:
         return f" on a {catalog.carbon_intensity[row]:.0f} gCO2e/kWh grid"
+    if name == "nodes":
+        from gpuhub.answer.network import starvation_note
+
+        return f": {starvation_note(offer, query.nodes)}"
     return ""

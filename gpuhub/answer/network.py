@@ -16,8 +16,9 @@ from typing import Any
 
 from gpuhub.model import Instance, Offer
 
-__all__ = ["FABRIC_CHOICES", "MAX_FIGURE", "MAX_NODES", "cluster_record", "fabric_label", "fabric_matches",
-           "network_label", "starvation_note"]
+__all__ = ["DATA_PATH_FIELDS", "FABRIC_CHOICES", "MAX_FIGURE", "MAX_NODES", "MIN_VCPUS_PER_GPU", "cluster_record",
+           "cpu_starvation_note", "data_path_facts", "fabric_label", "fabric_matches", "network_label",
+           "starvation_note"]
 
 FABRIC_CHOICES: dict[str, tuple[str, ...]] = {
     "efa": ("EFA",),
@@ -31,6 +32,12 @@ MAX_NODES = 4096
 """The most nodes ``--nodes`` accepts (a bound on input, not a provider's limit)."""
 MAX_FIGURE = 1e9
 """The largest bandwidth (Gbps) or disk (GiB) a filter accepts (a bound on input)."""
+DATA_PATH_FIELDS = ("network_gbps", "fabric_gbps", "storage_gib")
+"""The columns of :func:`data_path_facts`, in order."""
+MIN_VCPUS_PER_GPU = 4.0
+"""Fewer vCPUs per GPU than this starve a training or data-science job's GPUs (``--explain`` says so). A judgement:
+data-loader worker processes decode and augment batches on the host's cores, and 2 or 3 of them per GPU fall behind
+a datacenter GPU; half the data-science preset's 8 (:data:`gpuhub.answer.workloads.VCPUS_PER_GPU`)."""
 
 
 def fabric_matches(instance: Instance, fabrics: tuple[str, ...]) -> bool:
@@ -73,6 +80,14 @@ def network_label(instance: Instance) -> str:
     return ", ".join(parts) or "?"
 
 
+def data_path_facts(instance: Instance) -> tuple[float, float, float]:
+    """The instance's data-path figures for ranking (:data:`DATA_PATH_FIELDS`), NaN where unknown: baseline network
+    Gbps, fabric Gbps, local disk GiB (None stays unknown: a missing figure cannot tell "no local disk" from "not
+    published")."""
+    return tuple(float("nan") if x is None else float(x)  # type: ignore[return-value]
+                 for x in (instance.network_gbps, instance.fabric_gbps, instance.storage_gib))
+
+
 def cluster_record(offer: Offer, nodes: int) -> dict[str, Any]:
     """What ``nodes`` identical instances come to: ``nodes``, ``cluster_gpus``, ``cluster_price_per_hour``
     (the offer's price × nodes, exact), and the fabric between them."""
@@ -90,3 +105,16 @@ def starvation_note(offer: Offer, nodes_needed: int) -> str | None:
     known = f"its {_gbps(inst.network_gbps)} network" if inst.network_gbps else "its network (bandwidth unknown)"
     return (f"no RDMA fabric known between {inst.instance_type} instances: a {nodes_needed}-node job would "
             f"exchange gradients over {known}, which starves the GPUs")
+
+
+def cpu_starvation_note(offer: Offer) -> str | None:
+    """A warning when the offer's CPU share would starve its GPUs for training or data science: fewer than
+    :data:`MIN_VCPUS_PER_GPU` vCPUs per GPU (unknown vCPUs or GPUs: None, nothing is said)."""
+    inst = offer.instance
+    if not inst.vcpus or not inst.gpu_count:
+        return None
+    per_gpu = inst.vcpus / inst.gpu_count
+    if per_gpu >= MIN_VCPUS_PER_GPU:
+        return None
+    return (f"{inst.vcpus:g} vCPUs for {inst.gpu_count:g} GPUs ({per_gpu:.3g} per GPU, under "
+            f"{MIN_VCPUS_PER_GPU:g}): data loading and preprocessing would starve the GPUs")

@@ -68,10 +68,12 @@ ESTIMATE = _params(
     ("interruption_overhead", "number", "spot: extra run time fraction", 0.10),
     ("checkpoint_every", "number", "hours between checkpoints: spot expected cost", 1.0),
     ("egress_gb", "number", "GB the job moves out to the internet: its cost is added where the provider publishes "
-                            "an egress price", None))
+                            "an egress price", None),
+    ("disk_gib", "number", "GiB of attached block storage the job keeps while it runs: its cost is added where the "
+                           "provider publishes a price per GB-month", None))
 """The parameters of the estimate answer (``/api/estimate``, ``gpuhub estimate``); instance_type and hours are
 required."""
-COMPARE = {**{k: v for k, v in ESTIMATE.items() if k not in ("purchase", "egress_gb")}, **_params(
+COMPARE = {**{k: v for k, v in ESTIMATE.items() if k not in ("purchase", "egress_gb", "disk_gib")}, **_params(
     ("start", "text", "when the job may start, ISO date or time (UTC unless it says): capacity blocks starting "
                       "earlier are left out; default now", None))}
 """The parameters of the compare answer (``/api/compare``, ``gpuhub estimate --compare``): every purchase model of

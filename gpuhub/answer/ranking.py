@@ -54,6 +54,22 @@ class ScoreView:
     query: Query
     interruption_max_pct: FloatArray | None = None
     """Interruption bucket upper bound, percent per month (NaN: unknown; gpuhub.obtain)."""
+    data_path: Callable[[], FloatArray] | None = None
+    """The instances' data-path figures, one row per ranked row, columns
+    :data:`gpuhub.answer.network.DATA_PATH_FIELDS` (NaN: unknown); gathered when a ranker first asks
+    (:meth:`fact`)."""
+
+    def fact(self, name: str) -> FloatArray:
+        """One data-path column of the ranked rows (``network_gbps``, ``fabric_gbps``, ``storage_gib``); all NaN
+        when the view carries none."""
+        import numpy as np
+
+        from gpuhub.answer.network import DATA_PATH_FIELDS
+
+        if self.data_path is None:
+            return np.full(len(self.rows), np.nan)
+        column: FloatArray = self.data_path()[:, DATA_PATH_FIELDS.index(name)]
+        return column
 
 
 @dataclass(frozen=True)

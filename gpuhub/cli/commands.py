@@ -265,6 +265,9 @@ def estimate(
     checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
     egress_gb: Annotated[float | None, typer.Option(help="GB the job moves out to the internet: its cost is added "
                                                          "where the provider publishes an egress price")] = None,
+    disk_gib: Annotated[float | None, typer.Option(help="GiB of attached block storage the job keeps while it runs: "
+                                                        "its cost is added where the provider publishes a price per "
+                                                        "GB-month")] = None,
     start: Annotated[str | None, typer.Option(help="when the job may start, ISO date or time (UTC unless it "
                                                    "says): capacity blocks starting earlier are left out; "
                                                    "default now")] = None,
@@ -283,11 +286,12 @@ def estimate(
         from gpuhub.service.answers import number
 
         number("hours", hours)  # bounded as /api/estimate bounds it: a cost must stay representable
-        if egress_gb is not None:
-            number("egress_gb", egress_gb)
-        if compare and egress_gb is not None:
-            raise QueryError("egress_gb", "is not priced by --compare (it compares purchase models of one place); "
-                                          "leave out --compare to add egress to each region's job cost")
+        for name, value in (("egress_gb", egress_gb), ("disk_gib", disk_gib)):
+            if value is not None:
+                number(name, value)
+                if compare:
+                    raise QueryError(name, "is not priced by --compare (it compares purchase models of one place); "
+                                           "leave out --compare to add it to each region's job cost")
         if start is not None and not compare:
             raise QueryError("start", "applies to --compare (capacity-block windows); give --compare too")
         if fetch not in ("auto", "live", "replay"):
@@ -307,7 +311,8 @@ def estimate(
         report, spread = estimate_report(engine, instance_type, hours, provider=provider, region=region,
                                          purchase=purchase, interruption_overhead=interruption_overhead,
                                          checkpoint_every=checkpoint_every, fixtures_dir=fixtures,
-                                         fetch=fetch, egress_gb=egress_gb)  # type: ignore[arg-type]
+                                         fetch=fetch, egress_gb=egress_gb,  # type: ignore[arg-type]
+                                         disk_gib=disk_gib)
     except QueryError as exc:
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
@@ -331,7 +336,9 @@ def estimate(
         region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
         table.add_row(*_cells(r["provider"], region_text, r["purchase"]), _price(r["price_per_hour"]),
                       _num(r["billed_hours"]),
-                      f"{r['cost']:.2f} {r['currency']}" + (" + egress ?" if r.get("cost_complete") is False else ""),
+                      f"{r['cost']:.2f} {r['currency']}" + "".join(
+                          f" + {part} ?" for part, key in (("egress", "egress_cost"), ("disk", "disk_cost"))
+                          if key in r and r[key] is None),
                       "; ".join(r["notes"]))
     _out().print(table)
     def place(o: Offer) -> str:

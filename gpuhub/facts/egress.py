@@ -14,6 +14,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from gpuhub.display import money
+from gpuhub.facts._cost import AddedCost
 from gpuhub.facts._data import read_csv
 
 __all__ = ["EgressCost", "EgressPrice", "egress_cost", "egress_price"]
@@ -37,13 +38,8 @@ class EgressPrice:
 
 
 @dataclass(frozen=True)
-class EgressCost:
-    """What moving ``gb`` GB out costs: ``cost`` (exact, in ``currency``) and the arithmetic as text."""
-
-    gb: Decimal
-    cost: Decimal
-    currency: str
-    note: str
+class EgressCost(AddedCost):
+    """What moving ``quantity`` GB out costs: ``cost`` (exact, in ``currency``) and the arithmetic as text."""
 
 
 @lru_cache(maxsize=1)

@@ -123,7 +123,9 @@ def estimate_answer(engine: Engine, kwargs: dict[str, Any], *, fixtures_dir: Pat
                                     checkpoint_every=number("checkpoint_every", kwargs.get("checkpoint_every", 1.0)),
                                     fixtures_dir=fixtures_dir, fetch=fetch,
                                     egress_gb=number("egress_gb", kwargs["egress_gb"])
-                                    if kwargs.get("egress_gb") is not None else None)
+                                    if kwargs.get("egress_gb") is not None else None,
+                                    disk_gib=number("disk_gib", kwargs["disk_gib"])
+                                    if kwargs.get("disk_gib") is not None else None)
     except ArithmeticError as exc:  # a cost too large to compute from numbers that passed their bounds
         raise QueryError("hours", f"the job cost cannot be computed ({type(exc).__name__}); at most "
                                   f"{MAX_NUMBER:,.0f} hours") from None

@@ -61,15 +61,17 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
                     region: Sequence[str] | None = None, purchase: str = "on_demand",
                     interruption_overhead: float = 0.10, checkpoint_every: float = 1.0,
                     fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
-                    egress_gb: float | None = None) -> tuple[dict[str, Any], PriceSpread]:
+                    egress_gb: float | None = None, disk_gib: float | None = None
+                    ) -> tuple[dict[str, Any], PriceSpread]:
     """Job cost of ``instance_type`` for ``hours`` hours in each region (cheapest first) and the price spread.
 
     Returns ``({"jobs": [...], "spread": USD/h, "spread_fraction": x}, spread)``; each job row has provider,
     instance_type, region, zone, purchase, price_per_hour, billed_hours, cost (to the cent), currency,
     break_even_hours (reserved terms against on-demand, else None), egress_cost and cost_complete (with
     ``egress_gb``: moving that many GB out, included in cost; where no egress price is known egress_cost is None
-    and cost_complete False: that cost leaves the data transfer out, and is no basis to compare regions) and
-    notes.
+    and cost_complete False: that cost leaves the data transfer out, and is no basis to compare regions), disk_cost
+    (with ``disk_gib``: that much attached storage for the billed hours, likewise; cost_complete is False when
+    either asked-for part has no price) and notes.
 
     Raises:
         QueryError: a bad argument (named), or no offer of that instance type.
@@ -97,14 +99,20 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
     on_demand = {(o.provider, o.region.code): o for o in offers if o.price.purchase == "on_demand"}
     jobs = [estimate_job(o, hours, interruption_overhead=interruption_overhead,
                          on_demand=on_demand.get((o.provider, o.region.code)),
-                         checkpoint_every_h=checkpoint_every, egress_gb=egress_gb) for o in spread.offers]
+                         checkpoint_every_h=checkpoint_every, egress_gb=egress_gb, disk_gib=disk_gib)
+            for o in spread.offers]
     rows = [{"provider": j.offer.provider, "instance_type": j.offer.instance_type, "region": j.offer.region.code,
              "zone": j.offer.region.zone, "purchase": j.offer.price.purchase,
              "price_per_hour": float(j.offer.price.amount), "billed_hours": float(j.billed_hours),
              "cost": float(j.cost_rounded()), "currency": j.currency,
              "break_even_hours": float(j.break_even_hours) if j.break_even_hours is not None else None,
-             **({"egress_cost": float(j.egress_cost) if j.egress_cost is not None else None,
-                 "cost_complete": j.egress_cost is not None} if egress_gb is not None else {}),
+             **({"egress_cost": float(j.egress_cost) if j.egress_cost is not None else None}
+                if egress_gb is not None else {}),
+             **({"disk_cost": float(j.disk_cost) if j.disk_cost is not None else None}
+                if disk_gib is not None else {}),
+             **({"cost_complete": (egress_gb is None or j.egress_cost is not None)
+                 and (disk_gib is None or j.disk_cost is not None)}
+                if egress_gb is not None or disk_gib is not None else {}),
              "notes": j.notes} for j in jobs]
     return {"jobs": rows, "spread": float(spread.spread), "spread_fraction": round(spread.spread_fraction, 6)}, spread
 

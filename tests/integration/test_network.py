@@ -141,3 +141,139 @@ def test_estimate_adds_egress_with_its_source(gpuhub_cli: Run) -> None:
     assert any("no published egress price known for aws in us-west-2" in n for n in west["notes"])
     bad = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--egress-gb", "-5", check=False)
     assert bad.returncode == 2 and "--egress-gb" in bad.stderr
+
+
+def _ranked(records: list[dict[str, Any]], region: str) -> list[str]:
+    """Instance types in rank order, each once (its first offer in ``region``)."""
+    seen: list[str] = []
+    for r in records:
+        if r["region"] == region and r["instance_type"] not in seen:
+            seen.append(r["instance_type"])
+    return seen
+
+
+def test_training_across_nodes_weighs_the_fabric_per_gpu(gpuhub_cli: Run) -> None:
+    # p5.4xlarge sells one H100 at 6.88 USD/h, p5.48xlarge eight at 55.04: the same 6.88 per GPU-hour. One node:
+    # they tie on 55.04 / (8 x 989.5 BF16 TFLOPS) and the cheaper instance goes first. Two nodes: p5.4xlarge has
+    # 100 Gbps of EFA for its GPU, a quarter of the 400 needed: x (1 - 0.25 x 0.75) = 0.8125, and p5.48xlarge
+    # (3,200 Gbps for 8) goes first.
+    args = ("--gpu", "H100", "--purchase", "on_demand", "--workload", "training", "--provider", "aws")
+    one, _ = search_json(gpuhub_cli, *args)
+    two, _ = search_json(gpuhub_cli, *args, "--nodes", "2")
+    single = {r["instance_type"]: r["score"] for r in one if r["region"] == "us-east-1"}
+    assert single["p5.4xlarge"] == single["p5.48xlarge"] == pytest.approx(55.04 / (8 * 989.5), rel=1e-12)
+    assert _ranked(one, "us-east-1").index("p5.4xlarge") < _ranked(one, "us-east-1").index("p5.48xlarge")
+    double = {r["instance_type"]: r for r in two if r["region"] == "us-east-1"}
+    assert double["p5.48xlarge"]["score"] == pytest.approx(55.04 / (8 * 989.5), rel=1e-12)
+    assert double["p5.4xlarge"]["score"] == pytest.approx(6.88 / (989.5 * 0.8125), rel=1e-12)
+    assert _ranked(two, "us-east-1")[:2] == ["p5.48xlarge", "p5.4xlarge"]
+    assert "data path × 0.812: fabric × 0.812 (100 Gbps per GPU of 400 needed)" in double["p5.4xlarge"]["explanation"]
+    assert "data path" not in double["p5.48xlarge"]["explanation"]
+
+
+def test_training_on_one_node_weighs_network_and_local_disk(gpuhub_cli: Run) -> None:
+    # g5.xlarge: 1 x A10G (70 BF16 TFLOPS) at 1.006 USD/h, 2.5 Gbps baseline and 250 GB (232.8 GiB) of NVMe.
+    # g6.8xlarge: 1 x L4 (121 TFLOPS) at 2.0144 USD/h, 25 Gbps, 900 GB. By throughput alone g5.xlarge wins
+    # (0.01437 < 0.01665); its data path (network x 0.85, local disk x 0.947) puts g6.8xlarge first.
+    records, _ = search_json(gpuhub_cli, "--instance-type", "g5.xlarge", "--instance-type", "g6.8xlarge", "--region",
+                             "us-east-1", "--purchase", "on_demand", "--workload", "training")
+    assert 1.006 / 70 < 2.0144 / 121
+    assert _ranked(records, "us-east-1") == ["g6.8xlarge", "g5.xlarge"]
+    g5 = next(r for r in records if r["instance_type"] == "g5.xlarge")
+    assert g5["local_disk_gib"] == 232.8
+    factor = (1 - 0.2 * (1 - 2.5 / 10)) * (1 - 0.1 * (1 - 232.8 / 500))
+    assert g5["score"] == pytest.approx(1.006 / (70 * factor), rel=1e-12)
+    assert ("data path × 0.805: network × 0.85 (2.5 Gbps per GPU of 10 needed), local disk × 0.947 (233 GiB per "
+            "GPU of 500 needed)") in g5["explanation"]
+    g6 = next(r for r in records if r["instance_type"] == "g6.8xlarge")
+    assert g6["score"] == pytest.approx(2.0144 / 121, rel=1e-12) and "data path" not in g6["explanation"]
+    science, _ = search_json(gpuhub_cli, "--instance-type", "g5.xlarge", "--region", "us-east-1", "--purchase",
+                             "on_demand", "--workload", "data-science")
+    # 4 vCPUs and 16 GiB for one GPU: balance 0.5 x 0.25, times the same data path
+    assert science[0]["score"] == pytest.approx(1.006 / (0.5 * 0.25 * factor), rel=1e-12)
+
+
+def test_unknown_network_is_neither_rewarded_nor_punished(gpuhub_cli: Run) -> None:
+    records, _ = search_json(gpuhub_cli, "--provider", "lambda", "--instance-type", "gpu_1x_h100_pcie",
+                             "--purchase", "on_demand", "--workload", "training")
+    assert records and all(r["network_gbps"] is None for r in records)
+    for r in records:  # no network figure: the score is price / TFLOPS alone (H100 PCIe, 756 BF16 TFLOPS)
+        assert r["score"] == pytest.approx(r["price_per_hour"] / 756, rel=1e-12)
+        assert "data path" not in r["explanation"]
+
+
+def test_explain_says_when_the_cpu_share_starves_the_gpus(gpuhub_cli: Run) -> None:
+    note = "16 vCPUs for 8 GPUs (2 per GPU, under 4): data loading and preprocessing would starve the GPUs"
+    for workload in ("training", "data-science"):
+        done = gpuhub_cli("search", "--instance-type", "n1-standard-16+nvidia-tesla-v100x8", "--region", "us-central1",
+                          "--purchase", "on_demand", "--workload", workload, "--explain")
+        assert note in done.stderr, done.stderr
+    rendering = gpuhub_cli("search", "--instance-type", "n1-standard-16+nvidia-tesla-v100x8", "--region",
+                           "us-central1", "--purchase", "on_demand", "--workload", "rendering", "--explain")
+    assert "vCPUs for 8 GPUs" not in rendering.stderr
+
+
+def test_explain_says_a_multi_node_job_without_a_fabric_starves(gpuhub_cli: Run) -> None:
+    done = gpuhub_cli("search", "--provider", "lambda", "--gpu", "H100", "--nodes", "2", "--workload", "training",
+                      "--explain", check=False)
+    assert ("--nodes alone removed" in done.stderr and "lambda gpu_8x_h100_sxm5" in done.stderr
+            and "no RDMA fabric known between gpu_8x_h100_sxm5 instances: a 2-node job would exchange gradients over "
+                "its network (bandwidth unknown), which starves the GPUs" in done.stderr), done.stderr
+
+
+@pytest.mark.parametrize(("provider", "instance_type", "region", "price"), [
+    ("lambda", "gpu_1x_h100_pcie", "asia-northeast-1", 2.49),
+    ("runpod", "1x_H100-SXM_SECURE", "CA", 2.69),
+    ("hyperstack", "n3-H100x1", "CANADA-1", 1.9),
+])
+def test_neoclouds_publish_free_egress(gpuhub_cli: Run, provider: str, instance_type: str, region: str,
+                                       price: float) -> None:
+    done = gpuhub_cli("estimate", "--instance-type", instance_type, "--provider", provider, "--region", region,
+                      "--hours", "10", "--egress-gb", "500", "--format", "json")
+    [job] = json.loads(done.stdout)["jobs"]
+    assert (job["egress_cost"], job["cost_complete"], job["cost"]) == (0.0, True, round(price * 10, 2))
+    assert any(n.startswith(f"egress 500 GB × 0.00 USD/GB = 0.00 USD ({provider}, ") for n in job["notes"])
+
+
+@pytest.mark.parametrize(("provider", "instance_type", "region", "disk", "note"), [
+    # 1000 GiB = 1073.741824 GB
+    ("aws", "p5.48xlarge", "us-east-2", 1073.741824 * 0.08 * 10 / 730,
+     "disk 1000 GiB = 1073.7 GB × 0.08 USD/GB-month × 10 h / 730 h = 1.18 USD (EBS gp3, aws in us-east-2, AWS Price "
+     "List, AmazonEC2 us-east-2, 2023-03-01)"),
+    ("runpod", "1x_H100-SXM_SECURE", "CA", 1073.741824 * 0.10 * 10 / 730,
+     "disk 1000 GiB = 1073.7 GB × 0.10 USD/GB-month × 10 h / 730 h = 1.47 USD (pod volume and container disk (running "
+     "pod), runpod, RunPod docs, billing information, undated)"),
+    ("hyperstack", "n3-H100x1", "CANADA-1", 1073.741824 * 0.000096774 * 10,
+     "disk 1000 GiB = 1073.7 GB × 0.000096774 USD/GB-hour × 10 h = 1.04 USD (Cloud-SSD volume, hyperstack, Hyperstack "
+     "GPU pricing page, 2026-08-26)"),
+    ("coreweave", "HGX H100", "RNO2", 1073.741824 * 0.07 * 10 / 730,
+     "disk 1000 GiB = 1073.7 GB × 0.07 USD/GB-month × 10 h / 730 h = 1.03 USD (Distributed File Storage, coreweave, "
+     "CoreWeave pricing page, 2026-09-20)"),
+])
+def test_estimate_adds_the_attached_disk_with_its_source(gpuhub_cli: Run, provider: str, instance_type: str,
+                                                         region: str, disk: float, note: str) -> None:
+    done = gpuhub_cli("estimate", "--instance-type", instance_type, "--provider", provider, "--region", region,
+                      "--hours", "10", "--disk-gib", "1000", "--format", "json")
+    [job] = json.loads(done.stdout)["jobs"]
+    assert job["disk_cost"] == pytest.approx(disk, rel=1e-12) and job["cost_complete"] is True
+    assert job["cost"] == round(job["price_per_hour"] * 10 + disk, 2)
+    assert note in job["notes"]
+
+
+def test_a_disk_without_a_published_price_leaves_the_cost_incomplete(gpuhub_cli: Run) -> None:
+    # Lambda gives its filesystem rate only as an example that "might not reflect current pricing"; AWS us-east-1
+    # has no row (the Price List excerpt in the reference is us-east-2's)
+    done = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--egress-gb", "500",
+                      "--disk-gib", "1000", "--region", "us-east-1", "--format", "json")
+    [job] = json.loads(done.stdout)["jobs"]
+    assert (job["egress_cost"], job["disk_cost"], job["cost_complete"], job["cost"]) == (45.0, None, False, 595.40)
+    assert "no published attached-disk price known for aws in us-east-1: 1000 GiB of disk not priced" in job["notes"]
+    table = gpuhub_cli("estimate", "--instance-type", "gpu_1x_h100_pcie", "--provider", "lambda", "--hours", "10",
+                       "--disk-gib", "1000", "--region", "asia-northeast-1")
+    assert "24.90 USD + disk ?" in table.stdout
+    assert "no published attached-disk price known for lambda in asia-northeast-1" in table.stdout.replace("\n", " ")
+    bad = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--disk-gib", "-1", check=False)
+    assert bad.returncode == 2 and "--disk-gib" in bad.stderr
+    compare = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--disk-gib", "10",
+                         "--compare", check=False)
+    assert compare.returncode == 2 and "--disk-gib: is not priced by --compare" in compare.stderr
