@@ -19,6 +19,7 @@ from gpuhub.plugin import (
     ProviderStatus,
     Registry,
     make_engine,
+    network_facts,
     run_provider,
 )
 
@@ -111,3 +112,10 @@ def test_bad_shapes_are_skipped_and_counted(registry: Registry) -> None:
     assert any("MiB written in a field for GB total" in w for w in status.warnings), status.warnings
     assert status.skipped_reasons == {"hidden or inactive shape": 2, "GPU shape without a priced GPU part": 1,
                                       "placeholder price (zero or negative)": 1}
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: OCI's cost-estimator data gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

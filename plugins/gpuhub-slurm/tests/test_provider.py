@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from gpuhub_slurm.gres import gpu_counts, mig_profile, split_items
 
-from gpuhub.plugin import LoopbackJson, Offer, Registry, make_engine, run_provider, search
+from gpuhub.plugin import LoopbackJson, Offer, Registry, make_engine, network_facts, run_provider, search
 
 RECORDING = Path(__file__).resolve().parents[1] / "gpuhub_slurm" / "recording"
 SETTINGS = RECORDING / "settings.toml"
@@ -258,3 +258,10 @@ def test_counts_survive_the_store(tmp_path: Path) -> None:
         assert (rows["cloud/h100x8:1gpu"]["provisionable_count"], rows["cloud/h100x8:1gpu"]["provision_wait_s"]) \
             == (16, 300)
         assert rows["gpu/h100x8:1gpu"]["available_count"] == 13
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: slurmrestd's node answer as gpuhub reads it gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []
