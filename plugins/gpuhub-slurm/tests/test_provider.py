@@ -260,8 +260,31 @@ def test_counts_survive_the_store(tmp_path: Path) -> None:
         assert rows["gpu/h100x8:1gpu"]["available_count"] == 13
 
 
-def test_network_and_storage_are_not_published(replayed: Any) -> None:
-    """Issue 28: slurmrestd's node answer as gpuhub reads it gives no network bandwidth, fabric or local disk (README):
-    every offer leaves them unknown, with no source claimed."""
+def test_the_example_cluster_states_no_network_or_disk(replayed: Any) -> None:
+    """Issue 28: the example cluster's nodes configure no TmpDisk (``temporary_disk`` 0) and Slurm states no network
+    bandwidth or fabric (README): every offer leaves them unknown, with no source claimed."""
     offers = replayed[0]
     assert offers and [network_facts(o) for o in offers if network_facts(o)] == []
+
+
+def test_a_configured_tmp_disk_is_the_whole_nodes_storage(tmp_path: Path) -> None:
+    """Issue 28: where the nodes state a TmpDisk (``temporary_disk``, MiB), a whole node of the shape has the
+    smallest of them as its storage, with its source; one-GPU slices and nodes without TmpDisk claim none."""
+    body = json.loads((RECORDING / "nodes.json").read_text())
+    sizes = {"h100-01": 7_340_032, "h100-02": 7_340_032, "h100-03": 3_670_016, "h100-04": 7_340_032}
+    for node in body["nodes"]:
+        node["temporary_disk"] = sizes.get(node["name"], 0)
+    nodes = tmp_path / "nodes.json"
+    nodes.write_text(json.dumps(body))
+    engine = make_engine(Registry(), environ={"GPUHUB_SLURM_NODES_JSON": str(nodes),
+                                              "GPUHUB_SLURM_SETTINGS": str(SETTINGS)})
+    try:
+        offers, status = run_provider(engine, "slurm", mode="live")
+    finally:
+        engine.shutdown()
+    assert status.state == "ok", status.line()
+    rows = _rows(offers)
+    assert network_facts(rows["gpu/h100x8"]) == {"storage_gib": 3584.0, "network_source": (
+        "Slurm node TmpDisk (slurmrestd temporary_disk, MiB): the smallest of the shape's 4 nodes; Slurm states no "
+        "network bandwidth or fabric")}
+    assert network_facts(rows["gpu/h100x8:1gpu"]) == {} and network_facts(rows["cloud/h100x8"]) == {}
