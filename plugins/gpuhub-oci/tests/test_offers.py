@@ -114,8 +114,15 @@ def test_bad_shapes_are_skipped_and_counted(registry: Registry) -> None:
                                       "placeholder price (zero or negative)": 1}
 
 
-def test_network_and_storage_are_not_published(replayed: Any) -> None:
-    """Issue 28: OCI's cost-estimator data gives no network bandwidth, fabric or local disk (README):
-    every offer leaves them unknown, with no source claimed."""
+def test_roce_on_the_documented_cluster_network_shapes_only(replayed: Any) -> None:
+    """Issue 28: OCI documents BM.GPU.A100-v2.8 and BM.GPU4.8 as cluster-network shapes, its RDMA being RoCE: they
+    carry that fabric (no rate published) with the pages named; every other shape, H100 included, leaves network
+    and disk unknown (the Cost Estimator data has none)."""
     offers = replayed[0]
-    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []
+    by_shape = {o.instance_type: network_facts(o) for o in offers}
+    for shape in ("BM.GPU.A100-v2.8", "BM.GPU4.8"):
+        facts = by_shape[shape]
+        assert set(facts) == {"fabric", "network_source"} and facts["fabric"] == "RoCE", shape
+        assert "managingclusternetworks.htm" in facts["network_source"] and "RoCE" in facts["network_source"]
+    assert by_shape["BM.GPU.H100.8"] == {} and by_shape["BM.GPU.B200.8"] == {} and by_shape["VM.GPU.A10.1"] == {}
+    assert {s for s, facts in by_shape.items() if facts} == {"BM.GPU.A100-v2.8", "BM.GPU4.8"}
