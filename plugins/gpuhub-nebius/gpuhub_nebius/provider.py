@@ -31,7 +31,7 @@ from gpuhub.plugin import (
     table_directory,
 )
 
-__all__ = ["FABRICS", "REGIONS", "Nebius", "Preset", "load_table", "network_fields"]
+__all__ = ["FABRICS", "FABRIC_RATES", "REGIONS", "Nebius", "Preset", "load_table", "network_fields"]
 
 RECORDING = Path(__file__).resolve().parent / "recording"
 TABLE_FILE = "price_table.json"
@@ -100,9 +100,20 @@ FABRICS: dict[tuple[str, str], tuple[str, ...]] = {
 """Nebius's InfiniBand fabrics per (platform, region), as its GPU-cluster documentation lists them
 (https://docs.nebius.com/compute/clusters/gpu#fabrics; the same table is in dstack's gpuhunt, commit 3584151,
 2026-08-19, read 2026-12-02). A preset gets the fabric only where the table says it may join a GPU cluster
-(``allow_gpu_clustering``); the rate per VM is not stated there, so ``fabric_gbps`` stays unknown."""
+(``allow_gpu_clustering``); the rate per VM is not stated there (see :data:`FABRIC_RATES`)."""
 FABRIC_SOURCE = ("Nebius docs, GPU clusters (docs.nebius.com/compute/clusters/gpu#fabrics, read 2026-12-02): "
                  "InfiniBand fabric {fabrics} for {platform} in {region}; the preset allows GPU clustering")
+FABRIC_RATES: dict[str, tuple[int, int, str]] = {
+    "gpu-h200-sxm": (8, 400, "nebius_h200_n64.json"),
+    "gpu-b200-sxm": (8, 400, "nebius_b200_n2.json"),
+    "gpu-b300-sxm": (8, 800, "nebius_b300_n1.json"),
+}
+"""InfiniBand adapters per 8-GPU VM and their rate (Gb/s) per platform, from Nebius's own MLPerf Training v5.1
+system descriptions (status "Available cloud"; github.com/mlcommons/training_results_v5.1, Nebius/systems/<file>,
+``host_networking``: "8x ConnectX-7 IB NDR 400Gb/s" for H200 and B200, "8x ConnectX-8 IB XDR 800Gb/s" for B300;
+read 2026-12-02). H100 has no such description: its rate stays unknown."""
+RATE_SOURCE = ("; {count} x {rate} Gb/s InfiniBand per VM: Nebius's MLPerf Training v5.1 system description "
+               "(mlcommons/training_results_v5.1 Nebius/systems/{file}, host_networking)")
 
 
 def network_fields(preset: Preset, region: str) -> dict[str, Any]:
@@ -112,8 +123,14 @@ def network_fields(preset: Preset, region: str) -> dict[str, Any]:
     fabrics = FABRICS.get((preset.platform, region))
     if not preset.allow_gpu_clustering or not fabrics:
         return {}
-    return {"fabric": "InfiniBand", "network_source": FABRIC_SOURCE.format(
-        fabrics=", ".join(fabrics), platform=preset.platform, region=region)}
+    source = FABRIC_SOURCE.format(fabrics=", ".join(fabrics), platform=preset.platform, region=region)
+    fields: dict[str, Any] = {"fabric": "InfiniBand"}
+    rate = FABRIC_RATES.get(preset.platform)
+    if rate is not None and preset.gpu_count == 8:  # the descriptions are of 8-GPU VMs
+        count, gbps, file = rate
+        fields.update(fabric_gbps=float(count * gbps), fabric_interfaces=count)
+        source += RATE_SOURCE.format(count=count, rate=gbps, file=file)
+    return {**fields, "network_source": source}
 
 
 def gpu_spelling(platform: str) -> str:

@@ -138,14 +138,19 @@ def test_infiniband_where_the_preset_may_cluster_and_nebius_lists_a_fabric(regis
         ("gpu-b200-sxm", "8gpu-160vcpu-1792gb", "us-central1"), ("gpu-h100-sxm", "1gpu-16vcpu-200gb", "eu-north1"),
         ("gpu-l40s-d", "4gpu-128vcpu-768gb", "eu-north1"))]
     got = {(o.instance.instance_type, o.region.code): o.instance for o in _clustering(registry, rows)}
-    h100 = got[("gpu-h100-sxm 8gpu-128vcpu-1600gb", "eu-north1")]
-    assert (h100.fabric, h100.fabric_gbps, h100.network_gbps) == ("InfiniBand", None, None)
+    h100 = got[("gpu-h100-sxm 8gpu-128vcpu-1600gb", "eu-north1")]  # no rate published for H100: unknown
+    assert (h100.fabric, h100.fabric_gbps, h100.fabric_interfaces, h100.network_gbps) == ("InfiniBand", None, None,
+                                                                                          None)
     assert h100.network_source is not None and "fabric-2, fabric-3, fabric-4, fabric-6 for gpu-h100-sxm" \
         in h100.network_source and "docs.nebius.com/compute/clusters/gpu#fabrics" in h100.network_source
-    h200 = got[("gpu-h200-sxm 8gpu-128vcpu-1600gb", "eu-west1")]
-    assert h200.fabric == "InfiniBand" and "fabric-5 for gpu-h200-sxm in eu-west1" in (h200.network_source or "")
-    b200 = got[("gpu-b200-sxm 8gpu-160vcpu-1792gb", "us-central1")]
-    assert b200.fabric == "InfiniBand" and "us-central1-b" in (b200.network_source or "")
+    h200 = got[("gpu-h200-sxm 8gpu-128vcpu-1600gb", "eu-west1")]  # 8 x ConnectX-7 NDR 400 Gb/s (nebius_h200_n64)
+    assert (h200.fabric, h200.fabric_gbps, h200.fabric_interfaces) == ("InfiniBand", 3200, 8)
+    assert "fabric-5 for gpu-h200-sxm in eu-west1" in (h200.network_source or "")
+    assert "Nebius/systems/nebius_h200_n64.json" in (h200.network_source or "")
+    b200 = got[("gpu-b200-sxm 8gpu-160vcpu-1792gb", "us-central1")]  # the same adapters (nebius_b200_n2)
+    assert (b200.fabric, b200.fabric_gbps, b200.fabric_interfaces) == ("InfiniBand", 3200, 8)
+    assert "us-central1-b" in (b200.network_source or "") and "nebius_b200_n2.json" in (b200.network_source or "")
+    assert (h200.storage_gib, b200.storage_gib) == (None, None)  # Nebius's disks are network volumes
     for key in (("gpu-h100-sxm 1gpu-16vcpu-200gb", "eu-north1"), ("gpu-l40s-d 4gpu-128vcpu-768gb", "eu-north1")):
         assert (got[key].fabric, got[key].network_source) == (None, None), key
 
