@@ -45,9 +45,10 @@ What it exports, by job:
   plugins and the default engine between tests), :func:`run_cli` (``gpuhub ARGS`` in this process),
   :func:`run_cli_json` (the same with fresh plugins and no store, JSON decoded), :func:`plugin_fixtures` (the
   registry/replayed/serve/live/reference fixtures of a plugin's ``tests/conftest.py``), :func:`reference_file` (a
-  fixture giving one file of ``../shared/reference``, or a skip), :func:`replaying` (a handler answering from a
-  recording), :func:`build_script` (a plugin's ``scripts/build_recording.py`` as a module), :func:`search` and
-  :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
+  fixture giving one file of ``../shared/reference``, or a skip), :func:`network_facts` (the network, fabric and
+  local-disk facts an offer gives, by field; empty where the provider publishes none), :func:`replaying` (a
+  handler answering from a recording), :func:`build_script` (a plugin's ``scripts/build_recording.py`` as a
+  module), :func:`search` and :class:`SearchResult` (the public search), :class:`Engine`, :class:`Registry`.
 
 Names are imported on first use (PEP 562), so importing this module costs nothing until a name is used.
 """
@@ -81,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     "make_engine": "gpuhub.kit.testing", "run_provider": "gpuhub.kit.testing", "reset_state": "gpuhub.kit.testing",
     "run_cli": "gpuhub.kit.testing", "run_cli_json": "gpuhub.kit.testing",
     "plugin_fixtures": "gpuhub.kit.testing", "reference_file": "gpuhub.kit.testing",
+    "network_facts": "gpuhub.kit.testing",
     "replaying": "gpuhub.kit.testing", "build_script": "gpuhub.kit.testing", "LoopbackJson": "gpuhub.kit.testing",
     "search": "gpuhub.service.searching", "SearchResult": "gpuhub.service.searching",
     "Engine": "gpuhub.service.engine", "Registry": "gpuhub.fetch.plugins",

@@ -38,7 +38,7 @@ from gpuhub.service.engine import Engine
 from gpuhub.store import Store
 
 __all__ = ["FAST_RETRY", "CountingTransport", "LoopbackJson", "PluginFixtures", "ProviderConformance", "build_script",
-           "make_engine",
+           "make_engine", "network_facts",
            "plugin_fixtures", "reference_file", "registry_of", "replaying", "reset_state", "run_cli", "run_cli_json",
            "run_provider"]
 
@@ -96,6 +96,16 @@ FAST_RETRY = RetryPolicy(attempts=3, initial_wait_s=0, max_wait_s=0, total_s=30,
 _NETWORK_FIELDS = ("network_gbps", "network_peak_gbps", "fabric", "fabric_gbps", "fabric_interfaces",
                    "storage_kind", "storage_disks")
 """Instance fields about the network and local disks (:mod:`gpuhub.answer.network`) that need a source."""
+
+
+def network_facts(offer: Offer) -> dict[str, Any]:
+    """The network, fabric and local-disk facts an offer's instance gives (issue 28), by field name:
+    ``network_gbps`` and ``network_peak_gbps`` (Gbps), ``fabric``, ``fabric_gbps`` (Gbps), ``fabric_interfaces``,
+    ``storage_gib`` (GiB), ``storage_kind``, ``storage_disks`` and ``network_source``, each only where it is not
+    None; empty for a provider that publishes none (a plugin test asserts that of every offer)."""
+    inst = offer.instance
+    names = (*_NETWORK_FIELDS, "storage_gib", "network_source")
+    return {n: getattr(inst, n) for n in names if getattr(inst, n) is not None}
 
 
 class CountingTransport(httpx.BaseTransport):
@@ -276,6 +286,11 @@ class ProviderConformance:
                 assert inst.network_source, f"{inst.instance_type}: {', '.join(given)} without network_source"
             if inst.storage_disks is not None or inst.storage_kind is not None:
                 assert inst.storage_gib, f"{inst.instance_type}: local disks described without storage_gib (GiB)"
+            if inst.fabric_gbps is not None or inst.fabric_interfaces is not None:
+                assert inst.fabric, f"{inst.instance_type}: a fabric's rate or interfaces without its kind (fabric)"
+            if inst.network_peak_gbps is not None and inst.network_gbps is not None:
+                assert inst.network_peak_gbps >= inst.network_gbps, \
+                    f"{inst.instance_type}: peak network_peak_gbps below the baseline network_gbps (Gbps)"
         keys = [(o.instance_type, o.region.code, o.region.zone, o.price.purchase, o.price.term_hours,
                  o.price.payment_option, _window_start(o)) for o in offers]
         assert len(keys) == len(set(keys)), "duplicate offers for one (type, region, zone, purchase, term, window)"

@@ -84,6 +84,21 @@ def test_unknown_network_never_passes_a_network_filter(gpuhub_cli: Run) -> None:
     assert "p5.48xlarge" in {r["instance_type"] for r in nvme}
 
 
+def test_h100_over_infiniband_includes_a_neocloud_with_its_fabric_and_source(gpuhub_cli: Run) -> None:
+    """Issue 28: the public CLI with every plugin installed finds an H100 node on InfiniBand beyond the three
+    hyperscalers: CoreWeave's HGX H100 (CKS type gd-8xh100ib-i128), its fabric named and its source CoreWeave's
+    documentation; no rate is published there, so none is claimed."""
+    records = json.loads(gpuhub_cli("search", "--gpu", "H100", "--fabric", "infiniband", "--format", "json",
+                                    "--limit", "1000").stdout)
+    assert records and {r["fabric"] for r in records} == {"InfiniBand"}
+    others = [r for r in records if r["provider"] not in ("aws", "azure", "gcp")]
+    assert {r["provider"] for r in others} == {"coreweave"}
+    hgx = next(r for r in others if r["instance_type"] == "HGX H100" and r["purchase"] == "on_demand")
+    assert (hgx["fabric"], hgx["fabric_gbps"], hgx["gpu_count"], hgx["price_per_hour"]) == ("InfiniBand", None, 8,
+                                                                                         49.24)
+    assert hgx["network_source"].startswith("CoreWeave docs") and "gd-8xh100ib-i128" in hgx["network_source"]
+
+
 def test_two_nodes_over_infiniband_name_the_fabric_and_the_cluster_price(gpuhub_cli: Run) -> None:
     done = gpuhub_cli("search", "--gpu", "H100", "--nodes", "2", "--fabric", "infiniband", "--min-gpus", "8",
                       "--purchase", "on_demand", "--limit", "3", "--explain")

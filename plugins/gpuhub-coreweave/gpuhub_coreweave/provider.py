@@ -26,7 +26,29 @@ from gpuhub.plugin import (
 )
 from gpuhub_coreweave.parse import TableMeta, TableRow, row_from_json, storage_tb_to_gib, table_meta
 
-__all__ = ["TABLE_FILE", "CoreWeave", "load_table"]
+__all__ = ["TABLE_FILE", "CoreWeave", "load_table", "network_fields"]
+
+STORAGE_SOURCE = "CoreWeave pricing page (the price table): local storage in TB (10^12 bytes), converted to GiB"
+"""Where a node's local storage figure comes from."""
+INFINIBAND_SOURCE = (
+    "CoreWeave docs, read 2026-12-02: the HGX H100 node is CKS instance type gd-8xh100ib-i128, an InfiniBand ('ib') "
+    "type; 'Use GPUDirect RDMA with InfiniBand' (docs.coreweave.com/products/networking/hpc-interconnect/"
+    "use-gpudirect-rdma) lists GPUDirect RDMA over InfiniBand for such types; the rate per node is not published "
+    "there")
+"""Where the HGX H100's fabric comes from (no rate: the pages found state none)."""
+_FABRICS = {"HGX H100": "InfiniBand"}
+"""Instance types whose inter-node fabric CoreWeave documents; every other type's fabric stays unknown."""
+
+
+def network_fields(instance_type: str, has_storage: bool) -> dict[str, Any]:
+    """The :class:`gpuhub.plugin.Instance` fabric fields of a price-table row (``fabric``) and the
+    ``network_source`` naming where they and the row's local storage come from; empty when neither is known."""
+    fabric = _FABRICS.get(instance_type)
+    sources = [s for s, known in ((INFINIBAND_SOURCE, fabric), (STORAGE_SOURCE, has_storage)) if known]
+    fields: dict[str, Any] = {"fabric": fabric} if fabric else {}
+    if sources:
+        fields["network_source"] = "; ".join(sources)
+    return fields
 
 TABLE_FILE = "price_table.json"
 
@@ -96,7 +118,8 @@ class CoreWeave(Provider):
             provider=self.name, instance_type=row.instance_type, gpu=gpu, gpu_count=row.gpu_count,
             fractional=False, vcpus=row.vcpus, memory_gib=row.ram_gb,
             storage_gib=storage_tb_to_gib(row.local_storage_tb) if row.local_storage_tb is not None else None,
-            cpu_arch=row.cpu_arch, note=note, bare_metal=True, tenancy="dedicated",
+            **network_fields(row.instance_type, row.local_storage_tb is not None), cpu_arch=row.cpu_arch,
+            note=note, bare_metal=True, tenancy="dedicated",
             control_source="CoreWeave: GPU instances are bare-metal nodes of CoreWeave Kubernetes Service")
         prices: list[Price] = []
         for purchase, amount in row.prices.items():

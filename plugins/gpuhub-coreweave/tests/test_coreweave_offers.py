@@ -114,3 +114,20 @@ def test_search_by_coreweave_label(registry: Registry) -> None:
     result = gpuhub.search(gpu="H100_NVLINK_80GB", provider="coreweave", purchase="spot",
                            engine=make_engine(registry))
     assert {(o.instance_type, o.price.amount) for o in result} == {("HGX H100", Decimal("19.71"))}
+
+
+def test_network_and_storage_facts_with_their_sources(offers: tuple[Offer, ...]) -> None:
+    """Issue 28: the HGX H100 node (CKS type gd-8xh100ib-i128) has InfiniBand, rate not published; the GB200 slice
+    has 30.72 TB of local storage (28,610.2 GiB) from the pricing page; the other nodes publish neither."""
+    h100 = _one(offers, "HGX H100", "on_demand").instance
+    assert (h100.fabric, h100.fabric_gbps, h100.fabric_interfaces, h100.network_gbps) == ("InfiniBand", None, None,
+                                                                                          None)
+    assert h100.network_source is not None and "gd-8xh100ib-i128" in h100.network_source
+    assert "use-gpudirect-rdma" in h100.network_source
+    gb200 = _one(offers, "GB200 NVL72 (4-GPU slice)", "on_demand").instance
+    assert (gb200.storage_gib, gb200.fabric) == (28610.2, None)
+    assert gb200.network_source == ("CoreWeave pricing page (the price table): local storage in TB (10^12 bytes), "
+                                    "converted to GiB")
+    for name in ("HGX B200", "HGX H200", "A100", "L40S", "L40", "GH200"):
+        inst = _one(offers, name, "on_demand").instance
+        assert (inst.fabric, inst.storage_gib, inst.network_source) == (None, None, None), name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -15,6 +16,7 @@ from gpuhub.plugin import (
     ProviderStatus,
     Registry,
     make_engine,
+    network_facts,
     run_provider,
 )
 
@@ -84,3 +86,10 @@ def test_bad_machine_types_are_skipped_and_counted(registry: Registry) -> None:
         "CPU-only machine type (no GPU)": 1, "placeholder GPU price (zero or negative)": 1,
         "data-centre name that is not a Cudo data-centre id": 1,
         "machine type: ValueError: vcpuPriceHr is not a number: 'n/a'": 1}
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: Cudo Compute's machine-types API gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

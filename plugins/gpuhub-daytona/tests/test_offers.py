@@ -11,7 +11,7 @@ from typing import Any
 
 from gpuhub_daytona.provider import Daytona
 
-from gpuhub.plugin import Offer, ProviderStatus, Registry, build_script, make_engine, run_provider
+from gpuhub.plugin import Offer, ProviderStatus, Registry, build_script, make_engine, network_facts, run_provider
 
 PLUGIN = Path(__file__).resolve().parents[1]
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
@@ -95,3 +95,10 @@ def test_a_table_without_currency_is_refused(tmp_path: Path, registry: Registry)
 def test_static_table_without_credentials(registry: Registry) -> None:
     provider = registry.providers["daytona"]
     assert provider.static and not provider.credentials
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: Daytona's sandbox catalog gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

@@ -32,6 +32,8 @@ __all__ = ["CATALOG_PATH", "Hyperbolic"]
 CATALOG_PATH = "/v2/skypilot/catalog"
 KEY_HELP = "create an API key in Hyperbolic's settings and export it, e.g. `export HYPERBOLIC_API_KEY=...`"
 _MEMORY_TOLERANCE = 0.15
+STORAGE_SOURCE = "Hyperbolic catalog (GET /v2/skypilot/catalog): StorageGiB; the catalog names no network or fabric"
+"""Where an offer's storage figure comes from; Hyperbolic publishes no network bandwidth or fabric."""
 _NO_PLACE = {"", "default"}
 
 
@@ -100,7 +102,8 @@ class Hyperbolic(Provider):
             ctx.warn(f"{vm.instance_type}: {vm.gpu_mib:g} MiB per GPU contradicts the GPU table's {gpu.name} "
                      f"({gpu.memory_gib} GiB); the table's figure is used")
         instance = Instance(provider=self.name, instance_type=vm.instance_type, gpu=gpu, gpu_count=vm.gpu_count,
-                            fractional=False, vcpus=vm.vcpus, memory_gib=vm.memory_gib, storage_gib=vm.storage_gib)
+                            fractional=False, vcpus=vm.vcpus, memory_gib=vm.memory_gib, storage_gib=vm.storage_gib,
+                            network_source=STORAGE_SOURCE if vm.storage_gib is not None else None)
         offers = []
         for purchase, amount in (("on_demand", vm.price), ("spot", vm.spot)):
             if amount is None:

@@ -138,3 +138,15 @@ def test_fault_rejected_key_names_the_variable(serve: Callable[..., Served]) -> 
 def test_fault_wrong_shape_fails(serve: Callable[..., Served]) -> None:
     _, status, _ = serve([{"InstanceType": "x"}])
     assert status.state == "failed" and "vms" in (status.reason or "")
+
+
+def test_storage_from_the_catalog_and_no_network(replayed: Replayed) -> None:
+    """Issue 28: the catalog's ``StorageGiB`` per size (800, 1,600, 2,400 GiB) with its source; Hyperbolic names no
+    network bandwidth or fabric, so those stay unknown."""
+    offers = replayed[0]
+    assert [_by(offers, t).instance.storage_gib for t in ("1x-H100-75-722", "2x-H100-149-1443",
+                                                          "3x-H100-224-2165")] == [800, 1600, 2400]
+    assert {o.instance.network_source for o in offers} == {
+        "Hyperbolic catalog (GET /v2/skypilot/catalog): StorageGiB; the catalog names no network or fabric"}
+    assert all(o.instance.network_gbps is None and o.instance.fabric is None and o.instance.storage_kind is None
+               for o in offers)

@@ -12,7 +12,7 @@ import pytest
 from gpuhub_hyperstack.provider import Hyperstack, load_table
 
 import gpuhub
-from gpuhub.plugin import Offer, ProviderContext, ProviderStatus, Registry, Source, make_engine
+from gpuhub.plugin import Offer, ProviderContext, ProviderStatus, Registry, Source, make_engine, network_facts
 
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
 
@@ -76,3 +76,10 @@ def test_bad_rows_are_skipped_and_counted(registry: Registry, change: dict[str, 
                               environ={})
         assert list(provider.offers_from_table(ctx, {**table, "flavors": [row]})) == []
     assert ctx.report.skipped == {reason: 1}
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: the bundled Hyperstack table gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

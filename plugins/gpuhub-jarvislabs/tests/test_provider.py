@@ -19,6 +19,7 @@ from gpuhub.plugin import (
     Registry,
     build_script,
     make_engine,
+    network_facts,
     replaying,
     run_provider,
     search,
@@ -179,3 +180,10 @@ def test_fault_server_error_is_retried_then_reported() -> None:
     offers, status = run_provider(make_engine(registry, transport=transport, environ={"JL_API_KEY": "k"}),
                                   "jarvislabs", mode="live")
     assert status.state == "ok" and transport.calls == 2 and len(offers) == 2
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: JarvisLabs' server-meta API gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

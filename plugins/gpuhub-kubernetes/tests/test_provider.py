@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from gpuhub_kubernetes.parse import node_facts, parse_cpu, parse_memory_gib, quantity, requested_by_node
 
-from gpuhub.plugin import LoopbackJson, Offer, Registry, make_engine, run_provider
+from gpuhub.plugin import LoopbackJson, Offer, Registry, make_engine, network_facts, run_provider
 
 RECORDING = Path(__file__).resolve().parents[1] / "gpuhub_kubernetes" / "recording"
 SETTINGS = RECORDING / "settings.toml"
@@ -301,3 +301,10 @@ def test_absurd_quantities_skip_only_their_node(tmp_path: Path) -> None:
     assert rows[("gpu-east", "dgx-h100:1gpu")].available_count == 6  # the good nodes of the shape, as before
     assert all(o.gpu_count <= 1024 for o in result.offers)
     assert all(o.instance.memory_gib is None or o.instance.memory_gib > 0 for o in result.offers)
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: the Kubernetes objects gpuhub reads gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

@@ -43,6 +43,10 @@ __all__ = ["LambdaProvider", "sold_regions"]
 INSTANCE_TYPES_PATH = "/api/v1/instance-types"
 KEY_HELP = ("create an API key in the Lambda Cloud dashboard (API keys page) and export it, "
             "e.g. `export LAMBDA_API_KEY=...`")
+STORAGE_SOURCE = ("Lambda Cloud API instance-types: specs.storage_gib (the instance's local storage, GiB); the API "
+                  "names no network bandwidth or fabric")
+"""Where an offer's storage figure comes from. Lambda's InfiniBand is sold with its 1-Click Clusters, not with
+these on-demand instance types, so no fabric is claimed for them."""
 _MEMORY_TOLERANCE = 0.15  # a described memory more than 15 % off the table's card is a mismatch worth a warning
 
 
@@ -133,6 +137,7 @@ class LambdaProvider(Provider):
         instance = Instance(
             provider=self.name, instance_type=item.name, gpu=gpu, gpu_count=item.gpu_count, fractional=False,
             vcpus=item.vcpus, memory_gib=item.memory_gib, storage_gib=item.storage_gib,
+            network_source=STORAGE_SOURCE if item.storage_gib is not None else None,
             cpu_arch="arm64" if arm else "x86_64")
         price = Price(amount=item.price_usd_per_hour, currency="USD", purchase="on_demand")
         regions = tuple(dict.fromkeys((*sold_regions(item.name), *item.capacity_regions)))

@@ -308,3 +308,25 @@ def test_official_example_v1_4_end_to_end(serve: Callable[..., Served], referenc
     a6000 = _by_type(offers, "gpu_4x_a6000")
     assert {o.region.code for o in a6000 if o.available} == {"us-az-1"}
     assert a6000[0].price.amount == Decimal("1.10") and a6000[0].instance.gpu_count == 4
+
+
+def test_storage_of_the_official_examples_is_sourced(serve: Callable[..., Served],
+                                                     reference: Callable[..., Path]) -> None:
+    """Issue 28: ``specs.storage_gib`` is the instance's storage, with its source (6,144 GiB for the v1.10 example,
+    512 GiB for both v1.4 examples); Lambda's API names no network bandwidth or fabric, so those stay unknown."""
+    v110, _, _ = serve(reference("provider-samples", "lambda", "instance-types.openapi-1.10.0-doc-example.json")
+                       .read_bytes())
+    v14, _, _ = serve(reference("provider-samples", "lambda", "instance-types.openapi-1.4.0-doc-example.json")
+                      .read_bytes())
+    example = v110[0].instance
+    a100, a6000 = _by_type(v14, "gpu_1x_a100")[0].instance, _by_type(v14, "gpu_4x_a6000")[0].instance
+    assert (example.storage_gib, a100.storage_gib, a6000.storage_gib) == (6144, 512, 512)
+    assert {example.network_source, a100.network_source} == {
+        "Lambda Cloud API instance-types: specs.storage_gib (the instance's local storage, GiB); the API names no "
+        "network bandwidth or fabric"}
+    assert (example.network_gbps, example.fabric, example.fabric_gbps) == (None, None, None)
+
+
+def test_the_recording_has_no_storage_and_claims_none(replayed: Any) -> None:
+    """The reconstructed recording (SkyPilot's file) carries no storage_gib: nothing is filled or sourced."""
+    assert all(o.instance.storage_gib is None and o.instance.network_source is None for o in replayed[0])

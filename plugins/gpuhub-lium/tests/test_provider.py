@@ -17,6 +17,7 @@ from gpuhub.plugin import (
     Offer,
     ProviderStatus,
     build_script,
+    network_facts,
     replaying,
 )
 
@@ -122,3 +123,10 @@ def test_fault_several_nodes_of_one_shape_are_a_minimum_never_one_listing(serve:
 def test_fault_answer_of_another_shape_fails(serve: Callable[..., Served]) -> None:
     _, status, _ = serve([_node()])
     assert status.state == "failed" and "nodes" in (status.reason or "")
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: Lium's nodes API gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

@@ -20,6 +20,7 @@ from gpuhub.plugin import (
     Registry,
     build_script,
     make_engine,
+    network_facts,
     replaying,
     run_provider,
     search,
@@ -159,3 +160,10 @@ def test_fault_bad_records_are_skipped_and_counted() -> None:
 def test_fault_rejected_key_names_the_variable() -> None:
     _, status, _ = _live({"/v2/instance-types": {"detail": "unauthorized"}}, status=401)
     assert status.state == "failed" and "MITHRIL_API_KEY" in (status.reason or "")
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: Mithril's instance-types API gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

@@ -31,7 +31,7 @@ from gpuhub.plugin import (
     table_directory,
 )
 
-__all__ = ["REGIONS", "Nebius", "Preset", "load_table"]
+__all__ = ["FABRICS", "FABRIC_RATES", "REGIONS", "Nebius", "Preset", "load_table", "network_fields"]
 
 RECORDING = Path(__file__).resolve().parent / "recording"
 TABLE_FILE = "price_table.json"
@@ -52,6 +52,9 @@ class Preset:
     memory_gibibytes: float
     gpu_memory_gigabytes: float | None
     allowed_for_preemptibles: bool
+    allow_gpu_clustering: bool | None = None
+    """Nebius's ``allow_gpu_clustering`` of the preset (it may join a GPU cluster over InfiniBand); None: the
+    table does not say (SkyPilot's file, the bundled table's source, has no such column)."""
 
 
 def load_table(directory: Path | None = None) -> dict[str, Any]:
@@ -78,8 +81,56 @@ def presets(data: Mapping[str, Any]) -> dict[tuple[str, str], Preset]:
                 platform=platform["name"], name=preset["name"], gpu_count=int(res.get("gpu_count") or 0),
                 vcpu_count=int(res["vcpu_count"]), memory_gibibytes=float(res["memory_gibibytes"]),
                 gpu_memory_gigabytes=float(memory) if memory else None,
-                allowed_for_preemptibles=bool(platform.get("allowed_for_preemptibles")))
+                allowed_for_preemptibles=bool(platform.get("allowed_for_preemptibles")),
+                allow_gpu_clustering=(bool(preset["allow_gpu_clustering"]) if "allow_gpu_clustering" in preset
+                                      else None))
     return found
+
+
+FABRICS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("gpu-h100-sxm", "eu-north1"): ("fabric-2", "fabric-3", "fabric-4", "fabric-6"),
+    ("gpu-h200-sxm", "eu-west1"): ("fabric-5",),
+    ("gpu-h200-sxm", "eu-north1"): ("fabric-7",),
+    ("gpu-h200-sxm", "eu-north2"): ("eu-north2-a",),
+    ("gpu-h200-sxm", "us-central1"): ("us-central1-a",),
+    ("gpu-b200-sxm", "us-central1"): ("us-central1-b",),
+    ("gpu-b200-sxm-a", "me-west1"): ("me-west1-a",),
+    ("gpu-b300-sxm", "uk-south1"): ("uk-south1-a",),
+}
+"""Nebius's InfiniBand fabrics per (platform, region), as its GPU-cluster documentation lists them
+(https://docs.nebius.com/compute/clusters/gpu#fabrics; the same table is in dstack's gpuhunt, commit 3584151,
+2026-08-19, read 2026-12-02). A preset gets the fabric only where the table says it may join a GPU cluster
+(``allow_gpu_clustering``); the rate per VM is not stated there (see :data:`FABRIC_RATES`)."""
+FABRIC_SOURCE = ("Nebius docs, GPU clusters (docs.nebius.com/compute/clusters/gpu#fabrics, read 2026-12-02): "
+                 "InfiniBand fabric {fabrics} for {platform} in {region}; the preset allows GPU clustering")
+FABRIC_RATES: dict[str, tuple[int, int, str]] = {
+    "gpu-h200-sxm": (8, 400, "nebius_h200_n64.json"),
+    "gpu-b200-sxm": (8, 400, "nebius_b200_n2.json"),
+    "gpu-b300-sxm": (8, 800, "nebius_b300_n1.json"),
+}
+"""InfiniBand adapters per 8-GPU VM and their rate (Gb/s) per platform, from Nebius's own MLPerf Training v5.1
+system descriptions (status "Available cloud"; github.com/mlcommons/training_results_v5.1, Nebius/systems/<file>,
+``host_networking``: "8x ConnectX-7 IB NDR 400Gb/s" for H200 and B200, "8x ConnectX-8 IB XDR 800Gb/s" for B300;
+read 2026-12-02). H100 has no such description: its rate stays unknown."""
+RATE_SOURCE = ("; {count} x {rate} Gb/s InfiniBand per VM: Nebius's MLPerf Training v5.1 system description "
+               "(mlcommons/training_results_v5.1 Nebius/systems/{file}, host_networking)")
+
+
+def network_fields(preset: Preset, region: str) -> dict[str, Any]:
+    """The :class:`gpuhub.plugin.Instance` fabric fields of a preset in a region: ``fabric="InfiniBand"`` and its
+    ``network_source`` where the preset may join a GPU cluster and Nebius documents a fabric for its platform
+    there; empty otherwise (unknown stays unknown)."""
+    fabrics = FABRICS.get((preset.platform, region))
+    if not preset.allow_gpu_clustering or not fabrics:
+        return {}
+    source = FABRIC_SOURCE.format(fabrics=", ".join(fabrics), platform=preset.platform, region=region)
+    fields: dict[str, Any] = {"fabric": "InfiniBand"}
+    rate = FABRIC_RATES.get(preset.platform)
+    if rate is not None and preset.gpu_count == 8:  # the descriptions are of 8-GPU VMs
+        count, gbps, file = rate
+        fields.update(fabric_gbps=float(count * gbps), fabric_interfaces=count)
+        source += RATE_SOURCE.format(count=count, rate=gbps, file=file)
+    return {**fields, "network_source": source}
 
 
 def gpu_spelling(platform: str) -> str:
@@ -138,7 +189,7 @@ class Nebius(Provider):
             ctx.warn(f"{preset.platform}: gpu_memory_gigabytes {problem}")
         instance = Instance(provider=self.name, instance_type=f"{preset.platform} {preset.name}", gpu=gpu,
                             gpu_count=preset.gpu_count, vcpus=preset.vcpu_count,
-                            memory_gib=preset.memory_gibibytes)
+                            memory_gib=preset.memory_gibibytes, **network_fields(preset, region))
         offers, skipped = [], False
         for field, purchase in PURCHASES.items():
             amount = decimal_amount(row.get(field), field)

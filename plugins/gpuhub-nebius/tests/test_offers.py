@@ -114,3 +114,47 @@ def test_memory_in_mib_is_warned_about(registry: Registry) -> None:
     assert h100 and {o.instance.gpu_memory_gib for o in h100} == {80}
     assert any("MiB written in a field for GB per GPU" in w for w in ctx.report.warnings), ctx.report.warnings
     assert run_provider(make_engine(registry), "nebius")[1].state == "ok"
+
+
+def _clustering(registry: Registry, rows: list[dict[str, Any]]) -> list[Offer]:
+    """The offers of the bundled table with ``allow_gpu_clustering`` as Nebius's API gives it: true on the
+    8-GPU presets, false on the 1-GPU ones, and only ``rows`` priced."""
+    table = load_table()
+    platforms = [dict(p, presets=[dict(s, allow_gpu_clustering=s["resources"]["gpu_count"] == 8)
+                                  for s in p["presets"]]) for p in table["platforms"]]
+    provider = Nebius()
+    with httpx.Client() as client:
+        ctx = ProviderContext(provider, client, mode="replay", source=Source(mode="static"), gpus=registry.gpus,
+                              environ={})
+        return list(provider.offers_from_table(ctx, {**table, "platforms": platforms, "prices": rows}))
+
+
+def test_infiniband_where_the_preset_may_cluster_and_nebius_lists_a_fabric(registry: Registry) -> None:
+    """Issue 28: an 8-GPU H100 VM in eu-north1 (fabrics 2, 3, 4, 6), an 8-GPU H200 VM in eu-west1 (fabric-5) and
+    an 8-GPU B200 VM in us-central1 (us-central1-b) are on InfiniBand, each naming its fabric; a 1-GPU preset
+    that may not cluster and an L40S platform without a fabric stay unknown."""
+    rows = [{"platform": p, "preset": s, "region": r, "on_demand": "1.00", "preemptible": None} for p, s, r in (
+        ("gpu-h100-sxm", "8gpu-128vcpu-1600gb", "eu-north1"), ("gpu-h200-sxm", "8gpu-128vcpu-1600gb", "eu-west1"),
+        ("gpu-b200-sxm", "8gpu-160vcpu-1792gb", "us-central1"), ("gpu-h100-sxm", "1gpu-16vcpu-200gb", "eu-north1"),
+        ("gpu-l40s-d", "4gpu-128vcpu-768gb", "eu-north1"))]
+    got = {(o.instance.instance_type, o.region.code): o.instance for o in _clustering(registry, rows)}
+    h100 = got[("gpu-h100-sxm 8gpu-128vcpu-1600gb", "eu-north1")]  # no rate published for H100: unknown
+    assert (h100.fabric, h100.fabric_gbps, h100.fabric_interfaces, h100.network_gbps) == ("InfiniBand", None, None,
+                                                                                          None)
+    assert h100.network_source is not None and "fabric-2, fabric-3, fabric-4, fabric-6 for gpu-h100-sxm" \
+        in h100.network_source and "docs.nebius.com/compute/clusters/gpu#fabrics" in h100.network_source
+    h200 = got[("gpu-h200-sxm 8gpu-128vcpu-1600gb", "eu-west1")]  # 8 x ConnectX-7 NDR 400 Gb/s (nebius_h200_n64)
+    assert (h200.fabric, h200.fabric_gbps, h200.fabric_interfaces) == ("InfiniBand", 3200, 8)
+    assert "fabric-5 for gpu-h200-sxm in eu-west1" in (h200.network_source or "")
+    assert "Nebius/systems/nebius_h200_n64.json" in (h200.network_source or "")
+    b200 = got[("gpu-b200-sxm 8gpu-160vcpu-1792gb", "us-central1")]  # the same adapters (nebius_b200_n2)
+    assert (b200.fabric, b200.fabric_gbps, b200.fabric_interfaces) == ("InfiniBand", 3200, 8)
+    assert "us-central1-b" in (b200.network_source or "") and "nebius_b200_n2.json" in (b200.network_source or "")
+    assert (h200.storage_gib, b200.storage_gib) == (None, None)  # Nebius's disks are network volumes
+    for key in (("gpu-h100-sxm 1gpu-16vcpu-200gb", "eu-north1"), ("gpu-l40s-d 4gpu-128vcpu-768gb", "eu-north1")):
+        assert (got[key].fabric, got[key].network_source) == (None, None), key
+
+
+def test_the_bundled_table_does_not_say_which_presets_cluster(replayed: Replayed) -> None:
+    """SkyPilot's file (the bundled table's source) has no allow_gpu_clustering: no fabric is claimed from it."""
+    assert all(o.instance.fabric is None and o.instance.network_source is None for o in replayed[0])

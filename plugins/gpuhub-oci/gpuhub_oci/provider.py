@@ -33,12 +33,21 @@ from gpuhub.plugin import (
     placeholder_price,
 )
 
-__all__ = ["Oci", "gpu_spelling", "regions"]
+__all__ = ["Oci", "gpu_spelling", "network_fields", "regions"]
 
 OLD_SHAPES = {"GPU2": "P100", "GPU3": "V100", "GPU4": "A100"}
 """Shape families that do not name their GPU (``BM.GPU4.8`` is 8 x A100 40 GB)."""
 SPELLINGS = {"RTXPRO": "RTX PRO 6000"}
 SPOT_FACTOR = Decimal("0.5")
+CLUSTER_NETWORK_SHAPES = frozenset({"BM.GPU.A100-v2.8", "BM.GPU4.8"})
+"""The GPU shapes OCI's documentation lists as supporting cluster networks (its RDMA network between bare-metal
+nodes); the page read names no other GPU shape, so every other shape's fabric stays unknown."""
+CLUSTER_NETWORK_SOURCE = (
+    "OCI docs, Cluster Networks with Instance Pools, supported shapes (docs.oracle.com/de-de/iaas/Content/Compute/"
+    "Tasks/managingclusternetworks.htm: BM.HPC2.36, BM.GPU.A100-v2.8, BM.GPU4.8, BM.Optimized3.36); the RDMA is RoCE "
+    "on NVIDIA ConnectX NICs (blogs.oracle.com/cloud-infrastructure/building-high-performance-network-in-the-cloud); "
+    "both read 2026-12-02; no rate is stated there")
+"""Where a cluster-network shape's fabric comes from."""
 
 
 @lru_cache(maxsize=1)
@@ -87,6 +96,13 @@ def _prices(body: object) -> dict[str, Decimal]:
                             found[str(item["partNumber"])] = amount
     return found
 
+
+
+def network_fields(shape: str) -> dict[str, Any]:
+    """The :class:`gpuhub.plugin.Instance` fabric fields of a shape: RDMA over Converged Ethernet (``RoCE``) and
+    its ``network_source`` for the shapes OCI documents as cluster-network shapes; empty for the others (the Cost
+    Estimator data has no network or disk figures for GPU shapes)."""
+    return {"fabric": "RoCE", "network_source": CLUSTER_NETWORK_SOURCE} if shape in CLUSTER_NETWORK_SHAPES else {}
 
 class Oci(Provider):
     """Oracle Cloud Infrastructure (hyperscaler): GPU shapes at list price, the same in every region."""
@@ -147,7 +163,8 @@ class Oci(Provider):
                             vcpus=int(float(ocpu[0]["qty"])) * (1 if arm else 2),
                             memory_gib=float(memory) if memory else None, cpu_arch="arm64" if arm else "x86_64",
                             bare_metal=kind == "bm",
-                            control_source="OCI Cost Estimator shapes.json shapeType: bm (bare metal) or vm")
+                            control_source="OCI Cost Estimator shapes.json shapeType: bm (bare metal) or vm",
+                            **network_fields(name))
         amount = per_gpu * count
         terms = [Price(amount=amount, currency="USD", purchase="on_demand", data_date=answered)]
         if item.get("allowPreemptible"):

@@ -19,6 +19,7 @@ from gpuhub.plugin import (
     ProviderStatus,
     Registry,
     make_engine,
+    network_facts,
     run_provider,
 )
 
@@ -111,3 +112,17 @@ def test_bad_shapes_are_skipped_and_counted(registry: Registry) -> None:
     assert any("MiB written in a field for GB total" in w for w in status.warnings), status.warnings
     assert status.skipped_reasons == {"hidden or inactive shape": 2, "GPU shape without a priced GPU part": 1,
                                       "placeholder price (zero or negative)": 1}
+
+
+def test_roce_on_the_documented_cluster_network_shapes_only(replayed: Any) -> None:
+    """Issue 28: OCI documents BM.GPU.A100-v2.8 and BM.GPU4.8 as cluster-network shapes, its RDMA being RoCE: they
+    carry that fabric (no rate published) with the pages named; every other shape, H100 included, leaves network
+    and disk unknown (the Cost Estimator data has none)."""
+    offers = replayed[0]
+    by_shape = {o.instance_type: network_facts(o) for o in offers}
+    for shape in ("BM.GPU.A100-v2.8", "BM.GPU4.8"):
+        facts = by_shape[shape]
+        assert set(facts) == {"fabric", "network_source"} and facts["fabric"] == "RoCE", shape
+        assert "managingclusternetworks.htm" in facts["network_source"] and "RoCE" in facts["network_source"]
+    assert by_shape["BM.GPU.H100.8"] == {} and by_shape["BM.GPU.B200.8"] == {} and by_shape["VM.GPU.A10.1"] == {}
+    assert {s for s, facts in by_shape.items() if facts} == {"BM.GPU.A100-v2.8", "BM.GPU4.8"}

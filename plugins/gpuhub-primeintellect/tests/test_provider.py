@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from gpuhub_primeintellect.provider import PrimeIntellectProvider
 
-from gpuhub.plugin import Offer, ProviderStatus, replaying
+from gpuhub.plugin import Offer, ProviderStatus, network_facts, replaying
 
 RECORDING = PrimeIntellectProvider().fixtures_dir()
 """The bundled recording."""
@@ -82,3 +82,10 @@ def test_a_broken_answer_fails(live: Callable[..., Any]) -> None:
     for body in (b'{"H100_80GB": {"x": 1}}', b"[]", b'{"H100_80GB": [{"gpuType": "H1'):
         offers, status, _ = live(lambda request, n, body=body: httpx.Response(200, content=body))
         assert status.state == "failed" and offers == (), status.line()
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: Prime Intellect's availability API gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from gpuhub_runpod.provider import CATALOG_QUERY, RunPodProvider
 
-from gpuhub.plugin import Offer, ProviderStatus, ReplayTransport, load_manifest
+from gpuhub.plugin import Offer, ProviderStatus, ReplayTransport, load_manifest, network_facts
 
 RECORDING = RunPodProvider().fixtures_dir()
 """The bundled recording."""
@@ -144,3 +144,10 @@ def test_a_walk_broken_half_way_publishes_nothing(live: Callable[..., Any], faul
 
     offers, status, _ = live(handler)
     assert status.state == "failed" and offers == (), status.line()
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: RunPod's GraphQL GPU types gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

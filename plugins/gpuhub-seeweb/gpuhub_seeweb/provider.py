@@ -27,6 +27,9 @@ from gpuhub.plugin import (
 )
 from gpuhub_seeweb.parse import REGIONS, Plan, parse_plan, plan_items
 
+STORAGE_SOURCE = "Seeweb plans API: disk (GB) of the plan; the API names no network bandwidth or fabric"
+"""Where an offer's disk figure comes from; Seeweb's plans carry no network facts."""
+
 __all__ = ["PLANS_PATH", "Seeweb"]
 
 PLANS_PATH = "/ecs/v2/plans"
@@ -101,7 +104,8 @@ class Seeweb(Provider):
             ctx.warn(f"unknown Seeweb region {', '.join(unknown)}: offered under that code, without location")
         instance = Instance(provider=self.name, instance_type=plan.name, gpu=gpu, gpu_count=plan.gpu_count,
                             fractional=False, vcpus=plan.vcpus, memory_gib=plan.memory_gib,
-                            storage_gib=plan.disk_gb, note=f"Seeweb cloud server plan with {plan.gpu_label}")
+                            storage_gib=plan.disk_gb, note=f"Seeweb cloud server plan with {plan.gpu_label}",
+                            network_source=STORAGE_SOURCE if plan.disk_gb is not None else None)
         price = Price(amount=plan.hourly_price, currency=currency, purchase="on_demand", billing_increment_s=3600,
                       data_date=answered)
         available = plan.available if capacity_known else None

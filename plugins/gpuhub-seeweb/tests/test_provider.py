@@ -157,3 +157,14 @@ def test_fault_rejected_token_and_error_status(serve: Callable[..., Served]) -> 
     assert rejected.state == "failed" and "SEEWEB_API_TOKEN" in (rejected.reason or "")
     _, failed, _ = serve({"status": "ko", "plans": []})
     assert failed.state == "failed" and "'ko'" in (failed.reason or "")
+
+
+def test_disk_is_sourced_and_the_network_stays_unknown(serve: Callable[..., Served], replayed: Replayed) -> None:
+    """Issue 28: a plan's ``disk`` (GB) is its storage, with its source; Seeweb names no network bandwidth or
+    fabric. The recording (SkyPilot's file) has no disk, so nothing is filled there."""
+    offers, _, _ = serve({"status": "ok", "plans": [_plan()]}, environ={"SEEWEB_API_TOKEN": "t"})
+    h100 = _by(offers, "ECS1GPU8").instance
+    assert (h100.storage_gib, h100.network_gbps, h100.fabric) == (6000, None, None)
+    assert h100.network_source == "Seeweb plans API: disk (GB) of the plan; the API names no network bandwidth or " \
+                                  "fabric"
+    assert all(o.instance.storage_gib is None and o.instance.network_source is None for o in replayed[0])

@@ -8,7 +8,9 @@ Request: ``GET {base_url}/v1/instances/types`` with the ``X-API-KEY`` header. An
   ``shadeform``; ``cloud_instance_type`` (the seller's own name) becomes ``seller_instance_type`` where given;
 * ``shade_instance_type`` (``H100x8-NVLINK``): the instance type is ``<cloud>_<shade_instance_type>``;
 * ``configuration``: ``num_gpus``, ``gpu_type``, ``vram_per_gpu_in_gb`` (checked against the GPU table: C37),
-  ``vcpus``, ``memory_in_gb``, ``storage_in_gb``, ``interconnect``;
+  ``vcpus``, ``memory_in_gb``, ``storage_in_gb`` (the machine's disk, the offer's ``storage_gib``, with
+  :data:`STORAGE_SOURCE` as its ``network_source``), ``interconnect`` (inside the machine: NVLink/SXM/PCIe; the API
+  names no network bandwidth or inter-node fabric, so those stay unknown);
 * ``hourly_price``: US **cents** per instance-hour (on-demand);
 * ``availability``: ``[{"region", "available"}]``: one offer per region, ``available`` as Shadeform says (unknown
   when replaying a reconstructed recording, which holds no capacity snapshot).
@@ -39,6 +41,9 @@ from gpuhub.plugin import (
     located_region,
     seller_name,
 )
+
+STORAGE_SOURCE = "Shadeform instances/types: configuration.storage_in_gb (the machine's disk; no network fields)"
+"""Where an offer's storage figure comes from (Shadeform's API has no network bandwidth or fabric)."""
 
 __all__ = ["COUNTRY_WORDS", "TYPES_PATH", "ShadeformProvider", "region_of"]
 
@@ -111,6 +116,7 @@ class ShadeformProvider(Provider):
             provider=self.name, instance_type=f"{entry['cloud']}_{entry['shade_instance_type']}", gpu=gpu,
             gpu_count=count, vcpus=config.get("vcpus"), memory_gib=config.get("memory_in_gb"),
             storage_gib=config.get("storage_in_gb") or None, interconnect=config.get("interconnect") or None,
+            network_source=STORAGE_SOURCE if config.get("storage_in_gb") else None,
             seller=seller_name(str(entry["cloud"])), seller_instance_type=entry.get("cloud_instance_type") or None)
         price = Price(amount=cents / Decimal(100), currency="USD", purchase="on_demand")
         places = entry.get("availability") or []

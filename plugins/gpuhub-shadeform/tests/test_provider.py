@@ -91,3 +91,15 @@ def test_live_gives_the_offers_of_replay(live: Callable[..., Any], replayed: Rep
     assert all(o.available is True for o in offers)  # live, Shadeform's availability is taken as it says
     sent = transport.requests[0] if hasattr(transport, "requests") else None
     assert sent is None or sent.headers.get("X-API-KEY") == "test-key"
+
+
+def test_storage_is_sourced_and_the_network_stays_unknown(live: Callable[..., Any], replayed: Any) -> None:
+    """Issue 28: Shadeform states a machine's disk (``storage_in_gb``) and its inside interconnect, never a network
+    bandwidth or an inter-node fabric: the disk carries its source, the network fields stay unknown."""
+    offers, _, _ = live(lambda request, n: httpx.Response(200, json=_answer()))
+    dallas = next(o for o in offers if o.region.code == "dallas-usa-1").instance
+    assert (dallas.storage_gib, dallas.interconnect, dallas.network_source) == (
+        512, "sxm4", "Shadeform instances/types: configuration.storage_in_gb (the machine's disk; no network fields)")
+    assert (dallas.network_gbps, dallas.fabric, dallas.fabric_gbps, dallas.storage_disks) == (None, None, None, None)
+    # the reconstructed recording has no storage_in_gb: nothing to source, nothing filled
+    assert all(o.instance.storage_gib is None and o.instance.network_source is None for o in replayed[0])

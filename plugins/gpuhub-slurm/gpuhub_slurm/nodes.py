@@ -2,7 +2,8 @@
 
 Fields used, as slurmrestd's OpenAPI schema (``v0.0.41`` to ``v0.0.44`` ``node``) names them: ``name``,
 ``partitions`` (list), ``state`` (list of flags: ``IDLE``, ``MIXED``, ``ALLOCATED``, ``DRAIN``, ``DOWN``,
-``CLOUD``, ``POWERED_DOWN``, ...), ``cpus``, ``real_memory`` (MB, i.e. MiB), ``architecture``, ``gres`` (the
+``CLOUD``, ``POWERED_DOWN``, ...), ``cpus``, ``real_memory`` (MB, i.e. MiB), ``temporary_disk`` (Slurm's TmpDisk, MB
+i.e. MiB; 0: not configured), ``architecture``, ``gres`` (the
 configured GRES) and ``gres_used`` (allocated now). Free now = configured − allocated per GRES type; a node that
 is drained, down, failing, in maintenance or powered down has none free. A cloud or powered-down node that is not
 drained or down can be powered up: its GPUs are capacity that can be provisioned.
@@ -31,6 +32,8 @@ POWERED_OFF = frozenset({"POWERED_DOWN", "CLOUD"})
 MAX_CPUS = 100_000
 MAX_MEMORY_MIB = 2**30
 """1 PiB in MiB: more host memory than any node has."""
+MAX_DISK_MIB = 2**36
+"""64 PiB in MiB: more temporary disk than any node has."""
 
 
 @dataclass
@@ -48,6 +51,9 @@ class NodeFacts:
     """GPUs per GRES type (``""``: untyped) as configured."""
     used: Counter[str] = field(default_factory=Counter)
     """GPUs per GRES type allocated to jobs now."""
+    tmp_disk_gib: float | None = None
+    """The node's temporary disk (Slurm's TmpDisk, ``temporary_disk`` MiB / 1024) in GiB; None: 0 (not configured)
+    or not given."""
 
     @property
     def powered_off(self) -> bool:
@@ -106,6 +112,7 @@ def node_facts(node: Mapping[str, Any]) -> NodeFacts:
         raise ValueError("node without a name")
     cpus = _bounded_int(node.get("cpus"), "cpus", MAX_CPUS)
     memory_mib = _bounded_int(node.get("real_memory"), "real_memory", MAX_MEMORY_MIB)
+    tmp_mib = _bounded_int(node.get("temporary_disk"), "temporary_disk", MAX_DISK_MIB)
     arch = str(node.get("architecture") or "")
     configured = gpu_counts(node.get("gres"))
     used = gpu_counts(node.get("gres_used"))
@@ -116,4 +123,5 @@ def node_facts(node: Mapping[str, Any]) -> NodeFacts:
         name=name, partitions=_strings(node.get("partitions"), "partitions"),
         state=frozenset(s.upper() for s in _strings(node.get("state"), "state")), cpus=cpus,
         memory_gib=round(memory_mib / 1024, 1) if memory_mib else None,
-        cpu_arch="arm64" if arch in ("aarch64", "arm64") else "x86_64", configured=configured, used=used)
+        cpu_arch="arm64" if arch in ("aarch64", "arm64") else "x86_64", configured=configured, used=used,
+        tmp_disk_gib=round(tmp_mib / 1024, 1) if tmp_mib else None)

@@ -276,7 +276,8 @@ class SlurmProvider(Provider):
             if len(whole_kinds) == 1 and len(units) == 1 and unit.per_node > 1:
                 yield from self._offer(ctx, **common, instance_type=shape.base, gpu_count=unit.per_node,
                                        vcpus=shape.cpus, memory_gib=shape.memory_gib, free=whole_free,
-                                       provisionable=whole_provisionable, note=f"whole node; {note}")
+                                       provisionable=whole_provisionable, note=f"whole node; {note}",
+                                       disk=_tmp_disk(members))
             share = 1 / node_gpus if node_gpus else 1.0
             suffix = ":1gpu" if len(whole_kinds) == 1 else f":1gpu-{unit.gres_type or 'gpu'}"
             yield from self._offer(ctx, **common, instance_type=f"{shape.base}{suffix}", gpu_count=1,
@@ -288,7 +289,8 @@ class SlurmProvider(Provider):
     def _offer(self, ctx: ProviderContext, *, shape: _Shape, gpu: Gpu, region: Region, place: ClusterPlace,
                settings: SiteSettings, missing: dict[str, int], wait: int | None, node_gpus: int, instance_type: str,
                gpu_count: float, vcpus: float | None, memory_gib: float | None, free: int, provisionable: int,
-               note: str, slice_memory_gib: float | None = None) -> Iterator[Offer]:
+               note: str, slice_memory_gib: float | None = None,
+               disk: dict[str, Any] | None = None) -> Iterator[Offer]:
         node_rate = settings.node_rates.get(shape.base)
         if node_rate is not None and node_gpus:
             amount = node_rate if instance_type == shape.base else (
@@ -301,13 +303,28 @@ class SlurmProvider(Provider):
         instance = Instance(
             provider=self.name, instance_type=instance_type, gpu=gpu, gpu_count=gpu_count, fractional=gpu_count < 1,
             vcpus=vcpus, memory_gib=memory_gib, cpu_arch=shape.cpu_arch, bare_metal=place.bare_metal,
-            slice_memory_gib=slice_memory_gib, note=note,
+            slice_memory_gib=slice_memory_gib, note=note, **(disk or {}),
             control_source=f"bare_metal of [clusters.{region.code}] in {settings.path}"
             if place.bare_metal is not None and settings.path else None)
         price = Price(amount=amount, currency=settings.currency, purchase="on_demand")
         yield Offer(instance=instance, region=region, price=price, available=free > 0 or provisionable > 0,
                     available_count=free, provisionable_count=provisionable,
                     provision_wait_s=wait if provisionable else None, source=ctx.source)
+
+
+TMP_DISK_SOURCE = ("Slurm node TmpDisk (slurmrestd temporary_disk, MiB): the smallest of the shape's {n} "
+                   "node{s}; Slurm states no network bandwidth or fabric")
+"""Where a whole-node offer's ``storage_gib`` comes from."""
+
+
+def _tmp_disk(members: list[NodeFacts]) -> dict[str, Any]:
+    """The :class:`gpuhub.plugin.Instance` disk fields of a whole node of the shape: ``storage_gib`` the smallest
+    TmpDisk of its nodes (what any node of the shape has), with its source; empty when a node states none."""
+    sizes = [m.tmp_disk_gib for m in members]
+    if not sizes or any(size is None for size in sizes):
+        return {}
+    return {"storage_gib": min(size for size in sizes if size is not None),
+            "network_source": TMP_DISK_SOURCE.format(n=len(sizes), s="s" if len(sizes) != 1 else "")}
 
 
 def _part(value: float | None, share: float) -> float | None:

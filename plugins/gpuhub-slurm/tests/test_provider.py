@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from gpuhub_slurm.gres import gpu_counts, mig_profile, split_items
 
-from gpuhub.plugin import LoopbackJson, Offer, Registry, make_engine, run_provider, search
+from gpuhub.plugin import LoopbackJson, Offer, Registry, make_engine, network_facts, run_provider, search
 
 RECORDING = Path(__file__).resolve().parents[1] / "gpuhub_slurm" / "recording"
 SETTINGS = RECORDING / "settings.toml"
@@ -200,10 +200,8 @@ def test_saved_scontrol_json_files(tmp_path: Path, replayed: tuple[tuple[Offer, 
     assert _facts(offers) == _facts(replayed[0])
 
 
-def test_a_bad_node_is_skipped_and_counted(tmp_path: Path) -> None:
-    body = json.loads((RECORDING / "nodes.json").read_text())
-    body["nodes"].append({**body["nodes"][0], "name": "bad-1", "gres": "gpu:h100:99999999"})
-    body["nodes"].append({**body["nodes"][0], "name": "bad-2", "real_memory": -5})
+def _from_nodes_file(tmp_path: Path, body: dict[str, Any]) -> tuple[tuple[Offer, ...], Any]:
+    """The offers of ``body`` saved as a ``scontrol show nodes --json`` file (live mode, the example settings)."""
     nodes = tmp_path / "nodes.json"
     nodes.write_text(json.dumps(body))
     engine = make_engine(Registry(), environ={"GPUHUB_SLURM_NODES_JSON": str(nodes),
@@ -213,6 +211,14 @@ def test_a_bad_node_is_skipped_and_counted(tmp_path: Path) -> None:
     finally:
         engine.shutdown()
     assert status.state == "ok", status.line()
+    return offers, status
+
+
+def test_a_bad_node_is_skipped_and_counted(tmp_path: Path) -> None:
+    body = json.loads((RECORDING / "nodes.json").read_text())
+    body["nodes"].append({**body["nodes"][0], "name": "bad-1", "gres": "gpu:h100:99999999"})
+    body["nodes"].append({**body["nodes"][0], "name": "bad-2", "real_memory": -5})
+    offers, status = _from_nodes_file(tmp_path, body)
     assert sum(n for reason, n in status.skipped_reasons.items() if reason.startswith("node:")) == 2
     assert _rows(offers)["gpu/h100x8:1gpu"].available_count == 13
 
@@ -258,3 +264,24 @@ def test_counts_survive_the_store(tmp_path: Path) -> None:
         assert (rows["cloud/h100x8:1gpu"]["provisionable_count"], rows["cloud/h100x8:1gpu"]["provision_wait_s"]) \
             == (16, 300)
         assert rows["gpu/h100x8:1gpu"]["available_count"] == 13
+
+
+def test_the_example_cluster_states_no_network_or_disk(replayed: Any) -> None:
+    """Issue 28: the example cluster's nodes configure no TmpDisk (``temporary_disk`` 0) and Slurm states no network
+    bandwidth or fabric (README): every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []
+
+
+def test_a_configured_tmp_disk_is_the_whole_nodes_storage(tmp_path: Path) -> None:
+    """Issue 28: where the nodes state a TmpDisk (``temporary_disk``, MiB), a whole node of the shape has the
+    smallest of them as its storage, with its source; one-GPU slices and nodes without TmpDisk claim none."""
+    body = json.loads((RECORDING / "nodes.json").read_text())
+    sizes = {"h100-01": 7_340_032, "h100-02": 7_340_032, "h100-03": 3_670_016, "h100-04": 7_340_032}
+    for node in body["nodes"]:
+        node["temporary_disk"] = sizes.get(node["name"], 0)
+    rows = _rows(_from_nodes_file(tmp_path, body)[0])
+    assert network_facts(rows["gpu/h100x8"]) == {"storage_gib": 3584.0, "network_source": (
+        "Slurm node TmpDisk (slurmrestd temporary_disk, MiB): the smallest of the shape's 4 nodes; Slurm states no "
+        "network bandwidth or fabric")}
+    assert network_facts(rows["gpu/h100x8:1gpu"]) == {} and network_facts(rows["cloud/h100x8"]) == {}

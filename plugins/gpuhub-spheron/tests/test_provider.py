@@ -20,6 +20,7 @@ from gpuhub.plugin import (
     Registry,
     build_script,
     make_engine,
+    network_facts,
     replaying,
     run_provider,
 )
@@ -138,3 +139,10 @@ def test_fault_a_page_walk_that_never_ends_is_an_error(registry: Registry) -> No
                                   "spheron", mode="live")
     assert status.state == "failed" and "pages" in (status.reason or "") and transport.calls == PAGE_CAP
     assert offers == ()
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: Spheron's GPU offers API gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

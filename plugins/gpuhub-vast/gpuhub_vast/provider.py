@@ -14,6 +14,9 @@ Fields of a listing (``{"offers": [...]}``) and what gpuhub makes of them:
 * ``dph_base`` (USD per hour without storage) + ``GPUHUB_VAST_DISK_GB`` (default 10) x ``storage_cost`` (USD per
   GB-month) / 720 when the listing prices storage: the on-demand price, the storage part stated in
   ``price.basis``; ``min_bid`` (+ the same storage) the interruptible (``spot``) price;
+* ``inet_down`` / ``inet_up`` (Mbps): the host's **measured** internet bandwidth (Vast's own speed test of the
+  host, not a guarantee): ``inet_down`` / 1000 is the offer's ``network_gbps``, both figures are named in
+  ``network_source``; ``disk_space`` (GB, 10^9 bytes) is the local disk offered, converted to ``storage_gib``;
 * ``geolocation`` (``"Quebec, CA"``): region ``ca-quebec``, country ``CA``; ``reliability2`` and
   ``verification`` in the instance note; ``id`` in the instance type (``1x-RTX-4090-123456``), one host each.
 
@@ -51,6 +54,7 @@ DEFAULT_LIMIT = 1000
 MAX_LIMIT = 10000
 DEFAULT_DISK_GB = 10
 HOURS_PER_MONTH = 720
+_GB_TO_GIB = 10**9 / 2**30
 
 
 def search_body(limit: int) -> str:
@@ -130,7 +134,7 @@ class VastProvider(Provider):
         notes = [f"{k} {item[k]}" for k in ("reliability2", "verification") if item.get(k) is not None]
         instance = Instance(provider=self.name, instance_type=f"{int(count)}x-{'-'.join(raw.split())}-{item['id']}",
                             gpu=gpu, gpu_count=count, vcpus=float(effective), memory_gib=memory,
-                            storage_gib=item.get("disk_space"),
+                            **network_fields(item),
                             note="; ".join(["one Vast.ai host listing", *notes]) if not summary else
                             "a summary of Vast.ai listings (SkyPilot catalog bucket median), not one listing")
         storage = decimal_amount(item.get("storage_cost"), "storage_cost")
@@ -150,6 +154,32 @@ class VastProvider(Provider):
                                 available=None if summary else True, available_count=None if summary else 1,
                                 source=ctx.source))
         return offers
+
+
+def _mbps(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    return float(value)
+
+
+def network_fields(item: dict[str, Any]) -> dict[str, Any]:
+    """The :class:`gpuhub.plugin.Instance` network and disk fields of one listing: ``network_gbps`` from the
+    host's measured ``inet_down`` (Mbps / 1000), ``storage_gib`` from ``disk_space`` (GB, converted to GiB), and a
+    ``network_source`` that says both are Vast's per-host figures; empty when the listing has neither."""
+    down, up, disk = _mbps(item.get("inet_down")), _mbps(item.get("inet_up")), _mbps(item.get("disk_space"))
+    fields: dict[str, Any] = {}
+    parts = []
+    if down is not None:
+        fields["network_gbps"] = round(down / 1000, 6)
+        upload = f", upload inet_up {up:g} Mbps" if up is not None else ""
+        parts.append(f"network_gbps: the host's measured download bandwidth (inet_down {down:g} Mbps{upload}; "
+                     "Vast's speed test of this host, not a guaranteed rate)")
+    if disk is not None:
+        fields["storage_gib"] = round(disk * _GB_TO_GIB, 1)
+        parts.append(f"storage_gib: disk_space {disk:g} GB offered on this host")
+    if parts:
+        fields["network_source"] = "Vast.ai bundles listing: " + "; ".join(parts)
+    return fields
 
 
 def _setting_int(ctx: ProviderContext, name: str, default: int, low: int, high: int) -> int:

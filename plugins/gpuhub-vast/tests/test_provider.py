@@ -120,3 +120,20 @@ def test_a_bad_listing_is_skipped_and_counted(live: Callable[..., Any]) -> None:
                                                {"id": 4}]}))
     assert {o.instance_type for o in offers} == {"1x-RTX-4090-1"}
     assert status.skipped_records == 3, status.skipped_reasons
+
+
+def test_network_and_disk_are_the_hosts_measured_figures(live: Callable[..., Any], replayed: Replayed) -> None:
+    """Issue 28: an A100 SXM4 host in Czechia as Vast's bundles search answered it (inet_down 950.4 Mbps,
+    inet_up 953.6 Mbps, disk_space 299.7 GB): the download bandwidth is the offer's network_gbps, the disk its
+    storage in GiB, and the source says the bandwidth is Vast's measurement of that host."""
+    czech = listing(id=7, gpu_name="A100 SXM4", gpu_ram=81920, disk_space=299.7, inet_up=953.6, inet_down=950.4,
+                    geolocation="Czechia, CZ")
+    offers, _, _ = live(serve({"offers": [czech]}))
+    inst = offers[0].instance
+    assert (inst.network_gbps, inst.storage_gib, inst.fabric, inst.network_peak_gbps) == (0.9504, 279.1, None, None)
+    assert inst.network_source is not None
+    assert "measured download bandwidth (inet_down 950.4 Mbps, upload inet_up 953.6 Mbps" in inst.network_source
+    assert "disk_space 299.7 GB" in inst.network_source
+    # the reconstructed recording (SkyPilot's summaries) has no inet_* or disk_space: unknown stays unknown
+    assert all(o.instance.network_gbps is None and o.instance.storage_gib is None
+               and o.instance.network_source is None for o in replayed[0])

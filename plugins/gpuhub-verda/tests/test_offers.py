@@ -20,6 +20,7 @@ from gpuhub.plugin import (
     ReplayTransport,
     load_manifest,
     make_engine,
+    network_facts,
     run_provider,
 )
 
@@ -136,3 +137,10 @@ def test_cpu_only_placeholder_and_unknown_location_are_skipped(registry: Registr
         "placeholder on_demand price (zero or negative)": 1,
         "spot availability of an instance type without its spot_price": 1,  # listed for spot, no spot price
         "instance type deployable nowhere (no location lists it)": 1}
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: Verda's instance-types API gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []

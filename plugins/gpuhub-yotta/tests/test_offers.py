@@ -11,7 +11,7 @@ from typing import Any
 
 from gpuhub_yotta.provider import Yotta, pod_shape
 
-from gpuhub.plugin import Offer, ProviderStatus, Registry, build_script, make_engine, run_provider
+from gpuhub.plugin import Offer, ProviderStatus, Registry, build_script, make_engine, network_facts, run_provider
 
 PLUGIN = Path(__file__).resolve().parents[1]
 Replayed = tuple[tuple[Offer, ...], ProviderStatus]
@@ -83,3 +83,10 @@ def test_fault_rows_contradicting_their_name_or_priced_zero_are_skipped(tmp_path
                                       "pod type name that does not spell out its shape": 1,
                                       "pod type: TypeError: pod type is a str, not an object": 1}
     assert any("C37" in w for w in status.warnings), status.warnings
+
+
+def test_network_and_storage_are_not_published(replayed: Any) -> None:
+    """Issue 28: Yotta's pod types gives no network bandwidth, fabric or local disk (README):
+    every offer leaves them unknown, with no source claimed."""
+    offers = replayed[0]
+    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []
