@@ -182,10 +182,10 @@ class OfferColumns(OfferSequence):
         for instance in self._instances:
             if instance is not None and instance.provider != provider:
                 raise ColumnsError(f"an instance of provider {instance.provider!r}, not {provider!r}")
-        for terms in self.tables["terms"]:
-            if not isinstance(terms, dict):
-                raise ColumnsError("price terms are not objects")
-            _validate(Price, {**terms, "amount": "1"})
+        terms = self.tables["terms"]
+        if not all(isinstance(t, dict) for t in terms):
+            raise ColumnsError("price terms are not objects")
+        _validate(_adapter("terms"), [{**t, "amount": "1"} for t in terms])  # one call for the whole table
         price = self.columns["price"]
         if len(price) and not (np.isfinite(price).all() and (price >= 0).all()):  # 0: owned prepaid capacity
             raise ColumnsError("a price that is not a non-negative finite number")
@@ -342,7 +342,7 @@ def _validate(model: Any, data: Any) -> Any:
 
 @lru_cache(maxsize=4)
 def _adapter(table: str) -> pydantic.TypeAdapter[Any]:
-    model = {"instances": Instance, "regions": Region, "sources": Source}[table]
+    model = {"instances": Instance, "regions": Region, "sources": Source, "terms": Price}[table]
     return pydantic.TypeAdapter(list[model])  # type: ignore[valid-type]
 
 
