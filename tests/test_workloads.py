@@ -18,7 +18,7 @@ from gpuhub import Engine, Instance, Offer, Price, Provider, ProviderContext, Qu
 from gpuhub.answer.estimate import estimate, price_spread
 from gpuhub.cli.commands import app
 from gpuhub.facts.location import distance_km, resolve_place, rtt_ms
-from gpuhub.facts.modelfit import model_fit
+from gpuhub.facts.modelfit import model_fit, tensor_parallel_gpus
 from gpuhub.facts.perf import price_performance
 from gpuhub.fetch.plugins import reset_registry
 from gpuhub.kit.testing import make_engine
@@ -131,6 +131,34 @@ def test_model_fit_70b_bf16_inference() -> None:
         model_fit("7b", "fp12")
     with pytest.raises(QueryError, match="model"):
         model_fit("seventy")
+
+
+def test_inference_splits_a_model_over_a_power_of_two_of_an_instances_gpus() -> None:
+    fit = model_fit("70b", "bf16", "inference")  # 156.5 GiB
+    assert fit.gpus_needed(48) == 4 and fit.gpus_needed(24) == 8 and fit.gpus_needed(16) == 16
+    assert model_fit("70b", "bf16", "fine-tuning").gpus_needed(48) == 4  # sharded: any count
+    assert model_fit("7b", "bf16", "training").gpus_needed(24) == 6  # 125.2 GiB: six, not a power of two
+    assert [tensor_parallel_gpus(n) for n in (0.5, 1, 3, 7, 8, 10, 16)] == [0.5, 1, 2, 4, 8, 8, 16]
+
+
+def test_a_70b_model_is_not_served_on_gpus_a_tensor_parallel_degree_cannot_use() -> None:
+    """Hyperstack's bundled n3-RTX-A4000x10 has 10 × 16 GiB = 160 GiB, more than 70B's 156.5 GiB, but one served
+    copy runs on 8 of its GPUs (128 GiB): it was the answer to "serve a 70B model" before. RunPod's 5x_A40_SECURE
+    serves it on 4 × 48 GiB = 192 GiB and stays."""
+    served = gpuhub.search(model="70b", mode="inference", provider=["hyperstack", "runpod"], fetch="replay",
+                           limit=None, distinct=False)
+    kept = {(o.provider, o.instance_type) for o in served}
+    assert ("hyperstack", "n3-RTX-A4000x10") not in kept and ("runpod", "5x_A40_SECURE") in kept
+    assert ("runpod", "10x_RTX-A5000_SECURE") in kept  # 8 × 24 GiB = 192 GiB
+    seven = {"provider": "runpod", "instance_type": "7x_RTX-A5000_SECURE", "fetch": "replay"}  # 7 × 24 GiB
+    assert not gpuhub.search(model="70b", mode="inference", **seven).offers  # one copy on 4 GPUs: 96 GiB
+    tuned = gpuhub.search(model="70b", mode="fine-tuning", **seven)  # 166.9 GiB sharded over all seven: 168 GiB
+    assert tuned.offers and "must be split across 7 GPUs" in tuned.details(0)["explanation"]
+    short = gpuhub.search(model="70b", mode="inference", provider="hyperstack", gpu="RTXA4000", instance_type=[
+        "n3-RTX-A4000x10"], fetch="replay")
+    assert not short.offers and any(
+        "of which one served copy can use 128 GiB (8 of its 10 GPUs: tensor-parallel degrees are powers of two), "
+        "28.5 GiB short of the model's need" in line for line in short.explain())
 
 
 def test_model_filter_keeps_what_fits_and_says_when_split(eng: Engine) -> None:

@@ -119,6 +119,20 @@ class CatalogColumns(CatalogTables):
         total: FloatArray = self._card * self.gpu_count
         return total
 
+    def model_vram(self, mode: str) -> FloatArray:
+        """The VRAM one copy of a model can use on each instance, GiB: for ``inference`` the VRAM of the GPUs a
+        tensor-parallel degree can take (:func:`gpuhub.facts.modelfit.tensor_parallel_gpus`: 8 of 10 GPUs), for
+        ``fine-tuning`` and ``training`` the whole instance's (sharded over every GPU)."""
+        if mode != "inference":
+            return self.total_vram
+        cached: dict[str, FloatArray] = vars(self).setdefault("_model_vram", {})
+        if mode not in cached:
+            count = self.gpu_count
+            whole = np.maximum(count, 1.0)
+            degree = np.where(count >= 1, np.exp2(np.floor(np.log2(whole))), count)
+            cached[mode] = self._card * degree
+        return cached[mode]
+
     @cached_property
     def vcpus(self) -> FloatArray:
         """vCPUs per instance."""

@@ -13,6 +13,15 @@ int4/fp4 0.5):
   section "Training"; Rajbhandari et al., "ZeRO", 2020, section 3.1), plus 20 % of that for activations (an
   allowance: activation memory depends on batch size, sequence length and checkpointing).
 
+How the GPUs of one instance share the model:
+
+- ``inference`` splits it by tensor parallelism, whose degree must divide the model's attention heads (vLLM's
+  ``tensor_parallel_size``; Llama 2/3 70B have 64 heads, 8B 32, 405B 128): serving engines take 1, 2, 4 or 8 GPUs
+  for one copy, so a 10-GPU instance serves a copy on 8 of them and a 6-GPU one on 4
+  (:func:`tensor_parallel_gpus`). A 7 × 24 GiB instance holds 96 GiB of one copy, not 168.
+- ``fine-tuning`` and ``training`` shard weights, gradients and optimizer states over every GPU (ZeRO-3, FSDP):
+  all the instance's VRAM counts.
+
 Memory is reported in GiB (2^30 bytes), the unit the offers use. 70 B parameters in BF16 are 140 GB = 130.4 GiB
 of weights alone: no single 80 GiB GPU holds them.
 """
@@ -25,7 +34,7 @@ from dataclasses import dataclass
 
 from gpuhub.errors import QueryError
 
-__all__ = ["BYTES_PER_PARAMETER", "MODES", "ModelFit", "model_fit", "parse_parameters"]
+__all__ = ["BYTES_PER_PARAMETER", "MODES", "ModelFit", "model_fit", "parse_parameters", "tensor_parallel_gpus"]
 
 BYTES_PER_PARAMETER = {"fp32": 4.0, "tf32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0,
                        "int4": 0.5, "fp4": 0.5}
@@ -52,10 +61,12 @@ class ModelFit:
         return self.weights_gib + self.training_state_gib + self.allowance_gib
 
     def gpus_needed(self, vram_per_gpu_gib: float) -> int:
-        """How many GPUs of this size the model must be split across (1 when it fits on one)."""
+        """How many GPUs of this size the model must be split across (1 when it fits on one); for inference a
+        tensor-parallel degree, so a power of two (see the module docstring)."""
         if vram_per_gpu_gib <= 0:
             return 0
-        return max(1, math.ceil(self.total_gib / vram_per_gpu_gib - 1e-9))
+        needed = max(1, math.ceil(self.total_gib / vram_per_gpu_gib - 1e-9))
+        return 1 << (needed - 1).bit_length() if self.mode == "inference" else needed
 
     def describe(self) -> str:
         """One line, e.g. ``70B bf16 inference: 156.5 GiB (weights 130.4 + 20 % allowance 26.1)``."""
@@ -65,6 +76,14 @@ class ModelFit:
             parts += f" + {what} {self.training_state_gib:.1f}"
         parts += f" + 20 % allowance {self.allowance_gib:.1f}"
         return f"{_label(self.parameters)} {self.precision} {self.mode}: {self.total_gib:.1f} GiB ({parts})"
+
+
+def tensor_parallel_gpus(gpu_count: float) -> float:
+    """How many of an instance's ``gpu_count`` GPUs one served copy of a model can use: the largest power of two
+    not above it (1, 2, 4, 8, 16; see the module docstring); a fraction of one GPU (a slice) as it is."""
+    if gpu_count < 1:
+        return gpu_count
+    return float(1 << (int(gpu_count).bit_length() - 1))
 
 
 def _label(parameters: float) -> str:
