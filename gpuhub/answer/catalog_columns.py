@@ -282,7 +282,7 @@ class CatalogColumns(CatalogTables):
         width = len(DATA_PATH_FIELDS)
         stored = self._stored
         facts: FloatArray = _gather(
-            [np.asarray([data_path_facts(c.instance(i)) for i in range(len(c.tables["instances"]))]
+            [np.asarray([data_path_facts(instance) for instance in c.instances()]
                         + [(math.nan,) * width], dtype=np.float64).reshape(-1, width) for c in stored],
             [np.where(c.columns["instance"] < 0, len(c.tables["instances"]), c.columns["instance"]) for c in stored],
             width).reshape(len(self.price), width)

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from gpuhub.answer.ranking import Ranker
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.perf import PRECISIONS, instance_throughput
-from gpuhub.model import Instance, Offer, Region
+from gpuhub.model import Instance, Offer
 from gpuhub.store.columns import OfferSequence
 
 if TYPE_CHECKING:
@@ -91,9 +91,9 @@ class CatalogTables:
         # Each distinct instance, region and price-terms row is looked at once; rows gather through the codes.
         # Only price and availability (every ranking reads them) are gathered here; every other column is
         # gathered on first use (a query reads a few of them), then kept.
-        self._inst_rows = [[_instance_part(c.instance(i)) for i in range(len(c.tables["instances"]))]
-                           for c in stored]
-        self._region_rows = [[_region_part(c.region(i)) for i in range(len(c.tables["regions"]))] for c in stored]
+        # The parts are read from the stored rows (dumps of validated models): no model is built for them.
+        self._inst_rows = [[_instance_part(row) for row in c.tables["instances"]] for c in stored]
+        self._region_rows = [[_region_part(row) for row in c.tables["regions"]] for c in stored]
         self._term_rows = [[(t.get("currency"), t.get("purchase")) for t in c.tables["terms"]] for c in stored]
         self._inst_codes = [c.columns["instance"] for c in stored]
         self._region_codes = [c.columns["region"] for c in stored]
@@ -147,16 +147,17 @@ class CatalogTables:
         width = len(PRECISIONS) + 2
         # The figures depend only on the GPU (name, form factor, known) and the count: computed once per distinct
         # pair, not per instance row (thousands of rows share a few dozen GPUs; each lookup scans the GPU table).
+        # A model is built for one instance of each pair only.
         seen: dict[tuple[Any, ...], tuple[float, ...]] = {}
         out: list[tuple[float, ...]] = []
         for c in self._stored:
-            for i in range(len(c.tables["instances"])):
-                instance = c.instance(i)
-                gpu = instance.gpu
-                key = (None if gpu is None else (gpu.name, gpu.form_factor, gpu.known), instance.gpu_count)
+            for i, row in enumerate(c.tables["instances"]):
+                gpu = row.get("gpu")
+                key = (None if gpu is None else (gpu.get("name"), gpu.get("form_factor"), gpu.get("known", True)),
+                       float(row.get("gpu_count") or 0))
                 figures = seen.get(key)
                 if figures is None:
-                    figures = seen[key] = _per_gpu(instance, self._gpus)
+                    figures = seen[key] = _per_gpu(c.instance(i), self._gpus)
                 out.append(figures)
         values: FloatArray = np.asarray(out, dtype=np.float64).reshape(-1, width)
         return values
@@ -178,19 +179,24 @@ def _per_gpu(instance: Instance, gpus: GpuTable | None) -> tuple[float, ...]:
     return tuple(v / n if v else math.nan for v in values)
 
 
-def _instance_part(inst: Instance) -> tuple[Any, ...]:
-    gpu = inst.gpu
-    link = (inst.interconnect or "").lower()
-    fast = inst.gpu_count <= 1 or any(word in link for word in _FAST_LINKS) or (
-        gpu is not None and gpu.form_factor in ("SXM", "Superchip", "OAM"))
-    return (inst.provider, inst.instance_type, gpu.name if gpu else None, gpu.form_factor if gpu else None,
-            inst.gpu_count, _float(gpu.memory_gib if gpu else None), _float(inst.vcpus), _float(inst.memory_gib),
-            float(inst.fractional), float(fast), inst.seller_name)
+def _instance_part(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The catalog's figures of one stored instance row (an :class:`Instance` dump): provider, instance type, GPU
+    name, form factor, count, VRAM per GPU, vCPUs, RAM, fractional, fast link, seller."""
+    gpu = row.get("gpu")
+    count = float(row.get("gpu_count") or 0)
+    form = gpu.get("form_factor") if gpu else None
+    link = (row.get("interconnect") or "").lower()
+    fast = count <= 1 or any(word in link for word in _FAST_LINKS) or form in ("SXM", "Superchip", "OAM")
+    return (row["provider"], row["instance_type"], gpu["name"] if gpu else None, form, count,
+            _float(gpu.get("memory_gib") if gpu else None), _float(row.get("vcpus")), _float(row.get("memory_gib")),
+            float(bool(row.get("fractional"))), float(fast), row.get("seller") or row["provider"])
 
 
-def _region_part(region: Region) -> tuple[Any, ...]:
-    return (region.code.lower(), region.zone.lower() if region.zone else None, region.country, region.continent,
-            _float(region.latitude), _float(region.longitude), _float(region.carbon_gco2e_per_kwh))
+def _region_part(row: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The catalog's figures of one stored region row (a :class:`Region` dump)."""
+    zone = row.get("zone")
+    return (str(row["code"]).lower(), zone.lower() if zone else None, row.get("country"), row.get("continent"),
+            _float(row.get("latitude")), _float(row.get("longitude")), _float(row.get("carbon_gco2e_per_kwh")))
 
 
 def _gather(tables: list[npt.NDArray[np.float64]], codes: list[IntArray], width: int = 0) -> FloatArray:
@@ -245,14 +251,14 @@ def _start_part(data: Any) -> float:
 def _obtain_part(data: Any) -> tuple[float, float, int]:
     """Interruption upper bound (percent), placement score and launchability (-1 unknown, 0 no, 1 yes) of one
     stored ``obtain`` value (see :mod:`gpuhub.obtain`)."""
-    if data is None:
+    if not isinstance(data, dict):
         return _NO_OBTAIN
-    from gpuhub.obtain.model import Obtainability
-
-    obtain = Obtainability.model_validate(data)
-    risk = obtain.risk
-    high = risk.max_pct if risk is not None and risk.max_pct is not None else math.nan
-    score = math.nan if obtain.placement_score is None else float(obtain.placement_score)
-    quota, capacity = obtain.quota_instances, obtain.capacity
-    ok = -1 if quota is None and capacity is None else int((quota is None or quota > 0) and capacity is not False)
-    return (float(high), score, ok)
+    # a stored dump of a validated Obtainability (gpuhub.obtain.model): read, not validated again
+    risk = data.get("risk")
+    quota, capacity = data.get("quota_instances"), data.get("capacity")
+    try:
+        ok = -1 if quota is None and capacity is None else int((quota is None or quota > 0) and capacity is not False)
+        return (_float(risk.get("max_pct") if isinstance(risk, dict) else None), _float(data.get("placement_score")),
+                ok)
+    except (TypeError, ValueError):  # not what a dump of Obtainability holds: nothing known
+        return _NO_OBTAIN

@@ -168,6 +168,38 @@ class OfferColumns(OfferSequence):
                                  "source": self.source(int(c["source"][row])), **extra})
         return offer
 
+    def instances(self) -> list[Instance]:
+        """Every instance-table row as a validated :class:`Instance` (one validation call for the rows not built
+        yet; for a consumer that reads every row, such as a filter on an instance fact)."""
+        if any(model is None for model in self._instances):
+            self._instances = list(_validate(_adapter("instances"), self.tables["instances"]))
+        return self._instances  # type: ignore[return-value]  # every row built above
+
+    def check(self, provider: str) -> None:
+        """The checks of :meth:`validate` that need no model: every instance row is an object of ``provider``,
+        every price-terms row an object, prices finite and non-negative, availability -1/0/1. For a snapshot this
+        gpuhub's own code checked when it stored it (its key names this code: :func:`gpuhub.fetch.keys.replay_key`),
+        whose rows become models only when they are shown.
+
+        Raises:
+            ColumnsError: the first problem found.
+        """
+        for name in ("instances", "regions", "terms", "sources"):
+            if not all(isinstance(row, dict) for row in self.tables[name]):
+                raise ColumnsError(f"stored {name} rows are not objects")
+        for row in self.tables["instances"]:
+            if row.get("provider") != provider:
+                raise ColumnsError(f"an instance of provider {row.get('provider')!r}, not {provider!r}")
+        self._check_numbers()
+
+    def _check_numbers(self) -> None:
+        price = self.columns["price"]
+        if len(price) and not (np.isfinite(price).all() and (price >= 0).all()):  # 0: owned prepaid capacity
+            raise ColumnsError("a price that is not a non-negative finite number")
+        available = self.columns["available"]
+        if len(available) and (available.min() < -1 or available.max() > 1):
+            raise ColumnsError("availability outside -1/0/1")
+
     def validate(self, provider: str) -> None:
         """Check what a search relies on without building offers: every distinct instance, region, price-terms
         and source row validates, every instance belongs to ``provider``, prices are finite and positive.
@@ -186,12 +218,7 @@ class OfferColumns(OfferSequence):
         if not all(isinstance(t, dict) for t in terms):
             raise ColumnsError("price terms are not objects")
         _validate(_adapter("terms"), [{**t, "amount": "1"} for t in terms])  # one call for the whole table
-        price = self.columns["price"]
-        if len(price) and not (np.isfinite(price).all() and (price >= 0).all()):  # 0: owned prepaid capacity
-            raise ColumnsError("a price that is not a non-negative finite number")
-        available = self.columns["available"]
-        if len(available) and (available.min() < -1 or available.max() > 1):
-            raise ColumnsError("availability outside -1/0/1")
+        self._check_numbers()
 
     def offers(self) -> list[Offer]:
         """Every row as an Offer (small snapshots, tests; a search builds only the rows it returns)."""
