@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 import gpuhub
 from gpuhub.cli.commands import app
 from gpuhub.errors import QueryError
+from gpuhub.service.searching import reset_default_engine
 
 runner = CliRunner()
 
@@ -48,3 +49,23 @@ def test_a_number_given_as_text_is_echoed_as_typed() -> None:
     with pytest.raises(QueryError) as info:
         gpuhub.search(min_gpus="abc", fetch="replay")
     assert str(info.value) == "min_gpus: expected a number, got 'abc'"
+
+
+def _lines(output: str, prefix: str) -> list[str]:
+    return [line for line in output.splitlines() if line.startswith(prefix)]
+
+
+def test_a_replay_served_from_the_store_says_so() -> None:
+    # Was: the second search's status line read like the first's, though its offers came out of the offer store
+    # (a live provider's line says "from the store, fetched N min ago").
+    args = ["search", "--gpu", "H100", "--provider", "lambda", "--limit", "1", "-v", "--fetch", "replay"]
+    reset_default_engine(None)
+    first = runner.invoke(app, args)
+    reset_default_engine(None)  # a new process: this one's cache is gone, the store is not
+    second = runner.invoke(app, args)
+    reset_default_engine(None)
+    assert first.exit_code == 0 and second.exit_code == 0, (first.stderr, second.stderr)
+    head = ("lambda: ok, 340 offers (reconstructed recording, data date unknown (SkyPilot catalog v8 snapshot, commit "
+            "date not known; its content (gpu_8x_b200_sxm6) dates it 2025 or later)), 2 warnings")
+    assert _lines(first.stderr, "lambda: ") == [f"{head}, no availability data"]
+    assert _lines(second.stderr, "lambda: ") == [f"{head}: from the store, no availability data"]
