@@ -3,6 +3,10 @@ failing before its fix."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +73,44 @@ def test_a_replay_served_from_the_store_says_so() -> None:
             "date not known; its content (gpu_8x_b200_sxm6) dates it 2025 or later)), 2 warnings")
     assert _lines(first.stderr, "lambda: ") == [f"{head}, no availability data"]
     assert _lines(second.stderr, "lambda: ") == [f"{head}: from the store, no availability data"]
+
+
+def test_a_wrong_catalog_url_is_one_line_and_the_bundled_data_answers(tmp_path: Path) -> None:
+    # Was: every provider "failed" with the same long message, and nothing was found.
+    missing = tmp_path / "no-catalog"
+    run = runner.invoke(app, ["search", "--gpu", "H100", "--provider", "lambda", "--limit", "1", "--format", "json"],
+                        env={"GPUHUB_CATALOG_URL": str(missing)})
+    assert run.exit_code == 0, run.stderr
+    line = (f"gpuhub: GPUHUB_CATALOG_URL='{missing}' is not a usable catalog (cannot read {missing}/catalog.json: No "
+            "such file or directory); searching the bundled data instead\n")
+    assert run.stderr.splitlines(keepends=True)[0] == line and run.stderr.count("GPUHUB_CATALOG_URL") == 1
+    assert "failed" not in run.stderr and run.stderr.endswith(" providers ok, 4 with warnings; -v for details\n")
+    [offer] = json.loads(run.stdout)
+    assert (offer["provider"], offer["instance_type"], offer["price_per_hour"], offer["source"]) == (
+        "lambda", "gpu_1x_h100_pcie", 2.49, "replay:lambda@undated")
+    not_a_catalog = tmp_path / "not-a-catalog"
+    not_a_catalog.mkdir()
+    (not_a_catalog / "catalog.json").write_text('{"hello": 1}')
+    run = runner.invoke(app, ["search", "--gpu", "H100", "--provider", "lambda", "--limit", "1"],
+                        env={"GPUHUB_CATALOG_URL": str(not_a_catalog)})
+    assert run.exit_code == 0 and run.stderr.splitlines()[0] == (
+        f"gpuhub: GPUHUB_CATALOG_URL='{not_a_catalog}' is not a usable catalog ({not_a_catalog}/catalog.json is not "
+        "a valid format-1 gpuhub catalog manifest: format: Field required; version: Field required; providers: "
+        "Field required); searching the bundled data instead"), run.stderr
+
+
+def test_a_bad_number_setting_is_said_once_with_the_value_used() -> None:
+    # Was: GPUHUB_FRESH_SPOT_S=abc logged to the engine's logger, which the command line quiets; GPUHUB_PLUGIN_TIMEOUT=x
+    # and GPUHUB_CATALOG_TTL=x were silently replaced.
+    env = {**os.environ, "GPUHUB_FRESH_SPOT_S": "abc", "GPUHUB_FRESH_ON_DEMAND_S": "-5", "GPUHUB_PLUGIN_TIMEOUT": "x",
+           "GPUHUB_STORE_KEEP": "2.5"}
+    run = subprocess.run([sys.executable, "-m", "gpuhub.cli", "search", "--gpu", "H100", "--provider", "lambda",
+                          "--limit", "1", "--fetch", "replay"], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    said = [line for line in run.stderr.splitlines() if line.startswith("gpuhub: GPUHUB_")]
+    assert sorted(said) == [
+        "gpuhub: GPUHUB_FRESH_ON_DEMAND_S='-5' is not a number of seconds (0 or more); using 3600",
+        "gpuhub: GPUHUB_FRESH_SPOT_S='abc' is not a number of seconds (0 or more); using 600",
+        "gpuhub: GPUHUB_PLUGIN_TIMEOUT='x' is not a number of seconds (more than 0); using 10",
+        "gpuhub: GPUHUB_STORE_KEEP='2.5' is not a whole number of snapshots per provider (0 or more); using 50",
+    ], run.stderr
