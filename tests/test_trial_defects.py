@@ -114,3 +114,16 @@ def test_a_bad_number_setting_is_said_once_with_the_value_used() -> None:
         "gpuhub: GPUHUB_PLUGIN_TIMEOUT='x' is not a number of seconds (more than 0); using 10",
         "gpuhub: GPUHUB_STORE_KEEP='2.5' is not a whole number of snapshots per provider (0 or more); using 50",
     ], run.stderr
+
+
+INSTALLED = ("aws, azure, coreweave, cudo, daytona, gcp, hyperbolic, hyperstack, jarvislabs, kubernetes, lambda, lium, "
+             "mithril, nebius, oci, primeintellect, runpod, seeweb, shadeform, slurm, spheron, vast, verda, yotta")
+
+
+@pytest.mark.parametrize("args", [("diff",), ("watch", "--new-offers")])
+def test_diff_and_watch_refuse_an_unknown_provider(args: tuple[str, ...]) -> None:
+    # Was: exit 0 and "0 cheaper, 0 dearer, 0 new, 0 gone, 0 unchanged", as if nothing had changed.
+    run = runner.invoke(app, [*args, "--provider", "nope"])
+    assert run.exit_code == 2
+    assert run.stderr == f"error: --provider: 'nope' is not allowed; allowed values: {INSTALLED}\n"
+    assert run.stdout == ""
