@@ -127,3 +127,26 @@ def test_diff_and_watch_refuse_an_unknown_provider(args: tuple[str, ...]) -> Non
     assert run.exit_code == 2
     assert run.stderr == f"error: --provider: 'nope' is not allowed; allowed values: {INSTALLED}\n"
     assert run.stdout == ""
+
+
+@pytest.mark.parametrize(("typed", "near"), [
+    # Was: "near: unknown place 'München'. Close matches: incheon, yancheng, munich."
+    ("München", ("Munich (DE)", 48.1374, 11.5755)), ("MÜNCHEN", ("Munich (DE)", 48.1374, 11.5755)),
+    ("Cologne", ("Köln (DE)", 50.9333, 6.95)), ("Genève", ("Geneva (CH)", 46.2022, 6.1457)),
+    ("Genf", ("Geneva (CH)", 46.2022, 6.1457)), ("Wien", ("Vienna (AT)", 48.2085, 16.3721)),
+    ("Praha", ("Prague (CZ)", 50.088, 14.4208)), ("Warszawa", ("Warsaw (PL)", 52.2298, 21.0118)),
+    ("Lisboa", ("Lisbon (PT)", 38.7251, -9.1498)), ("Roma", ("Rome (IT)", 41.8919, 12.5113)),
+    ("Bruxelles", ("Brussels (BE)", 50.8505, 4.3488)),
+    ("København", ("Copenhagen (DK)", 55.6759, 12.5655)), ("Bucureşti", ("Bucharest (RO)", 44.4323, 26.1063)),
+    ("Ciudad de México", ("Mexico City (MX)", 19.4285, -99.1277)), ("Hà Nội", ("Hanoi (VN)", 21.0245, 105.8412)),
+])
+def test_near_takes_a_city_by_its_own_name(typed: str, near: tuple[str, float, float]) -> None:
+    result = gpuhub.search(near=typed, gpu="H100", provider="lambda", limit=1, fetch="replay")
+    assert result.query.near == near
+
+
+def test_near_munchen_on_the_command_line_is_munich() -> None:
+    native = runner.invoke(app, ["search", "--near", "München", "--gpu", "H100", "--limit", "3", "--fetch", "replay"])
+    english = runner.invoke(app, ["search", "--near", "Munich", "--gpu", "H100", "--limit", "3", "--fetch", "replay"])
+    assert native.exit_code == 0 and english.exit_code == 0, native.stderr
+    assert native.stdout == english.stdout and "score (USD per hour, distance-adjusted)" in native.stdout
