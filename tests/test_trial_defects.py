@@ -150,3 +150,20 @@ def test_near_munchen_on_the_command_line_is_munich() -> None:
     english = runner.invoke(app, ["search", "--near", "Munich", "--gpu", "H100", "--limit", "3", "--fetch", "replay"])
     assert native.exit_code == 0 and english.exit_code == 0, native.stderr
     assert native.stdout == english.stdout and "score (USD per hour, distance-adjusted)" in native.stdout
+
+
+def test_a_v100_trains_at_fp16_in_its_explanation() -> None:
+    # Was: "8 × V100 at 0.0008824 USD per effective BF16 TFLOP-hour" and "training runs at BF16 speed and memory";
+    # Volta has no BF16: the score counts its 125 FP16 TFLOPS (GPU table), and FP8 falls back to FP16.
+    run = runner.invoke(app, ["search", "--gpu", "V100", "--workload", "training", "--model", "7b", "--precision",
+                              "fp8", "--mode", "training", "--limit", "1", "--explain", "--fetch", "replay"])
+    assert run.exit_code == 0, run.stderr
+    assert _lines(run.stderr, "1. ") == [
+        "1. verda 8V100.48V FIN-03: 8 × V100 at 0.0008824 USD per effective FP16 TFLOP-hour; no grid carbon data for "
+        "verda:FIN-03; warning: V100 has no FP8 (compute capability 7.0; FP8 needs 8.9 or newer): training runs at "
+        "FP16 speed and memory; the model (109.5 GiB) must be split across 7 GPUs; price undated; the next, verda "
+        "8V100.48V in FIN-03 (on_demand), scores 73.9 % higher"]
+    t4 = gpuhub.search(gpu="T4", workload="training", limit=1, fetch="replay")
+    assert t4.details(0)["explanation"].startswith("1 × T4 at 0.0009477 USD per effective FP16 TFLOP-hour; ")
+    a100 = gpuhub.search(gpu="A100", workload="training", limit=1, fetch="replay")
+    assert a100.details(0)["explanation"].startswith("8 × A100 at 0.0007971 USD per effective BF16 TFLOP-hour; ")
