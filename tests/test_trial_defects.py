@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -167,3 +168,32 @@ def test_a_v100_trains_at_fp16_in_its_explanation() -> None:
     assert t4.details(0)["explanation"].startswith("1 × T4 at 0.0009477 USD per effective FP16 TFLOP-hour; ")
     a100 = gpuhub.search(gpu="A100", workload="training", limit=1, fetch="replay")
     assert a100.details(0)["explanation"].startswith("8 × A100 at 0.0007971 USD per effective BF16 TFLOP-hour; ")
+
+
+def test_the_web_page_names_seller_via_source_as_the_cli_does() -> None:
+    # Was: "primeintellect" in the page's provider column where the CLI table says "hyperstack via primeintellect".
+    pytest.importorskip("starlette")
+    pytest.importorskip("jinja2")
+    from starlette.testclient import TestClient
+
+    from gpuhub import Registry
+    from gpuhub.fetch.plugins import reset_registry
+    from gpuhub.kit.testing import make_engine
+    from gpuhub.web.app import create_app
+
+    engine = make_engine(Registry())
+    reset_registry(engine.registry)
+    reset_default_engine(engine)
+    try:
+        with TestClient(create_app(engine)) as client:
+            page = client.get("/?gpu=H100&provider=primeintellect&limit=3")
+        cli = runner.invoke(app, ["search", "--gpu", "H100", "--provider", "primeintellect", "--limit", "3",
+                                  "--fetch", "replay"])
+    finally:
+        reset_default_engine(None)
+        reset_registry(None)
+        engine.shutdown()
+    assert page.status_code == 200
+    cells = re.findall(r'<td data-column="provider">([^<]*)</td>', page.text)
+    assert cells == ["hyperstack via primeintellect", "verda via primeintellect", "nebius via primeintellect"]
+    assert [line.split(" │ ")[0].strip() for line in cli.stdout.splitlines()[2:5]] == cells
