@@ -197,3 +197,19 @@ def test_the_web_page_names_seller_via_source_as_the_cli_does() -> None:
     cells = re.findall(r'<td data-column="provider">([^<]*)</td>', page.text)
     assert cells == ["hyperstack via primeintellect", "verda via primeintellect", "nebius via primeintellect"]
     assert [line.split(" │ ")[0].strip() for line in cli.stdout.splitlines()[2:5]] == cells
+
+
+def test_the_cli_benchmark_counts_installed_plugin_distributions(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Was: "25 plugins": every " loaded" row of `gpuhub plugins`, the core's built-in plugin among them.
+    listing = runner.invoke(app, ["plugins", "--format", "json"])
+    assert listing.exit_code == 0, listing.stderr
+    rows = json.loads(listing.stdout)
+    assert len([r for r in rows if r["status"] == "loaded"]) == 25  # builtin (gpuhub-core) + 24 distributions
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "bench"))
+    try:
+        import cli_bench
+
+        assert cli_bench.plugin_distributions(listing.stdout) == 24
+    finally:  # the bench's modules have generic names (generate, timing): none stays imported
+        for name in ("cli_bench", "generate", "timing"):
+            sys.modules.pop(name, None)
