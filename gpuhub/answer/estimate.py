@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
-from gpuhub.display import given
 from gpuhub.errors import QueryError
 from gpuhub.model import Offer
 
@@ -72,12 +71,11 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
     """
     if egress_gb is not None and not (isinstance(egress_gb, (int, float)) and not isinstance(egress_gb, bool)
                                       and math.isfinite(egress_gb) and 0 <= egress_gb <= 1e12):
-        raise QueryError("egress_gb", f"must be a number of GB, 0 or more, got {given(egress_gb)}")
+        raise QueryError("egress_gb", f"must be a number of GB, 0 or more, got {egress_gb!r}")
     if not (isinstance(hours, (int, float)) and math.isfinite(hours) and hours > 0):
-        raise QueryError("hours", f"must be a positive number of hours, got {given(hours)}")
+        raise QueryError("hours", f"must be a positive number of hours, got {hours!r}")
     if not (0 <= interruption_overhead <= 10):
-        raise QueryError("interruption_overhead",
-                         f"must be a fraction from 0 to 10, got {given(interruption_overhead)}")
+        raise QueryError("interruption_overhead", f"must be a fraction from 0 to 10, got {interruption_overhead!r}")
     price = offer.price
     notes: list[str] = []
     run_s = Decimal(str(hours)) * 3600
