@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import shutil
 import statistics
@@ -78,6 +79,16 @@ def _exportable(offer: Any) -> bool:
     return not (gpu is None or gpu.vendor not in GPUHUNT_VENDOR or gpu.memory_gib is None or inst.vcpus is None
                 or not float(inst.vcpus).is_integer() or inst.memory_gib is None or inst.gpu_count < 1
                 or not float(inst.gpu_count).is_integer() or offer.price.currency != "USD")
+
+
+def plugin_distributions(listing: str) -> int:
+    """How many plugin distributions an installation loaded, from its ``gpuhub plugins --format json``: the
+    installed ones (``gpuhub-aws`` ...), not the core's built-in plugin (``builtin``, in ``gpuhub-core``), which
+    loads in every installation (was: counted too, "25 plugins" beside the 24 installed)."""
+    from gpuhub.bundled import CORE_DISTRIBUTION
+
+    rows = json.loads(listing)
+    return len({r["distribution"] for r in rows if r["status"] == "loaded" and r["distribution"] != CORE_DISTRIBUTION})
 
 
 def export_for_gpuhunt(directory: Path) -> dict[str, Any]:
@@ -136,8 +147,9 @@ def main() -> int:
         for name, (cmd, env) in installs.items():
             timed_run([cmd, "search", "--gpu", "H100"], env, timeout=900)  # fills the store and the plugin index
             timed_run([cmd, "--help"], env, timeout=300)
-            listing = subprocess.run([cmd, "plugins"], env=env, capture_output=True, text=True, timeout=300)
-            plugin_counts[name] = sum(1 for line in listing.stdout.splitlines() if " loaded" in f" {line}")
+            listing = subprocess.run([cmd, "plugins", "--format", "json"], env=env, capture_output=True, text=True,
+                                     timeout=300)
+            plugin_counts[name] = plugin_distributions(listing.stdout)
         _, _, hunt = timed_run([GPUHUNT_PYTHON, "-c", GPUHUNT_ONE_SHOT.format(data=str(work / "gpuhunt"))])
         matched = int(hunt.stderr.split("MATCHED", 1)[1].split()[0])
         if matched != exported["gpuhub_h100_exported"]:

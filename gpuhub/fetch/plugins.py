@@ -30,6 +30,7 @@ from gpuhub.errors import PluginError
 from gpuhub.facts.gpus import GpuSpec, GpuTable
 from gpuhub.fetch import hookspecs
 from gpuhub.fetch.provider import Provider
+from gpuhub.settings import number_setting
 
 if TYPE_CHECKING:
     from gpuhub.facts.regions import RegionFacts
@@ -89,14 +90,6 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def _seconds(value: str | None, default: float) -> float:
-    try:
-        seconds = float(value) if value else default
-    except ValueError:
-        return default
-    return seconds if 0 < seconds < float("inf") else default
-
-
 def _names(value: str | None) -> set[str]:
     return {n.strip() for n in (value or "").split(",") if n.strip()}
 
@@ -136,8 +129,8 @@ class Registry:
         env = os.environ if environ is None else environ
         self.strict = _truthy(env.get("GPUHUB_STRICT_PLUGINS")) if strict is None else strict
         self.trace = _truthy(env.get("GPUHUB_TRACE_PLUGINS"))
-        self.load_timeout_s = min(_seconds(env.get("GPUHUB_PLUGIN_TIMEOUT"), DEFAULT_LOAD_TIMEOUT_S), *_LOAD_LIMIT,
-                                  float("inf"))
+        self.load_timeout_s = min(number_setting(env, "GPUHUB_PLUGIN_TIMEOUT", DEFAULT_LOAD_TIMEOUT_S,
+                                                 positive=True), *_LOAD_LIMIT, float("inf"))
         self._allow = _names(env.get("GPUHUB_PLUGINS"))
         self._block = _names(env.get("GPUHUB_DISABLE_PLUGINS"))
         self.providers: dict[str, Provider] = {}

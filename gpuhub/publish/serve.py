@@ -11,6 +11,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from gpuhub.settings import number_setting, report_setting
+
 if TYPE_CHECKING:
     from gpuhub.fetch.provider import ProviderStatus
     from gpuhub.model import Offer
@@ -26,10 +28,7 @@ def _catalog(url: str, environ: Mapping[str, str]) -> tuple[FetchedCatalog | Non
     from gpuhub.publish import fetch_catalog
     from gpuhub.publish.remote import TargetError
 
-    try:
-        ttl = float(environ.get("GPUHUB_CATALOG_TTL", "") or 900)
-    except ValueError:
-        ttl = 900.0
+    ttl = number_setting(environ, "GPUHUB_CATALOG_TTL", 900.0)
     with _lock:
         kept = _fetched.get(url)
         if kept is not None and time.monotonic() - kept[0] < ttl:
@@ -47,7 +46,9 @@ def published_offers(environ: Mapping[str, str], provider: str) -> tuple[Sequenc
     """The provider's offers and status from ``GPUHUB_CATALOG_URL``'s catalog, or None when no catalog is set or it
     has no entry for the provider (the engine then replays the bundled recording as usual).
 
-    A catalog that cannot be fetched and has no good local copy gives a ``failed`` status naming the cause."""
+    A catalog that cannot be fetched and has no good local copy (a wrong path or URL, something that is not a
+    catalog) is said once on stderr, naming ``GPUHUB_CATALOG_URL`` and the cause, and None is returned: the bundled
+    recordings answer, as they do without the setting."""
     from gpuhub.fetch.provider import ProviderStatus
 
     url = environ.get("GPUHUB_CATALOG_URL", "").strip()
@@ -55,7 +56,10 @@ def published_offers(environ: Mapping[str, str], provider: str) -> tuple[Sequenc
         return None
     fetched, error = _catalog(url, environ)
     if fetched is None:
-        return (), ProviderStatus(provider, "failed", reason=f"published catalog {url}: {error}", mode="replay")
+        cause = " ".join((error or "unknown error").split())
+        report_setting(f"GPUHUB_CATALOG_URL={url!r} is not a usable catalog ({cause}); searching the bundled data "
+                       "instead")
+        return None
     entry = fetched.manifest["providers"].get(provider)
     if entry is None or provider not in fetched.columns:
         return None

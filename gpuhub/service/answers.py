@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuhub.answer.query import build_query
+from gpuhub.display import given
 from gpuhub.errors import QueryError
 from gpuhub.service.engine import Engine, RequestedMode
 from gpuhub.service.searching import SearchResult, run_query
@@ -38,11 +39,11 @@ def number(name: str, value: Any) -> float:
     try:
         result = float(value)
     except (TypeError, ValueError):
-        raise QueryError(name, f"expected a number, got {value!r}") from None
+        raise QueryError(name, f"expected a number, got {given(value)}") from None
     if not math.isfinite(result):
-        raise QueryError(name, f"must be a finite number, got {value!r}")
+        raise QueryError(name, f"must be a finite number, got {given(value)}")
     if abs(result) > MAX_NUMBER:
-        raise QueryError(name, f"must be at most {MAX_NUMBER:,.0f}, got {value!r}")
+        raise QueryError(name, f"must be at most {MAX_NUMBER:,.0f}, got {given(value)}")
     return result
 
 

@@ -95,6 +95,8 @@ class SnapshotServing(EngineState):
         status = _stored_status(snap, "ok", time.monotonic() - started)
         if plan.mode == "live":
             status.reason = f"from the store, fetched {_age(age)} ago"
+        else:  # a replay's offers, parsed once and kept: the line says so, as a live one does
+            status.reason = "from the store" + (f"; {status.reason}" if status.reason else "")
         entry = _Entry(columns, status, snap.fetched_at)
         with self._lock:
             self._cache[plan.key] = entry

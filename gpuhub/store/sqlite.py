@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuhub.settings import number_setting
 from gpuhub.store import (
     LATEST_CANDIDATES,
     PruneReport,
@@ -85,13 +86,9 @@ _SAFE_NAME = re.compile(r"[^a-z0-9_-]")
 
 
 def _keep(environ: dict[str, str] | None = None) -> int:
-    raw = (environ or os.environ).get("GPUHUB_STORE_KEEP", "")
-    try:
-        return max(1, int(raw)) if raw.strip() else DEFAULT_KEEP
-    except ValueError:
-        log.warning("GPUHUB_STORE_KEEP=%r is not a whole number; keeping %d snapshots per provider", raw,
-                    DEFAULT_KEEP)
-        return DEFAULT_KEEP
+    keep = number_setting(environ or os.environ, "GPUHUB_STORE_KEEP", DEFAULT_KEEP,
+                          what="a whole number of snapshots per provider", whole=True)
+    return max(1, int(keep))
 
 
 class _Connection:
