@@ -133,6 +133,20 @@ def _known_secrets_restored() -> Iterator[None]:
     restore_secrets(kept)
 
 
+@pytest.fixture(autouse=True)
+def _process_registry_restored() -> Iterator[None]:
+    """A test that installs its own registry or engine process-wide (a fake provider only, or AWS only) and does not
+    put the old ones back would answer every later ``search()`` of its pytest-xdist worker from them ("provider:
+    'kubernetes' is not allowed; allowed values: aws"); both are put back after each test."""
+    import gpuhub.fetch.plugins as plugins
+    import gpuhub.service.searching as searching
+
+    kept = (plugins._registry, searching._engine)
+    yield
+    plugins.reset_registry(kept[0])
+    searching.reset_default_engine(kept[1])
+
+
 _TERMINAL = ("COLUMNS", "LINES")
 
 

@@ -72,7 +72,9 @@ def test_the_cli_passes_each_value_to_build_query(monkeypatch: pytest.MonkeyPatc
         seen.update(kwargs)
         raise QueryError("gpu", "captured")
 
-    monkeypatch.setattr(commands, "build_query", capture)
+    import gpuhub.answer.query
+
+    monkeypatch.setattr(gpuhub.answer.query, "build_query", capture)  # read by gpuhub.cli.search.run_search
     run = CliRunner().invoke(commands.app, ["search", "-g", "H100", "--gpu", "A100", "--min-gpus", "8",
                                             "--all-regions", "--mode", "training", "--mig", "--limit", "3",
                                             "--max-price", "40.5", "-p", "aws"])

@@ -69,7 +69,11 @@ def test_every_line_fits_and_every_price_is_printed_whole(bundled: Engine, width
 
 def test_columns_are_chosen_by_importance_for_the_width(bundled: Engine) -> None:
     narrow, _, _ = _table(80)
-    assert _headings(narrow) == ["provider", "instance type", "region", "GPUs", "per hour", "per GPU-hour"]
+    # the purchase model is kept however narrow: a spot price and an on-demand one are different answers
+    assert _headings(narrow) == ["provider", "instance type", "region", "GPUs", "purchase", "per hour",
+                                 "per GPU-hour"]
+    first = next(i for i, line in enumerate(narrow) if line.startswith("━")) + 1
+    assert [c.strip() for c in narrow[first].split("│")][4] == "spot"
     wide, _, _ = _table(200)
     assert _headings(wide) == ["provider", "instance type", "region", "GPUs", "VRAM/GPU GiB", "vCPUs", "purchase",
                                "per hour", "per GPU-hour", "avail"]  # RAM GiB (importance 11) no longer fits
@@ -105,10 +109,10 @@ def test_one_status_line_by_default_and_every_provider_with_v(bundled: Engine) -
 def test_fit_keeps_the_core_columns_and_adds_the_rest_by_importance() -> None:
     widths = {"price": 10, "per_gpu": 12, "gpu": 8, "provider": 10, "instance_type": 12, "region": 10,
               "purchase": 9, "vram": 12, "avail": 5, "source": 30}
-    core = ["provider", "instance_type", "region", "gpu", "price", "per_gpu"]
+    core = ["provider", "instance_type", "region", "gpu", "purchase", "price", "per_gpu"]
     assert fit_columns(widths, 40, list(widths)) == core
-    # purchase fits (89), vram (12 wide) does not, the narrower avail still does (97)
-    assert fit_columns(widths, 89 + 12, list(widths)) == [*core[:4], "purchase", *core[4:], "avail"]
+    # the core is 89 wide; vram (12 wide) does not fit in 101, the narrower avail still does (97)
+    assert fit_columns(widths, 89 + 12, list(widths)) == [*core, "avail"]
     assert fit_columns(widths, 200, list(widths))[-3:] == ["per_gpu", "avail", "source"]
 
 

@@ -28,6 +28,7 @@ class TableColumn:
     keys: tuple[str, ...]
     numeric: bool = False
     whole: bool = False
+    words: bool = False
 
 
 TABLE_COLUMNS: tuple[TableColumn, ...] = (
@@ -37,7 +38,7 @@ TABLE_COLUMNS: tuple[TableColumn, ...] = (
     TableColumn("provider", "provider", ("provider", "seller", "via")),
     TableColumn("instance_type", "instance type", ("instance_type",)),
     TableColumn("region", "region", ("region", "zone", "more_regions")),
-    TableColumn("purchase", "purchase", ("purchase", "listing_stat", "listing_count")),
+    TableColumn("purchase", "purchase", ("purchase", "listing_stat", "listing_count"), words=True),
     TableColumn("score", "score", ("score", "score_unit"), numeric=True),
     TableColumn("vram", "VRAM/GPU GiB", ("gpu_memory_gib",), numeric=True),
     TableColumn("avail", "avail", ("availability",)),
@@ -50,10 +51,11 @@ TABLE_COLUMNS: tuple[TableColumn, ...] = (
     TableColumn("nodes", "nodes per hour", ("price_per_hour", "currency"), numeric=True, whole=True),
 )
 """Every column, most important first. ``network`` and ``nodes`` appear when a search asks about them (a network
-filter, ``--nodes N``): then they are kept like the first six."""
+filter, ``--nodes N``): then they are kept like the first seven."""
 
-CORE_COLUMNS = tuple(c.name for c in TABLE_COLUMNS[:6])
-"""The columns a table always keeps, however narrow the terminal."""
+CORE_COLUMNS = tuple(c.name for c in TABLE_COLUMNS[:7])
+"""The columns a table always keeps, however narrow the terminal: a price means nothing without its purchase
+model (spot, on-demand, a capacity block), so ``purchase`` is one of them."""
 
 DISPLAY_ORDER = ("provider", "instance_type", "region", "gpu", "vram", "vcpus", "ram", "cpu", "purchase", "price",
                  "per_gpu", "avail", "interruption", "source", "network", "nodes", "score")

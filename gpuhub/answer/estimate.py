@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
+from gpuhub.display import given
 from gpuhub.errors import QueryError
 from gpuhub.facts._cost import AddedCost
 from gpuhub.model import Offer
@@ -79,11 +80,11 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
     for name, value, unit in (("egress_gb", egress_gb, "GB"), ("disk_gib", disk_gib, "GiB")):
         if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool)
                                       and math.isfinite(value) and 0 <= value <= 1e12):
-            raise QueryError(name, f"must be a number of {unit}, 0 or more, got {value!r}")
+            raise QueryError(name, f"must be a number of {unit}, 0 or more, got {given(value)}")
     if not (isinstance(hours, (int, float)) and math.isfinite(hours) and hours > 0):
-        raise QueryError("hours", f"must be a positive number of hours, got {hours!r}")
+        raise QueryError("hours", f"must be a positive number of hours, got {given(hours)}")
     if not (0 <= interruption_overhead <= 10):
-        raise QueryError("interruption_overhead", f"must be a fraction from 0 to 10, got {interruption_overhead!r}")
+        raise QueryError("interruption_overhead", f"must be a fraction from 0 to 10, got {given(interruption_overhead)}")
     price = offer.price
     notes: list[str] = []
     run_s = Decimal(str(hours)) * 3600

@@ -82,14 +82,15 @@ class PlainTable:
     Args:
         headings: one heading per column.
         right: per column, True for right-justified (numbers, prices).
-        overflow: per column, how rich treats a cell too wide for a narrowed column: ``fold`` (wrap), ``ellipsis``
-            (cut with …) or ``whole`` (never cut or wrapped: prices; the other columns give way).
+        overflow: per column, how rich treats a cell too wide for a narrowed column: ``fold`` (wrap), ``words``
+            (wrap between words only: purchase models), ``ellipsis`` (cut with …) or ``whole`` (never cut or
+            wrapped: prices; the other columns give way).
         rows: the cells, one list per row, as text (control characters already escaped).
     """
 
     headings: list[str]
     right: list[bool]
-    overflow: list[Literal["fold", "ellipsis", "whole"]]
+    overflow: list[Literal["fold", "words", "ellipsis", "whole"]]
     rows: list[list[str]] = field(default_factory=list)
 
     def add_row(self, *cells: str) -> None:
@@ -129,19 +130,49 @@ class PlainTable:
         lines = [line(self.headings, "┃", mode == "terminal"), rule, *(line(r, "│", False) for r in self.rows)]
         return "\n".join(lines) + "\n"
 
-    def to_rich(self) -> Any:
-        """The same table as a rich ``Table`` (for what :meth:`render` leaves to rich)."""
+    def to_rich(self, width: int | None = None) -> Any:
+        """The same table as a rich ``Table`` (for what :meth:`render` leaves to rich). Given the console's
+        ``width`` and a table wider than it, the columns get fixed widths (:meth:`_narrowed`): every price whole,
+        a purchase model broken only between words, every other column no narrower than its heading's longest
+        word, the rest of the width shared by how much each column wants; rich's own narrowing could cut a price
+        off the right edge once headings kept their words."""
         from rich.table import Table
 
+        fixed = self._narrowed(width) if width is not None else None
         table = Table(show_edge=False, pad_edge=False, header_style="bold")
         for i, heading in enumerate(self.headings):
             justify: Literal["left", "right"] = "right" if self.right[i] else "left"
             overflow = self.overflow[i]
-            if overflow == "whole":  # never cut or wrapped: other columns give way
+            if fixed is not None:
+                table.add_column(heading, justify=justify, width=fixed[i],
+                                 **({"no_wrap": True} if overflow == "whole" else {"overflow": "fold"}))
+            elif overflow == "whole":  # never cut or wrapped: other columns give way
                 widest = max([len(heading), *(len(r[i]) for r in self.rows)])
                 table.add_column(heading, justify=justify, no_wrap=True, min_width=widest)
             else:
-                table.add_column(heading, justify=justify, overflow=overflow)
+                table.add_column(heading, justify=justify, overflow="ellipsis" if overflow == "ellipsis" else "fold")
         for row in self.rows:
             table.add_row(*row)
         return table
+
+    def _narrowed(self, width: int) -> list[int] | None:
+        """Column widths for a table wider than ``width`` (None: it fits, or not even the floors fit)."""
+        natural = [max([len(h), *(len(r[i]) for r in self.rows)]) for i, h in enumerate(self.headings)]
+        room = width - 3 * (len(natural) - 1)
+        if sum(natural) <= room:
+            return None
+        floors = []
+        for i, heading in enumerate(self.headings):
+            overflow = self.overflow[i]
+            texts = [heading, *(r[i] for r in self.rows)] if overflow == "words" else [heading]
+            floor = natural[i] if overflow == "whole" else max((len(w) for t in texts for w in t.split()), default=1)
+            floors.append(min(natural[i], floor))
+        spare = room - sum(floors)
+        if spare < 0:
+            return None
+        wants = [n - f for n, f in zip(natural, floors, strict=True)]
+        total = sum(wants)
+        shares = [spare * w // total if total else 0 for w in wants]
+        for i in sorted(range(len(wants)), key=lambda k: -wants[k])[:spare - sum(shares)]:  # the remainder
+            shares[i] += 1
+        return [min(n, f + s) for n, f, s in zip(natural, floors, shares, strict=True)]

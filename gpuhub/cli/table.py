@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from gpuhub.answer.columns import DISPLAY_ORDER, TABLE_COLUMNS, TableColumn
+from gpuhub.answer.columns import CORE_COLUMNS, DISPLAY_ORDER, TABLE_COLUMNS, TableColumn
 from gpuhub.cli.plaintext import PlainTable, plain_mode, styled_lines, text_width
 from gpuhub.display import money, plain
 
@@ -83,8 +83,8 @@ class TextConsole:
             kwargs.pop(name, None)
         if self._direct(objects, style, kwargs):
             return
-        shown = [o.to_rich() if isinstance(o, PlainTable) else plain(o, newlines=True) if isinstance(o, str) else o
-                 for o in objects]
+        shown = [o.to_rich(self.width) if isinstance(o, PlainTable) else plain(o, newlines=True) if isinstance(o, str)
+                 else o for o in objects]
         self.console.print(*shown, style=style, **_PLAIN, **kwargs)
 
     def _direct(self, objects: tuple[Any, ...], style: str | None, kwargs: dict[str, Any]) -> bool:
@@ -203,14 +203,14 @@ def _cell(column: str, r: dict[str, Any], offer: Offer) -> str:
 
 
 def fit_columns(widths: dict[str, int], width: int, candidates: Sequence[str]) -> list[str]:
-    """The columns to show in a table ``width`` characters wide: the core ones (the first six of
-    :data:`gpuhub.answer.columns.TABLE_COLUMNS`, and ``network``/``nodes`` when they are candidates: the search
+    """The columns to show in a table ``width`` characters wide: the core ones
+    (:data:`~gpuhub.answer.columns.CORE_COLUMNS`, and ``network``/``nodes`` when they are candidates: the search
     asked about them) always, then each further candidate in importance order while it fits (``widths``: each
     column's widest cell or heading); in the left-to-right display order."""
-    core = [c.name for c in TABLE_COLUMNS[:6]] + ["network", "nodes"]
+    core = [*CORE_COLUMNS, "network", "nodes"]
     chosen = [c for c in candidates if c in core]
     used = sum(widths[c] for c in chosen) + _SEPARATOR * (len(chosen) - 1)
-    for name in (c.name for c in TABLE_COLUMNS[6:]):
+    for name in (c.name for c in TABLE_COLUMNS if c.name not in core):
         if name in candidates and used + _SEPARATOR + widths[name] <= width:
             chosen.append(name)
             used += _SEPARATOR + widths[name]
@@ -278,10 +278,11 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
 def _table(shown: list[str], headings: dict[str, str], rows: list[dict[str, str]],
            records: list[dict[str, Any]]) -> PlainTable:
     by_name = {c.name: c for c in TABLE_COLUMNS}
-    # a price is never cut or wrapped ("whole"): other columns give way
+    # a price is never cut or wrapped ("whole"): other columns give way; a purchase model wraps between words only
     table = PlainTable([headings[name] for name in shown],
-                       [by_name[name].whole or by_name[name].numeric for name in shown],
-                       ["whole" if by_name[name].whole else "fold" for name in shown])
+                       [by_name[name].numeric for name in shown],
+                       ["whole" if by_name[name].whole else "words" if by_name[name].words else "fold"
+                        for name in shown])
     for row in rows:
         table.add_row(*cells(*(row[name] for name in shown)))
     return table
