@@ -119,10 +119,13 @@ class CatalogColumns(CatalogTables):
         total: FloatArray = self._card * self.gpu_count
         return total
 
-    def model_vram(self, mode: str) -> FloatArray:
-        """The VRAM one copy of a model can use on each instance, GiB: for ``inference`` the VRAM of the GPUs a
-        tensor-parallel degree can take (:func:`gpuhub.facts.modelfit.tensor_parallel_gpus`: 8 of 10 GPUs), for
-        ``fine-tuning`` and ``training`` the whole instance's (sharded over every GPU)."""
+    def model_vram(self, mode: str, nodes: int = 1) -> FloatArray:
+        """The VRAM one copy of a model can use on ``nodes`` instances of each row, GiB: for ``inference`` the VRAM
+        of the GPUs a tensor-parallel degree can take on each (:func:`gpuhub.facts.modelfit.tensor_parallel_gpus`:
+        8 of 10 GPUs; nodes add pipeline stages), for ``fine-tuning`` and ``training`` every GPU's (sharded)."""
+        if nodes > 1:
+            scaled: FloatArray = self.model_vram(mode) * nodes
+            return scaled
         if mode != "inference":
             return self.total_vram
         cached: dict[str, FloatArray] = vars(self).setdefault("_model_vram", {})

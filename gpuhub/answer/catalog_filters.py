@@ -108,7 +108,7 @@ class CatalogFilters(CatalogColumns):
         if q.min_total_vram_gib is not None:
             out.append(("min_total_vram", lambda: self.total_vram >= (q.min_total_vram_gib or 0)))
         if q.model_vram_gib is not None:
-            out.append(("model", lambda: self.model_vram(q.model_mode) >= (q.model_vram_gib or 0)))
+            out.append(("model", lambda: self.model_vram(q.model_mode, q.nodes) >= (q.model_vram_gib or 0)))
         if q.min_vcpus is not None:
             out.append(("min_vcpus", lambda: self.vcpus >= (q.min_vcpus or 0)))
         if q.min_memory_gib is not None:

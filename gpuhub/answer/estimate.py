@@ -84,7 +84,8 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
     if not (isinstance(hours, (int, float)) and math.isfinite(hours) and hours > 0):
         raise QueryError("hours", f"must be a positive number of hours, got {given(hours)}")
     if not (0 <= interruption_overhead <= 10):
-        raise QueryError("interruption_overhead", f"must be a fraction from 0 to 10, got {given(interruption_overhead)}")
+        raise QueryError("interruption_overhead",
+                         f"must be a fraction from 0 to 10, got {given(interruption_overhead)}")
     price = offer.price
     notes: list[str] = []
     run_s = Decimal(str(hours)) * 3600

@@ -257,7 +257,7 @@ def _gap(catalog: Catalog, name: str, query: Query) -> npt.NDArray[np.float64] |
         "min_gpus": (catalog.gpu_count, query.min_gpus, 1), "max_gpus": (catalog.gpu_count, query.max_gpus, -1),
         "min_vram": (catalog.vram, query.min_vram_gib, 1),
         "min_total_vram": (catalog.total_vram, query.min_total_vram_gib, 1),
-        "model": (catalog.model_vram(query.model_mode), query.model_vram_gib, 1),
+        "model": (catalog.model_vram(query.model_mode, query.nodes), query.model_vram_gib, 1),
         "min_vcpus": (catalog.vcpus, query.min_vcpus, 1),
         "min_memory": (catalog.memory, query.min_memory_gib, 1),
         "max_price": (catalog.price, float(query.max_price_per_hour) if query.max_price_per_hour else None, -1),
@@ -320,16 +320,17 @@ def _miss(catalog: Catalog, row: int, name: str, query: Query) -> str:
         rtt = float(catalog.rtt_ms(query.place())[row])  # type: ignore[arg-type]
         return f", {rtt:.0f} ms away: {rtt - query.max_rtt_ms:.0f} ms over your --max-rtt"
     if name == "model" and query.model_vram_gib is not None:
-        total = offer.instance.gpu_memory_total_gib or 0
-        usable = float(catalog.model_vram(query.model_mode)[row])
+        total = (offer.instance.gpu_memory_total_gib or 0) * query.nodes
+        usable = float(catalog.model_vram(query.model_mode, query.nodes)[row])
+        nodes, each = (f" on {query.nodes} nodes", " on each") if query.nodes > 1 else ("", "")
         if usable < total:  # inference: one copy on a tensor-parallel degree of the GPUs (facts.modelfit)
             from gpuhub.facts.modelfit import tensor_parallel_gpus
 
             used = tensor_parallel_gpus(offer.instance.gpu_count)
-            return (f" with {total:g} GiB of VRAM, of which one served copy can use {usable:g} GiB ({used:g} of its "
-                    f"{offer.instance.gpu_count:g} GPUs: tensor-parallel degrees are powers of two), "
+            return (f" with {total:g} GiB of VRAM{nodes}, of which one served copy can use {usable:g} GiB ({used:g} "
+                    f"of its {offer.instance.gpu_count:g} GPUs{each}: tensor-parallel degrees are powers of two), "
                     f"{query.model_vram_gib - usable:.1f} GiB short of the model's need")
-        return f" with {total:g} GiB of VRAM, {query.model_vram_gib - total:.1f} GiB short of the model's need"
+        return f" with {total:g} GiB of VRAM{nodes}, {query.model_vram_gib - total:.1f} GiB short of the model's need"
     if name == "max_carbon" and query.max_carbon_g_per_kwh is not None:
         return f" on a {catalog.carbon_intensity[row]:.0f} gCO2e/kWh grid"
     if name == "nodes":

@@ -385,8 +385,9 @@ def _control_arguments(min_compute_capability: Any, feature: Any, cuda: Any, bar
             raise QueryError(name, f"expected a version such as {example}, got {value!r}") from None
         if name == "cuda" and versions[name] not in CUDA_RELEASES:
             newest = ".".join(map(str, CUDA_RELEASES[-1]))
-            raise QueryError(name, f"{value!r} is not a CUDA release (there is no 12.7; the newest gpuhub knows is "
-                                   f"{newest}); allowed values: {', '.join(f'{a}.{b}' for a, b in CUDA_RELEASES)}")
+            gap = "NVIDIA went from 12.6 to 12.8; " if versions[name] == (12, 7) else ""
+            raise QueryError(name, f"{value!r} is not a CUDA release ({gap}the newest gpuhub knows is {newest}); "
+                                   f"allowed values: {', '.join(f'{a}.{b}' for a, b in CUDA_RELEASES)}")
     if feature is not None and not _tuple("feature", feature):
         raise QueryError("feature", f"is empty; allowed values: {', '.join(FEATURES)}")
     features = _choose("feature", _tuple("feature", feature), FEATURES)

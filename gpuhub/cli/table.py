@@ -225,6 +225,8 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
     from gpuhub.service.searching import record_fields
 
     records = result.to_dicts()
+    if output != "table" and _groups_cut(result):
+        err.print(f"showing {len(result.groups or ())} of {result.choices} groups (--limit N shows more)")
     if output == "json":
         sys.stdout.write(json.dumps(records, indent=2) + "\n")
         return
@@ -312,7 +314,14 @@ def _print_groups(result: SearchResult, out: TextConsole, err: TextConsole) -> N
                              f"{len(regions)}: {shown}", f"{g.best.instance_type} {g.best.region.code} "
                              f"{g.best.price.purchase} {money(g.best.price.amount)}"))
     out.print(table)
-    err.print(f"{len(result.groups)} groups of {result.matched} matching offers")
+    shown = f"showing {len(result.groups)} of {result.choices}" if _groups_cut(result) else f"{len(result.groups)}"
+    err.print(f"{shown} groups of {result.matched} matching offers" + (" (--limit N shows more)"
+                                                                       if _groups_cut(result) else ""))
+
+
+def _groups_cut(result: SearchResult) -> bool:
+    """True when ``--limit`` left groups out (``choices`` counts them all)."""
+    return result.groups is not None and result.choices is not None and result.choices > len(result.groups)
 
 
 _COLOURS = {"ok": "green", "stale": "yellow", "failed": "red", "skipped": "dim"}
@@ -346,8 +355,10 @@ def print_statuses(result: SearchResult, verbose: bool, err: TextConsole) -> Non
     per provider (source kind, data date and age, warning count) followed by its warnings."""
     shown = result.statuses
     if not verbose:
-        worst = next((c for state, c in (("failed", "red"), ("stale", "yellow")) if any(
-            s.state == state for s in result.statuses)), "green")
+        statuses = result.statuses
+        # green only when every provider answered fully and on time: partial, stale and outdated data are news
+        worst = "red" if any(s.state == "failed" for s in statuses) else "yellow" if any(
+            s.state == "stale" or (s.state == "ok" and (s.partial or s.outdated())) for s in statuses) else "green"
         err.print(status_summary(result), style=worst)
         shown = [] if result.offers else [s for s in result.statuses if s.state in ("failed", "skipped")]
     for status in shown:

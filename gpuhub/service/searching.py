@@ -55,7 +55,7 @@ class SearchResult:
     more_regions: list[int] | None = None
     """With ``distinct``: for each offer, how many other regions sell the same choice (instance type, purchase)."""
     choices: int | None = None
-    """With ``distinct``: how many distinct choices matched (before ``limit``)."""
+    """With ``distinct``: how many distinct choices matched (before ``limit``); with ``group_by``: how many groups."""
     no_availability: list[str] = field(default_factory=list)
     """Providers none of whose offers say whether they can be launched (availability unknown throughout)."""
     availability_dropped: tuple[int, int] = (0, 0)
@@ -353,13 +353,14 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     # One more than asked, so the last offer shown can say what separates it from the next one.
     limit = query.limit + 1 if query.limit is not None and not grouped else None
     ranked, scores = catalog.rank(rows, ranker, query, limit)
-    groups, more = None, None
+    groups, more, group_count = None, None, 0
     if query.group_by:
         from gpuhub.answer.grouping import group
 
         groups = group(catalog, ranked, query.group_by)
         positions = np.asarray([g.rank for g in groups], dtype=np.intp)
         ranked, scores = ranked[positions], scores[positions]
+        group_count = len(groups)  # said beside the groups shown ("showing 20 of 41 groups")
         groups = groups[:query.limit] if query.limit is not None else groups
     elif query.distinct:
         from gpuhub.answer.grouping import distinct
@@ -400,7 +401,7 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
                         considered=len(catalog), matched=len(rows), removed_by=removed,
                         scores=[None if math.isnan(s) else float(s) for s in scores[:shown]], _notes=notes,
                         groups=groups, more_regions=more[:shown] if more is not None else None,
-                        choices=len(more) if more is not None else None,
+                        choices=len(more) if more is not None else group_count if groups is not None else None,
                         no_availability=_no_availability(catalog), availability_dropped=dropped,
                         launch_notes=launch, _explain=explain)
 

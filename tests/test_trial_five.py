@@ -1,0 +1,94 @@
+"""What the fresh-user trial of session 5 found, each through the public CLI or ``gpuhub.search()`` and each failing
+before its fix: groups left out by ``--limit`` without a word, explanations that did not say whether an offer was
+spot, a CUDA error that named 12.7 whatever was typed, a green summary over partial and outdated data, a model
+that two nodes hold refused for not fitting on one."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import gpuhub
+from gpuhub.cli.commands import app
+from gpuhub.cli.table import print_statuses
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _own_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPUHUB_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def test_groups_left_out_by_limit_are_counted() -> None:
+    # Was: "20 groups of 992 matching offers" while 41 groups matched (Azure, OCI and CoreWeave among those left out).
+    run = runner.invoke(app, ["search", "--gpu", "H100", "--group-by", "gpu,provider", "--fetch", "replay"])
+    assert run.exit_code == 0
+    found = re.search(r"showing 20 of (\d+) groups of (\d+) matching offers \(--limit N shows more\)", run.stderr)
+    assert found and int(found.group(1)) > 20, run.stderr
+    every = gpuhub.search(gpu="H100", group_by=["gpu", "provider"], fetch="replay", limit=1000)
+    assert every.groups is not None and len(every.groups) == int(found.group(1))
+    assert sum(g.offers for g in every.groups) == int(found.group(2))
+    as_json = runner.invoke(app, ["search", "--gpu", "H100", "--group-by", "gpu,provider", "--fetch", "replay",
+                                  "--format", "json"])
+    assert f"showing 20 of {found.group(1)} groups" in as_json.stderr  # JSON readers are told too
+    whole = runner.invoke(app, ["search", "--gpu", "H100", "--group-by", "gpu", "--fetch", "replay"])
+    assert "showing" not in whole.stderr and re.search(r"^1 groups of \d+ matching offers$", whole.stderr, re.M)
+
+
+def test_an_explanation_names_the_offers_own_purchase_model() -> None:
+    # Was: "1. spheron 1H100.80S.32V_FIN-03_1000 Finland 3: ..." - only the next offer's "(spot)" was said.
+    run = runner.invoke(app, ["search", "--gpu", "H100", "--limit", "2", "--explain", "--fetch", "replay"])
+    first = next(line for line in run.stderr.splitlines() if line.startswith("1. "))
+    offer = gpuhub.search(gpu="H100", limit=1, fetch="replay").offers[0]
+    assert first.startswith(f"1. {offer.provider} {offer.instance_type} {offer.region.code} ({offer.price.purchase}): ")
+    assert offer.price.purchase == "spot"
+
+
+@pytest.mark.parametrize("version", ["99", "5", "12.11"])
+def test_a_cuda_error_says_what_applies_to_the_version_typed(version: str) -> None:
+    # Was: "(there is no 12.7; ...)" whatever was typed.
+    run = runner.invoke(app, ["search", "--cuda", version, "--fetch", "replay"])
+    assert run.exit_code == 2
+    assert run.stderr.startswith(f"error: --cuda: '{version}' is not a CUDA release (the newest gpuhub knows is 13.5)")
+    assert "12.7" not in run.stderr.split(";")[0]
+
+
+class _Styles:
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, Any]] = []
+
+    def print(self, text: str, style: Any = None, **_: Any) -> None:
+        self.lines.append((text, style))
+
+
+def test_the_summary_is_green_only_when_every_provider_answered_fully() -> None:
+    # Was: green over "2 partial (azure, gcp), ..., 3 outdated (aws, azure, gcp)".
+    mixed = gpuhub.search(gpu="H100", fetch="replay", limit=1)
+    assert any(s.partial for s in mixed.statuses) and any(s.outdated() for s in mixed.statuses)
+    seen = _Styles()
+    print_statuses(mixed, False, seen)  # type: ignore[arg-type]
+    assert seen.lines[0][1] == "yellow" and "2 partial (azure, gcp)" in seen.lines[0][0]
+    clean = gpuhub.search(gpu="H100", provider="lambda", fetch="replay", limit=1)
+    assert all(not s.partial and not s.outdated() for s in clean.statuses if s.state == "ok")
+    seen = _Styles()
+    print_statuses(clean, False, seen)  # type: ignore[arg-type]
+    assert seen.lines[0][1] == "green" and re.fullmatch(r"\d+ providers ok, \d+ with warnings; -v for details",
+                                                        seen.lines[0][0]), seen.lines[0]
+
+
+def test_a_model_that_two_nodes_hold_is_kept_with_nodes_2() -> None:
+    """70B trained in BF16 needs 1,251.7 GiB: one 8 × 80 GiB node (640 GiB) does not hold it, two (1,280 GiB) do.
+    Was: every 8 × H100 type removed ("611.7 GiB short") although the search asked for two nodes."""
+    one = gpuhub.search(model="70b", mode="training", gpu="H100", provider="aws", fetch="replay", limit=None,
+                        distinct=False)
+    assert not one.offers
+    two = gpuhub.search(model="70b", mode="training", gpu="H100", provider="aws", nodes=2, fabric="efa",
+                        fetch="replay", limit=None, distinct=False)
+    assert {o.instance_type for o in two} == {"p5.48xlarge"}  # 8 × 80 GiB with 3,200 Gbps EFA; p5.4xlarge: 1 GPU
+    explanation = two.details(0)["explanation"]
+    assert "2 nodes: 16 GPUs" in explanation
