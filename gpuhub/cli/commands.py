@@ -329,18 +329,31 @@ def estimate(
             r["price_per_hour"] = _money(o.price.amount)
         _write_csv(rows, list(rows[0]))
         return
-    table = Table(show_edge=False, header_style="bold")
-    for column in ("provider", "region", "purchase", "per hour", "billed h", "job cost", "notes"):
-        table.add_column(column, overflow="fold")  # a narrow terminal wraps a region, never cuts it
-    for r in rows:
-        region_text = str(r["region"]) + (f" ({r['zone']})" if r["zone"] else "")
-        table.add_row(*_cells(r["provider"], region_text, r["purchase"]), _price(r["price_per_hour"]),
-                      _num(r["billed_hours"]),
-                      f"{r['cost']:.2f} {r['currency']}" + "".join(
-                          f" + {part} ?" for part, key in (("egress", "egress_cost"), ("disk", "disk_cost"))
-                          if key in r and r[key] is None),
-                      "; ".join(r["notes"]))
-    _out().print(table)
+    from gpuhub.cli.plaintext import PlainTable
+
+    headings = ["provider", "region", "purchase", "per hour", "billed h", "job cost", "notes"]
+    cells = [[*_cells(r["provider"], str(r["region"]) + (f" ({r['zone']})" if r["zone"] else ""), r["purchase"]),
+              _price(r["price_per_hour"]), _num(r["billed_hours"]),
+              f"{r['cost']:.2f} {r['currency']}" + "".join(
+                  f" + {part} ?" for part, key in (("egress", "egress_cost"), ("disk", "disk_cost"))
+                  if key in r and r[key] is None), _plain("; ".join(r["notes"]))] for r in rows]
+    out = _out()
+    natural = [max([len(h), *(len(c[i]) for c in cells)]) for i, h in enumerate(headings)]
+    below = sum(natural) + 3 * (len(natural) - 1) > out.width and any(c[-1] for c in cells)
+    notes = [c[-1] for c in cells]
+    if below or not any(notes):  # too wide with its notes: they go under the table, each said once, not folded
+        headings, cells = headings[:-1], [c[:-1] for c in cells]
+    table = PlainTable(headings, [h in ("per hour", "billed h", "job cost") for h in headings],
+                       ["words" if h in ("purchase", "job cost") else "whole" if h == "per hour" else "fold"
+                        for h in headings], cells)
+    out.print(table)
+    if below:
+        said: dict[str, list[str]] = {}
+        for row, note in zip(rows, notes, strict=True):
+            if note:
+                said.setdefault(note, []).append(f"{row['provider']} {row['region']}")
+        for note, places in said.items():
+            err.print(f"{', '.join(places)}: {note}", highlight=False)
     def place(o: Offer) -> str:
         return o.region.code + (f"/{o.region.zone}" if o.region.zone else "")
 

@@ -102,7 +102,8 @@ class FetchOne(RateLimits):
         _provenance(status, source, manifest)
         _price_dates(status, offers, provider)
         if manifest is not None and manifest.kind == "reconstructed":
-            status.warnings.append(f"recording reconstructed from published prices ({manifest.source})"[:300])
+            said = f"recording reconstructed from published prices ({manifest.source})"
+            status.warnings.append(said if len(said) <= 300 else said[:299] + "…")  # a cut is shown as one
         if plan.static:
             when = manifest.recorded_at.isoformat() if manifest and manifest.recorded_at else "unknown date"
             status.reason = f"static price table, verified {when}"

@@ -93,8 +93,12 @@ class SearchResult:
     def __repr__(self) -> str:
         """One line for a notebook or a log: how many offers, of how many, the providers' states and the first."""
         states: dict[str, int] = {}
-        for status in self.statuses:
-            states[status.state] = states.get(status.state, 0) + 1
+        for status in self.statuses:  # as the CLI's summary line counts them: partial and outdated are news too
+            fresh = status.state in ("ok", "stale")
+            state = "partial" if status.state == "ok" and status.partial else status.state
+            states[state] = states.get(state, 0) + 1
+            if fresh and status.outdated():
+                states["outdated"] = states.get("outdated", 0) + 1
         first = ""
         if self.offers:
             o = self.offers[0]
