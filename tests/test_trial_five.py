@@ -92,3 +92,26 @@ def test_a_model_that_two_nodes_hold_is_kept_with_nodes_2() -> None:
     assert {o.instance_type for o in two} == {"p5.48xlarge"}  # 8 × 80 GiB with 3,200 Gbps EFA; p5.4xlarge: 1 GPU
     explanation = two.details(0)["explanation"]
     assert "2 nodes: 16 GPUs" in explanation
+
+
+def test_a_result_repr_counts_partial_and_outdated_providers() -> None:
+    # Was: "providers: 22 ok, 2 skipped" where the CLI says 20 ok, 2 partial, 3 outdated.
+    text = repr(gpuhub.search(gpu="H100", fetch="replay", limit=5))
+    told = re.search(r"providers: ([^;]*);", text)
+    assert told is not None
+    counts = dict((name, int(n)) for n, name in (part.split(" ") for part in told.group(1).split(", ")))
+    assert counts["partial"] == 2 and counts["outdated"] == 3 and counts["skipped"] == 2 and counts["ok"] >= 18
+
+
+def test_a_multi_node_table_at_80_columns_keeps_its_prices_readable_and_says_what_it_left_out() -> None:
+    # Was: nine core columns folded to 4 characters each ("provi/der", "3,20/0 Gbps"), six rows in 110 lines.
+    run = runner.invoke(app, ["search", "--gpu", "H100", "--nodes", "2", "--fabric", "efa", "--limit", "3",
+                              "--fetch", "replay"], env={"COLUMNS": "80"})
+    assert run.exit_code == 0
+    lines = run.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80 and len(lines) <= 12
+    assert any("│ 0.9494 USD │" in line and line.rstrip().endswith("1.8988 USD") for line in lines)  # 2 × 0.9494
+    assert "left out at 80 columns: per GPU-hour; region; network, fabric, local disk (--wide" in run.stderr
+    wide = runner.invoke(app, ["search", "--gpu", "H100", "--nodes", "2", "--fabric", "efa", "--limit", "3",
+                               "--fetch", "replay"], env={"COLUMNS": "240"})
+    assert "left out" not in wide.stderr and "EFA" in wide.stdout

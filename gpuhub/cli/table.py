@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["TextConsole", "fit_columns", "print_result", "print_statuses", "status_summary", "stdout_console"]
 
 _PLAIN: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
+_BY_NAME = {c.name: c for c in TABLE_COLUMNS}
 _SEPARATOR = 3
 """Characters between two table columns (`` │ ``)."""
 
@@ -202,13 +203,26 @@ def _cell(column: str, r: dict[str, Any], offer: Offer) -> str:
     return num(r.get(key))
 
 
-def fit_columns(widths: dict[str, int], width: int, candidates: Sequence[str]) -> list[str]:
+_GIVE_WAY = ("network", "per_gpu", "region", "gpu")
+"""Core columns a terminal too narrow for every core column's narrowest leaves out, first to last (the price, its
+purchase model, the seller and the instance type, and the price of N nodes, stay)."""
+
+
+def fit_columns(widths: dict[str, int], width: int, candidates: Sequence[str],
+                floors: dict[str, int] | None = None) -> list[str]:
     """The columns to show in a table ``width`` characters wide: the core ones
     (:data:`~gpuhub.answer.columns.CORE_COLUMNS`, and ``network``/``nodes`` when they are candidates: the search
-    asked about them) always, then each further candidate in importance order while it fits (``widths``: each
-    column's widest cell or heading); in the left-to-right display order."""
+    asked about them) always, unless even their narrowest (``floors``: a price whole, a heading's longest word)
+    do not fit, when :data:`_GIVE_WAY` says which go; then each further candidate in importance order while it
+    fits (``widths``: each column's widest cell or heading); in the left-to-right display order."""
     core = [*CORE_COLUMNS, "network", "nodes"]
     chosen = [c for c in candidates if c in core]
+    narrowest = floors or {}
+    for name in _GIVE_WAY if floors is not None else ():
+        if sum(narrowest[c] for c in chosen) + _SEPARATOR * (len(chosen) - 1) <= width:
+            break
+        if name in chosen:
+            chosen.remove(name)
     used = sum(widths[c] for c in chosen) + _SEPARATOR * (len(chosen) - 1)
     for name in (c.name for c in TABLE_COLUMNS if c.name not in core):
         if name in candidates and used + _SEPARATOR + widths[name] <= width:
@@ -264,8 +278,15 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
             shown = [c for c in DISPLAY_ORDER if c in candidates]
         else:
             widths = {c: max([len(headings[c]), *(len(row[c]) for row in rows)]) for c in candidates}
-            shown = fit_columns(widths, out.width, candidates)
+            floors = {c: widths[c] if _BY_NAME[c].whole else max(len(w) for t in [headings[c], *(
+                row[c] for row in rows if _BY_NAME[c].words)] for w in t.split()) for c in candidates}
+            shown = fit_columns(widths, out.width, candidates, floors)
+    dropped = [headings[c] for c in candidates if c in (*CORE_COLUMNS, "network", "nodes") and c not in shown] \
+        if columns is None and not wide else []
     out.print(_table(shown, headings, rows, [r for r in records]))
+    if dropped:
+        err.print(f"left out at {out.width} columns: {'; '.join(dropped)} (--wide, --columns or a wider terminal "
+                  "shows them)")
     from gpuhub.answer.grouping import channel_notes
 
     for line in channel_notes(result.offers):
