@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from gpuhub.answer.spec import FILTER_PARAMS, OUTPUT_PARAMS, SEARCH_PARAMS, cli_option
 from gpuhub.cli.process import DEADLINE, err, fail_usage
+from gpuhub.display import plain
 from gpuhub.errors import QueryError
 
 if TYPE_CHECKING:
     from gpuhub.model import Offer
 
-__all__ = ["OWN_OPTIONS", "EmitFormat", "OutputFormat", "fast_main", "parse_argv", "run_search", "split_values"]
+__all__ = ["OWN_OPTIONS", "EmitFormat", "OutputFormat", "UsageError", "fast_main", "parse_argv", "run_search",
+           "split_values"]
 
 
 class OutputFormat(str, Enum):
@@ -87,8 +89,12 @@ def parse_argv(args: list[str]) -> dict[str, Any] | None:
     """The values of ``gpuhub search ARGS`` by parameter name (what the typer command receives), or None when the
     arguments are anything but well-formed options: ``--help``, an unknown option, a positional argument, ``--``,
     an option given twice (but a repeatable one), a flag with a value, an empty value or one that starts with
-    ``-`` (click decides those), a value that does not convert. None sends the command line to typer, which
-    answers it as it always did (help, or an error naming the option)."""
+    ``-`` (click decides those), a spelling of a number only typer's coercion reads (``1_000``, ``inf``). None sends
+    the command line to typer, which answers it as it always did (help, or an error naming the option).
+
+    Raises:
+        UsageError: a value no spelling of its kind reads (``--limit x``, ``--format yaml``), in one line.
+    """
     options = _options()
     values: dict[str, Any] = {p.name: p.flag_default for p in SEARCH_PARAMS}
     values.update(OWN_DEFAULTS)
@@ -124,12 +130,33 @@ def parse_argv(args: list[str]) -> dict[str, Any] | None:
             continue
         plain = _PLAIN_NUMBER.get(kind)
         if plain is not None and not plain.fullmatch(text):
+            _not_a_value(name, kind, text)
             return None
         try:
             values[param] = _CONVERT[kind](text)
         except ValueError:
+            _not_a_value(name, kind, text)
             return None
     return values
+
+
+class UsageError(ValueError):
+    """A value the command line cannot take, said in one line (``--limit: 'x' is not a whole number``)."""
+
+
+def _not_a_value(option: str, kind: str, text: str) -> None:
+    """Raise :class:`UsageError` for ``text`` given to ``option`` when no spelling of its kind could read it (else
+    return: typer's own coercion decides, as for ``1_000`` or ``inf``)."""
+    shown = plain(text if len(text) <= 60 else text[:59] + "…")
+    choices: list[str] | None = {"format": [f.value for f in OutputFormat],
+                                 "emit": [e.value for e in EmitFormat]}.get(kind)
+    if choices is not None:
+        raise UsageError(f"{option}: {shown!r} is not allowed; allowed values: {', '.join(choices)}")
+    try:
+        (int if kind == "integer" else float)(text)
+    except ValueError:
+        raise UsageError(f"{option}: {shown!r} is not {'a whole number' if kind == 'integer' else 'a number'}") \
+            from None
 
 
 def fast_main(args: list[str]) -> bool:
@@ -142,13 +169,19 @@ def fast_main(args: list[str]) -> bool:
     """
     import os
 
-    values = parse_argv(args)
+    wrong: str | None = None
+    try:
+        values = parse_argv(args)
+    except UsageError as exc:
+        values, wrong = {}, str(exc)
     if values is None or os.environ.get("GPUHUB_STRICT_PLUGINS", "").strip().lower() in ("1", "true", "yes", "on"):
         return False
     from gpuhub.cli import process
 
     inherited = process.start(own_process=True)
     try:
+        if wrong is not None:
+            fail_usage(wrong)
         process.quiet_engine_log()
         process.load_registry()
         filters, shown, own = split_values(values)
