@@ -134,7 +134,7 @@ def test_a_model_too_big_for_one_node_names_the_fabric_between_nodes(gpuhub_cli:
 
 @pytest.mark.parametrize(("args", "message"), [
     (("--nodes", "0"), "--nodes: must be a whole number from 1 to 4096, got 0"),
-    (("--nodes", "1.5"), "Invalid value for '--nodes'"),  # typer's integer check names it too
+    (("--nodes", "1.5"), "--nodes: '1.5' is not a whole number"),
     (("--fabric", "banana"), "--fabric: 'banana' is not allowed; allowed values: efa, infiniband, roce, gpudirect, "
                              "any"),
     (("--min-network-gbps", "-1"), "--min-network-gbps"),
