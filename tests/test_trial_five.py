@@ -115,3 +115,10 @@ def test_a_multi_node_table_at_80_columns_keeps_its_prices_readable_and_says_wha
     wide = runner.invoke(app, ["search", "--gpu", "H100", "--nodes", "2", "--fabric", "efa", "--limit", "3",
                                "--fetch", "replay"], env={"COLUMNS": "240"})
     assert "left out" not in wide.stderr and "EFA" in wide.stdout
+
+
+def test_a_very_long_value_is_echoed_short() -> None:
+    # Was: a 5,000-character --gpu echoed whole, a 5 KB error.
+    run = runner.invoke(app, ["search", "--gpu", "X" * 5000, "--fetch", "replay"])
+    assert run.exit_code == 2 and len(run.stderr) < 3000, len(run.stderr)
+    assert re.search(r"'X{59}… \(500\d characters\)", run.stderr), run.stderr[:300]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,9 @@ def fail_usage(message: str) -> None:
     Raises:
         SystemExit: always, code 2.
     """
-    err.print(f"error: {message}", style="red")  # "gpuhub-core[web]" is text, not markup
+    # A 5,000-character value is echoed as its first 60 characters: the message stays one readable line.
+    shown = re.sub(r"\S{100,}", lambda m: m.group(0)[:60] + f"… ({len(m.group(0))} characters)", message)
+    err.print(f"error: {shown}", style="red")  # "gpuhub-core[web]" is text, not markup
     raise SystemExit(2)
 
 
