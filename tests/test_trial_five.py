@@ -122,3 +122,17 @@ def test_a_very_long_value_is_echoed_short() -> None:
     run = runner.invoke(app, ["search", "--gpu", "X" * 5000, "--fetch", "replay"])
     assert run.exit_code == 2 and len(run.stderr) < 3000, len(run.stderr)
     assert re.search(r"'X{59}… \(500\d characters\)", run.stderr), run.stderr[:300]
+
+
+def test_more_regions_counts_each_choices_other_regions() -> None:
+    """``more_regions`` (one row per instance type and purchase model) against a count by hand over every offer."""
+    rows = gpuhub.search(gpu="H100", fetch="replay", limit=None, distinct=True)
+    every = gpuhub.search(gpu="H100", fetch="replay", limit=None, distinct=False)
+    regions: dict[tuple[str, str, str, str], set[str]] = {}
+    for offer in every:
+        key = (offer.provider, offer.instance_type, offer.price.purchase, offer.price.currency)
+        regions.setdefault(key, set()).add(offer.region.code.lower())
+    assert rows.more_regions is not None and len(rows) == len(regions) > 150
+    for offer, more in zip(rows, rows.more_regions, strict=True):
+        key = (offer.provider, offer.instance_type, offer.price.purchase, offer.price.currency)
+        assert more == len(regions[key]) - 1, key

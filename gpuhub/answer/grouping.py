@@ -62,9 +62,13 @@ def distinct(catalog: Catalog, ranked: IntArray) -> tuple[npt.NDArray[np.intp], 
     n = int(ids.max()) + 1
     positions = np.full(n, len(ranked), dtype=np.intp)
     np.minimum.at(positions, ids, np.arange(len(ranked), dtype=np.intp))
-    # return_index keeps np.unique off its masked-array check, which imports numpy.ma (35 ms of a CLI run).
-    pairs, _ = np.unique(np.stack([ids, catalog.region.codes[ranked].astype(np.intp)]), axis=1, return_index=True)
-    regions = np.bincount(pairs[0], minlength=n)
+    # Each distinct (choice, region) pair once: one int64 key per row, sorted (np.unique over a 2-row array with
+    # axis=1 sorted structured rows, three quarters of a 100k-offer web search).
+    region = catalog.region.codes[ranked].astype(np.int64) + 1  # -1 (no region) becomes 0
+    width = int(region.max()) + 1
+    keys = np.sort(ids.astype(np.int64) * width + region)
+    firsts = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
+    regions = np.bincount(firsts // width, minlength=n)
     return positions, [int(r) - 1 for r in regions]
 
 
