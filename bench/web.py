@@ -200,16 +200,27 @@ def _clients(port: int, clients: int, seconds: float) -> tuple[int, list[float]]
         with lock:
             latencies.extend(mine)
 
-    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    failures: list[BaseException] = []
+
+    def guarded(n: int) -> None:
+        try:
+            client(n)
+        except BaseException as exc:  # said by the caller, not lost in the thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(n,)) for n in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    if failures:
+        raise failures[0]
     return len(latencies), latencies
 
 
 def concurrency(data: Path, runs: int, seconds: float) -> dict[str, Any]:
     """Throughput and latency of 1 and 8 clients against a 1-worker and a 2-worker server (interleaved)."""
+    import http.client
     import os
     import socket
     import subprocess
@@ -233,9 +244,12 @@ def concurrency(data: Path, runs: int, seconds: float) -> dict[str, Any]:
                 deadline = time.monotonic() + 600
                 while True:  # up, then every worker warm (each loads the catalog once)
                     try:
-                        _clients(port, 1, 0.01)
+                        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+                        conn.request("GET", "/api/search?limit=1")
+                        assert conn.getresponse().status == 200
+                        conn.close()
                         break
-                    except OSError:
+                    except (OSError, http.client.HTTPException):
                         assert time.monotonic() < deadline and servers[workers][0].poll() is None
                         time.sleep(0.5)
                 _clients(port, 8, 10.0)

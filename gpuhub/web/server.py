@@ -15,7 +15,8 @@ The ``Host`` header is checked by :func:`allowed_hosts` (Starlette's ``TrustedHo
 
 Searches are CPU work in Python, so one process answers one at a time whatever the number of threads: :func:`run`
 forks :func:`worker_count` processes (``GPUHUB_WEB_WORKERS``; default the CPU count, at most
-:data:`MAX_WORKERS`) that accept connections on one listening socket, each with its own app and engine reading the
+:data:`MAX_WORKERS`) that accept connections on one port (on Linux each on its own ``SO_REUSEPORT`` socket, so the
+kernel spreads the connections evenly; elsewhere on one shared socket), each with its own app and engine reading the
 same store (the limits above apply per process). A worker stops by itself when the parent process is gone; the
 parent stops the others when one ends, and all of them on SIGINT or SIGTERM.
 """
@@ -27,6 +28,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -182,14 +184,17 @@ def worker_count(environ: Mapping[str, str] | None = None) -> int:
 
 def run(make_app: Callable[[], Any], host: str, port: int, workers: int = 1) -> None:
     """Serve ``make_app()`` on ``host``:``port`` until interrupted: in this process when ``workers`` is 1, else in
-    ``workers`` forked processes sharing one listening socket (each calls ``make_app`` itself, after the fork)."""
+    ``workers`` forked processes on that port (each calls ``make_app`` itself, after the fork)."""
     import uvicorn
 
     if workers <= 1 or not hasattr(os, "fork"):
         uvicorn.run(make_app(), host=host, port=port, **uvicorn_settings())
         return
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listener = socket.create_server((host, port), family=family, backlog=256)
+    # Linux spreads connections evenly over the sockets of a SO_REUSEPORT group: each worker listens on its own.
+    # One shared socket (elsewhere) lets whichever process wakes first accept every waiting connection.
+    own_sockets = sys.platform == "linux" and hasattr(socket, "SO_REUSEPORT")
+    listener = None if own_sockets else socket.create_server((host, port), family=family, backlog=256)
     parent = os.getpid()
     children: list[int] = []
     try:
@@ -198,22 +203,26 @@ def run(make_app: Callable[[], Any], host: str, port: int, workers: int = 1) -> 
             if pid == 0:  # pragma: no cover - measured from outside (tests/test_web_workers.py)
                 code = 1
                 try:
-                    _serve_worker(make_app, listener, host, port, parent)
+                    mine = listener or socket.create_server((host, port), family=family, backlog=256,
+                                                            reuse_port=True)
+                    _serve_worker(make_app, mine, host, port, parent)
                     code = 0
                 except BaseException:
                     log.exception("a web worker failed")
                 finally:
                     os._exit(code)
             children.append(pid)
-        listener.close()
+        if listener is not None:
+            listener.close()
         _wait(children)
     finally:
-        listener.close()
+        if listener is not None:
+            listener.close()
         _stop(children)
 
 
 def _serve_worker(make_app: Callable[[], Any], listener: socket.socket, host: str, port: int, parent: int) -> None:
-    """One worker: uvicorn on the inherited socket, stopping when the parent is gone."""
+    """One worker: uvicorn on its listening socket, stopping when the parent is gone."""
     import uvicorn
 
     class Worker(uvicorn.Server):

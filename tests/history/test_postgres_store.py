@@ -7,7 +7,7 @@ import datetime as dt
 import threading
 
 import pytest
-from synth import T0, columns, offer, put
+from synth import T0, columns, offer, put, schema2_store
 
 from gpuhub.history.log import close_history
 from gpuhub.store import StoreError
@@ -132,25 +132,9 @@ def test_columns_are_shared_between_snapshots_and_an_older_schema_is_migrated(pg
     snapshots read back as written; a new snapshot shares the unchanged columns; retention deletes unused blobs."""
     import psycopg
 
-    from gpuhub.store.columns import _hash_parts
-    from gpuhub.store.postgres import _MIGRATIONS
-
     first = columns([offer("lambda", "gpu_8x_h100", "us-east-1", "23.92"), offer("lambda", "gpu_1x_h100",
                                                                               "us-east-1", "2.99")])
-    with psycopg.connect(pg_url, autocommit=True) as conn:  # a team store as the earlier code left it
-        conn.execute("CREATE TABLE gpuhub_schema_version (version INTEGER NOT NULL)")
-        for number, migration in enumerate(_MIGRATIONS[:2], 1):
-            for statement in migration.split(";"):
-                conn.execute(statement)
-            conn.execute("INSERT INTO gpuhub_schema_version VALUES (%s)", (number,))
-        parts = first.to_parts()
-        content = _hash_parts(parts)
-        conn.execute("INSERT INTO gpuhub_content VALUES (%s, 2, %s, 0)", (content, sum(map(len, parts.values()))))
-        for name, data in parts.items():
-            conn.execute("INSERT INTO gpuhub_content_part VALUES (%s, %s, %s)", (content, name, data))
-        conn.execute("INSERT INTO gpuhub_snapshot (provider, fetched_at, data_date, source_kind, source, key, "
-                     "complete, status, purchases, content_hash, offers) VALUES ('lambda', %s, NULL, 'live', '{}', "
-                     "'live:lambda', true, '{}', '[\"on_demand\"]', %s, 2)", (T0.timestamp(), content))
+    parts = schema2_store(pg_url, first)
     store = PostgresStore(pg_url)
     try:
         assert store.schema_version == 3
