@@ -194,7 +194,7 @@ def run(make_app: Callable[[], Any], host: str, port: int, workers: int = 1) -> 
     # Linux spreads connections evenly over the sockets of a SO_REUSEPORT group: each worker listens on its own.
     # One shared socket (elsewhere) lets whichever process wakes first accept every waiting connection.
     own_sockets = sys.platform == "linux" and hasattr(socket, "SO_REUSEPORT")
-    listener = None if own_sockets else socket.create_server((host, port), family=family, backlog=256)
+    listener = None if own_sockets else _listen(host, port, family, reuse_port=False)
     parent = os.getpid()
     children: list[int] = []
     try:
@@ -203,8 +203,7 @@ def run(make_app: Callable[[], Any], host: str, port: int, workers: int = 1) -> 
             if pid == 0:  # pragma: no cover - measured from outside (tests/test_web_workers.py)
                 code = 1
                 try:
-                    mine = listener or socket.create_server((host, port), family=family, backlog=256,
-                                                            reuse_port=True)
+                    mine = listener or _listen(host, port, family, reuse_port=True)
                     _serve_worker(make_app, mine, host, port, parent)
                     code = 0
                 except BaseException:
@@ -219,6 +218,23 @@ def run(make_app: Callable[[], Any], host: str, port: int, workers: int = 1) -> 
         if listener is not None:
             listener.close()
         _stop(children)
+
+
+def _listen(host: str, port: int, family: socket.AddressFamily, *, reuse_port: bool) -> socket.socket:
+    """A listening TCP socket. Made with protocol ``IPPROTO_TCP`` (not 0, as ``socket.create_server`` makes it):
+    asyncio sets ``TCP_NODELAY`` only on connections of such a socket, and without it every response waited
+    40 ms for the client's delayed acknowledgement (the headers and the body are two writes)."""
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host, port))
+        sock.listen(256)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 def _serve_worker(make_app: Callable[[], Any], listener: socket.socket, host: str, port: int, parent: int) -> None:
