@@ -15,6 +15,8 @@ what the same snapshots would take stored whole (the layout before content-addre
 
     python bench/history_scale.py --offers 100000 --hours 8760 --json /tmp/history-scale.json
     python bench/history_scale.py --offers 100000 --hours 8760 --keep 50 --json /tmp/history-year.json
+    python bench/history_scale.py --hours 150 --prefill 87      # folds against a year-sized log, in minutes
+    python bench/history_scale.py --hours 40 --changes 10       # 10x the changes of the default
 """
 
 from __future__ import annotations
@@ -113,6 +115,9 @@ def main() -> int:
     parser.add_argument("--hours", type=int, default=8760)
     parser.add_argument("--changes", type=float, default=1.0, help="percent of the offers changed each hour")
     parser.add_argument("--keep", type=int, default=0, help="also store every snapshot, keeping the newest N")
+    parser.add_argument("--prefill", type=int, default=0,
+                        help="after the first hour, add N earlier points to every series in one statement (87: a "
+                             "year's 1 %% changes), so the folds that follow run against a log of that size")
     parser.add_argument("--dir", type=Path, default=None, help="where the store goes (default: a temp dir)")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
@@ -142,6 +147,14 @@ def main() -> int:
         t = time.perf_counter()
         log.record(snapshot(hour + 1, T0 + dt.timedelta(hours=hour), columns), columns)
         fold_times.append(time.perf_counter() - t)
+        if hour == 0 and args.prefill:
+            base = T0.timestamp() - 3600.0 * (args.prefill + 1)
+            log.db.execute("BEGIN")
+            log.db.execute("WITH RECURSIVE k(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM k WHERE n < ?) INSERT INTO "
+                           "hist_point SELECT s.id, ? + k.n * 3600.0 + (s.id % 97) * 37, 0, '1.0000' FROM "
+                           "hist_series s, k", (args.prefill - 1, base))
+            log.db.execute("COMMIT")
+            log.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         if kept is not None:
             when = T0 + dt.timedelta(hours=hour)
             t = time.perf_counter()
@@ -179,6 +192,8 @@ def main() -> int:
         "build_s": round(build_s, 1), "fold_median_ms": round(statistics.median(fold_times) * 1000, 2),
         "fold_first_tenth_median_ms": round(statistics.median(fold_times[1:max(2, args.hours // 10)]) * 1000, 2),
         "fold_last_tenth_median_ms": round(statistics.median(fold_times[-max(1, args.hours // 10):]) * 1000, 2),
+        "fold_mean_ms": round(statistics.mean(fold_times[1:]) * 1000, 2), "prefill": args.prefill,
+        "load_average": Path("/proc/loadavg").read_text().split()[:3],
         "one_snapshot_bytes": one_snapshot, "store_bytes": store_bytes,
         "store_over_one_snapshot": round(store_bytes / one_snapshot, 2),
         "history_one_type_median_s": round(statistics.median(history_s), 4),
