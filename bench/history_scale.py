@@ -9,7 +9,14 @@ SQLite file.
 Reports: fold time per hour, the log's size against one snapshot's, ``gpuhub.history()`` filtered to one instance
 type (median of 5), and ``gpuhub.diff()`` of the two newest 100k-offer snapshots (median of 5).
 
+With ``--keep N`` (issue 27) every hourly snapshot is also written to a second store of its own (no log) that keeps
+the newest N per provider, as ``GPUHUB_STORE_KEEP`` does (50 by default): its size on disk against one snapshot's,
+what the same snapshots would take stored whole (the layout before content-addressed parts), and the write time.
+
     python bench/history_scale.py --offers 100000 --hours 8760 --json /tmp/history-scale.json
+    python bench/history_scale.py --offers 100000 --hours 8760 --keep 50 --json /tmp/history-year.json
+    python bench/history_scale.py --hours 150 --prefill 87      # folds against a year-sized log, in minutes
+    python bench/history_scale.py --hours 40 --changes 10       # 10x the changes of the default
 """
 
 from __future__ import annotations
@@ -54,7 +61,8 @@ def tables(types: int, regions: int) -> dict[str, list[object]]:
 class Catalog:
     """The synthetic provider's state: prices as integer ten-thousandths, amount strings kept per distinct price."""
 
-    def __init__(self, offers: int, seed: int = 7) -> None:
+    def __init__(self, offers: int, seed: int = 7, percent: float = 1.0) -> None:
+        self.percent = percent
         self.types, self.regions = 2000, max(1, offers // 2000)
         self.n = self.types * self.regions
         self.rng = np.random.default_rng(seed)
@@ -76,7 +84,7 @@ class Catalog:
         self.price = (self.units / 10000).astype("<f8")
 
     def step(self) -> None:
-        changed = self.rng.choice(self.n, size=max(1, self.n // 100), replace=False)
+        changed = self.rng.choice(self.n, size=max(1, int(self.n * self.percent / 100)), replace=False)
         factor = 1 + self.rng.choice([-1, 1], size=len(changed)) * self.rng.uniform(0.01, 0.10, size=len(changed))
         self.units[changed] = np.maximum(1, np.round(self.units[changed] * factor)).astype(np.int64)
         if len(self.amounts) > 3 * self.n:
@@ -105,6 +113,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--offers", type=int, default=100_000)
     parser.add_argument("--hours", type=int, default=8760)
+    parser.add_argument("--changes", type=float, default=1.0, help="percent of the offers changed each hour")
+    parser.add_argument("--keep", type=int, default=0, help="also store every snapshot, keeping the newest N")
+    parser.add_argument("--prefill", type=int, default=0,
+                        help="after the first hour, add N earlier points to every series in one statement (87: a "
+                             "year's 1 %% changes), so the folds that follow run against a log of that size")
     parser.add_argument("--dir", type=Path, default=None, help="where the store goes (default: a temp dir)")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
@@ -115,7 +128,13 @@ def main() -> int:
     directory = args.dir or Path(tempfile.mkdtemp(prefix="gpuhub-history-bench-"))
     store = SqliteStore(directory)
     log = open_history(store)
-    catalog = Catalog(args.offers)
+    kept = SqliteStore(directory / "snapshots") if args.keep else None
+    put_times: list[float] = []
+    if args.keep:
+        import os
+
+        os.environ["GPUHUB_STORE_KEEP"] = str(args.keep)
+    catalog = Catalog(args.offers, percent=args.changes)
     started = time.perf_counter()
     fold_times = []
     previous = None
@@ -128,6 +147,20 @@ def main() -> int:
         t = time.perf_counter()
         log.record(snapshot(hour + 1, T0 + dt.timedelta(hours=hour), columns), columns)
         fold_times.append(time.perf_counter() - t)
+        if hour == 0 and args.prefill:
+            base = T0.timestamp() - 3600.0 * (args.prefill + 1)
+            log.db.execute("BEGIN")
+            log.db.execute("WITH RECURSIVE k(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM k WHERE n < ?) INSERT INTO "
+                           "hist_point SELECT s.id, ? + k.n * 3600.0 + (s.id % 97) * 37, 0, '1.0000' FROM "
+                           "hist_series s, k", (args.prefill - 1, base))
+            log.db.execute("COMMIT")
+            log.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if kept is not None:
+            when = T0 + dt.timedelta(hours=hour)
+            t = time.perf_counter()
+            kept.put_snapshot(SnapshotMeta("synth", when, when.date(), "live", {"mode": "live"}, "live:synth", True,
+                                           {"state": "ok"}, ("on_demand",)), columns)
+            put_times.append(time.perf_counter() - t)
         previous, last = (last if hour else None), columns  # noqa: F821 - assigned on the first pass
         if hour % 500 == 0:
             print(f"hour {hour}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
@@ -155,14 +188,28 @@ def main() -> int:
         diff_s.append(time.perf_counter() - t)
     assert result is not None
     figures = {
-        "offers": catalog.n, "hours": args.hours, "changes_per_hour": catalog.n // 100,
+        "offers": catalog.n, "hours": args.hours, "changes_per_hour": int(catalog.n * args.changes / 100),
         "build_s": round(build_s, 1), "fold_median_ms": round(statistics.median(fold_times) * 1000, 2),
+        "fold_first_tenth_median_ms": round(statistics.median(fold_times[1:max(2, args.hours // 10)]) * 1000, 2),
+        "fold_last_tenth_median_ms": round(statistics.median(fold_times[-max(1, args.hours // 10):]) * 1000, 2),
+        "fold_mean_ms": round(statistics.mean(fold_times[1:]) * 1000, 2), "prefill": args.prefill,
+        "load_average": Path("/proc/loadavg").read_text().split()[:3],
         "one_snapshot_bytes": one_snapshot, "store_bytes": store_bytes,
         "store_over_one_snapshot": round(store_bytes / one_snapshot, 2),
         "history_one_type_median_s": round(statistics.median(history_s), 4),
         "history_series": len(result.series), "history_points": sum(len(s.points) for s in result.series),
         "diff_median_s": round(statistics.median(diff_s), 4), "diff_counts": report.counts(),
     }
+    if kept is not None:
+        kept.prune(keep_per_provider=args.keep)  # checkpoints the WAL, so the file size is the data's
+        snaps = kept.snapshots("synth")
+        figures.update({
+            "keep": args.keep, "kept_snapshots": len(snaps), "kept_store_bytes": kept.size_bytes(),
+            "kept_store_over_one_snapshot": round(kept.size_bytes() / one_snapshot, 2),
+            "kept_whole_bytes": sum(s.size_bytes for s in snaps),  # what the earlier layout stored
+            "put_median_ms": round(statistics.median(put_times) * 1000, 2),
+            "read_newest_equal": kept.read_columns(snaps[0]).to_parts() == last.to_parts()})
+        kept.close()
     print(json.dumps(figures, indent=2))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))

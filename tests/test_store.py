@@ -157,20 +157,24 @@ def test_damaged_snapshot_is_discarded_and_parsed_again(damage: str, registry: R
     columns = store.read_columns(snap)
     with sqlite3.connect(tmp_path / "store.sqlite") as db:
         if damage == "bytes":
-            db.execute("UPDATE content_part SET data = zeroblob(length(data)) WHERE name = 'price.npy'")
+            db.execute("UPDATE blob SET data = zeroblob(length(data)) WHERE hash IN (SELECT blob FROM part WHERE "
+                       "name = 'price.npy')")
         else:
             if damage == "negative_price":
                 columns.columns["price"] = -columns.columns["price"]
             else:
                 columns.tables["instances"][0]["provider"] = "evilcloud"
+            from gpuhub.store.blobs import blob_hash
             from gpuhub.store.columns import _hash_parts
 
             parts = columns.to_parts()  # a consistent hash: only validation can tell
-            db.execute("DELETE FROM content_part")
-            db.executemany("INSERT INTO content_part VALUES (?, ?, ?)",
-                           [(_hash_parts(parts), n, d) for n, d in parts.items()])
-            db.execute("UPDATE content SET hash = ?", (_hash_parts(parts),))
-            db.execute("UPDATE snapshot SET content_hash = ?", (_hash_parts(parts),))
+            content = _hash_parts(parts)
+            db.execute("DELETE FROM part")
+            db.executemany("INSERT OR IGNORE INTO blob VALUES (?, NULL, ?, ?)",
+                           [(blob_hash(d), len(d), d) for d in parts.values()])
+            db.executemany("INSERT INTO part VALUES (?, ?, ?)", [(content, n, blob_hash(d)) for n, d in parts.items()])
+            db.execute("UPDATE content SET hash = ?", (content,))
+            db.execute("UPDATE snapshot SET content_hash = ?", (content,))
     with caplog.at_level(logging.WARNING, logger="gpuhub.service.engine"):
         engine = make_engine(registry, store=_store(tmp_path))
         again, status = run_provider(engine, "fakecloud")

@@ -55,7 +55,20 @@ def _migrations(dialect: str) -> list[str]:
             amount TEXT, PRIMARY KEY (series, at)){w};
         CREATE TABLE IF NOT EXISTS hist_fold (provider TEXT NOT NULL, snapshot BIGINT NOT NULL, at {f} NOT NULL,
             content_hash TEXT, offers BIGINT NOT NULL, state TEXT NOT NULL, PRIMARY KEY (provider, snapshot))""",
+        # 2 (issue 27): the points of the latest folds, merged into hist_point in key order every MERGE_POINTS
+        f"""CREATE TABLE IF NOT EXISTS hist_recent (series BIGINT NOT NULL, at {f} NOT NULL, snapshot BIGINT NOT NULL,
+            amount TEXT, PRIMARY KEY (series, at)){w}""",
     ]
+
+
+MERGE_POINTS = 100_000
+"""Points kept in ``hist_recent`` before they are merged into ``hist_point``.
+
+``hist_point`` is ordered by (series, time), so the points of one fold (a few changed offers of every kind) land on
+pages all over it: a year of hourly folds made each one rewrite a thousand 64 KiB pages of a 200 MB table, and the
+fold slowed down as the log grew. A fold writes its points into the small ``hist_recent`` instead (the same
+columns and key), and every ``MERGE_POINTS`` points they move into ``hist_point`` at once, in key order, so each of
+its pages is written once per merge, not once per fold. Readers see both tables."""
 
 
 class _FoldCache(NamedTuple):
@@ -255,7 +268,9 @@ class HistoryLog:
         added = 0
         if len(new):
             added = self._insert_series(snapshot, columns, keys, first[new], at, series_of_first, new)
-        self._executemany("INSERT INTO hist_point VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", points)
+        points.sort(key=lambda point: point[0])  # in key order: each page once
+        updates.sort(key=lambda update: update[2])
+        self._add_points(points)
         self._executemany("UPDATE hist_series SET last_amount = ?, last_at = ? WHERE id = ?", updates)
         series_of_row = np.full(len(columns), -1, dtype=np.int64)
         series_of_row[first] = series_of_first
@@ -302,7 +317,7 @@ class HistoryLog:
             ident = state[key][0]
             series_of_first[n] = ident
             points.append((ident, at, snapshot.id, amounts[int(amount_col[r])]))
-        self._executemany("INSERT INTO hist_point VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", points)
+        self._add_points(sorted(points, key=lambda point: point[0]))
         return len(points)
 
     def _insert_rows(self, provider: str, at: float, instances: list[tuple[str, Any, Any]],
@@ -355,19 +370,38 @@ class HistoryLog:
                 and _fingerprint(columns) == cache.fingerprint):
             return None
         changed = np.flatnonzero((c["price"] != cache.price) & (cache.series >= 0))
-        amounts, codes = columns.tables["amounts"], c["amount"]
-        points = [(int(cache.series[r]), at, snapshot.id, amounts[int(codes[r])]) for r in changed.tolist()]
-        self._executemany("INSERT INTO hist_point VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", points)
+        changed = changed[np.argsort(cache.series[changed], kind="stable")]  # in key order: each page once
+        amounts = columns.tables["amounts"]
+        points = [(series, at, snapshot.id, amounts[code]) for series, code in
+                  zip(cache.series[changed].tolist(), c["amount"][changed].tolist(), strict=True)]
+        self._add_points(points)
         self._executemany("UPDATE hist_series SET last_amount = ?, last_at = ? WHERE id = ?",
                           [(value, at, series) for series, _, _, value in points])
         self._cache[snapshot.provider] = cache._replace(snapshot=snapshot.id, price=c["price"].copy())
         return len(points)
+
+    def _add_points(self, points: Sequence[tuple[Any, ...]]) -> None:
+        """Add ``points`` (series, at, snapshot, amount) to ``hist_recent``; past :data:`MERGE_POINTS` there, move
+        them all into ``hist_point`` (inside the caller's transaction)."""
+        if not points:
+            return
+        self._executemany("INSERT INTO hist_recent VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", points)
+        row = self._execute("SELECT count(*) FROM hist_recent").fetchone()
+        if row and int(row[0]) >= MERGE_POINTS:
+            self._merge()
+
+    def _merge(self) -> None:
+        """Move every point of ``hist_recent`` into ``hist_point``, in key order (inside a transaction)."""
+        self._execute("INSERT INTO hist_point SELECT series, at, snapshot, amount FROM hist_recent ORDER BY series, "
+                      "at ON CONFLICT DO NOTHING")
+        self._execute("DELETE FROM hist_recent")
 
     def prune(self, older_than: dt.datetime) -> int:
         """Drop points older than ``older_than`` that a later point of the same offer supersedes (the price in
         effect at ``older_than`` stays); returns how many were dropped."""
         cutoff = older_than.timestamp()
         with self._transaction("prune"):
+            self._merge()
             cursor = self._execute(
                 "DELETE FROM hist_point WHERE at < ? AND EXISTS (SELECT 1 FROM hist_point later WHERE "
                 "later.series = hist_point.series AND later.at > hist_point.at AND later.at <= ?)", (cutoff, cutoff))
@@ -390,11 +424,14 @@ class HistoryLog:
             marks = ", ".join("?" * len(offer_filter.regions))
             where.append(f"(lower(s.region) IN ({marks}) OR lower(s.zone) IN ({marks}))")
             args.extend([r.lower() for r in offer_filter.regions] * 2)
-        sql = ("SELECT s.id, s.provider, s.instance_type, s.region, s.zone, s.purchase, s.currency, s.term, "
-               "s.gpu_name, s.gpu_count, p.at, p.snapshot, p.amount FROM hist_series s JOIN hist_point p ON "
-               "p.series = s.id" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY s.id, p.at")
+        # Each point table joined on its own (a join with their union would read every point first).
+        sql = " UNION ALL ".join(
+            "SELECT s.id, s.provider, s.instance_type, s.region, s.zone, s.purchase, s.currency, s.term, "
+            f"s.gpu_name, s.gpu_count, p.at, p.snapshot, p.amount FROM hist_series s JOIN {points} p ON "
+            "p.series = s.id" + (" WHERE " + " AND ".join(where) if where else "")
+            for points in ("hist_point", "hist_recent")) + " ORDER BY 1, 11"
         with self._lock:
-            rows = self._execute(sql, args).fetchall()
+            rows = self._execute(sql, args * 2).fetchall()
         out: list[tuple[dict[str, Any], list[tuple[float, int, str | None]]]] = []
         current = None
         for r in rows:

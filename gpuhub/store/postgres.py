@@ -4,7 +4,9 @@
 - A snapshot's content is stored once per content hash (``gpuhub_content.hash`` is the primary key): two machines
   that store the same offers at the same time insert it once (``ON CONFLICT DO NOTHING`` waits for the other
   transaction), and each fetch gets its own ``gpuhub_snapshot`` row; content and row go in one transaction, so a
-  reader sees a whole snapshot or none.
+  reader sees a whole snapshot or none. Each part of a content is a blob stored once under its own hash
+  (``gpuhub_part`` names them, ``gpuhub_blob`` holds them): unchanged columns are shared between snapshots, and an
+  older version of a changed column is kept as a small patch against the newer one (:mod:`gpuhub.store.blobs`).
 - :meth:`PostgresStore.claim` is a session advisory lock per provider: one machine refreshes, the others wait and
   then read its snapshot; the server releases the lock when the holder's connection dies.
 - Retention: beyond ``GPUHUB_STORE_KEEP`` snapshots per provider (default 50) the oldest are pruned on every write,
@@ -47,6 +49,7 @@ from gpuhub.store import (
     redact_location,
 )
 from gpuhub.store import location_secrets as _secrets
+from gpuhub.store.blobs import BlobTables
 
 if TYPE_CHECKING:
     from gpuhub.store.columns import OfferColumns
@@ -72,7 +75,24 @@ _MIGRATIONS = [
     # 2: snapshot rows that did not decode, moved out of gpuhub_snapshot (kept for a look, never served)
     """CREATE TABLE IF NOT EXISTS gpuhub_quarantine (snapshot_id BIGINT PRIMARY KEY, provider TEXT,
         reason TEXT NOT NULL, set_aside_at DOUBLE PRECISION NOT NULL, row_text TEXT NOT NULL)""",
+    # 3: content-addressed parts (gpuhub.store.blobs): each part's bytes once, unchanged columns shared between
+    # snapshots, older versions of a changed column kept as patches; the parts stored so far move into blobs
+    """CREATE TABLE IF NOT EXISTS gpuhub_blob (hash TEXT PRIMARY KEY, base TEXT, size BIGINT NOT NULL,
+        data BYTEA NOT NULL);
+    CREATE INDEX IF NOT EXISTS gpuhub_blob_base ON gpuhub_blob (base);
+    CREATE TABLE IF NOT EXISTS gpuhub_part (content TEXT NOT NULL REFERENCES gpuhub_content (hash) ON DELETE CASCADE,
+        name TEXT NOT NULL, blob TEXT NOT NULL, PRIMARY KEY (content, name));
+    CREATE INDEX IF NOT EXISTS gpuhub_part_blob ON gpuhub_part (blob);
+    INSERT INTO gpuhub_blob (hash, base, size, data) SELECT DISTINCT ON (h) h, NULL, length(data), data FROM
+        (SELECT encode(sha256(data), 'hex') AS h, data FROM gpuhub_content_part) parts ON CONFLICT (hash) DO NOTHING;
+    INSERT INTO gpuhub_part (content, name, blob) SELECT hash, name, encode(sha256(data), 'hex') FROM
+        gpuhub_content_part ON CONFLICT DO NOTHING;
+    DROP TABLE gpuhub_content_part""",
 ]
+_TABLES = BlobTables("gpuhub_blob", "gpuhub_part", "%s")
+_OLD_LAYOUT = 2
+"""The last schema version with every part's bytes per content (``gpuhub_content_part``), read as it is by a
+process that may not migrate it."""
 _SELECT = ("SELECT s.id, s.provider, s.fetched_at, s.data_date, s.source_kind, s.source, s.key, s.complete, "
            "s.status, s.purchases, s.content_hash, s.offers, coalesce(c.size, 0) FROM gpuhub_snapshot s "
            "LEFT JOIN gpuhub_content c ON c.hash = s.content_hash ")
@@ -123,6 +143,8 @@ class PostgresStore:
             raise StoreError("GPUHUB_STORE is a PostgreSQL URL but psycopg is not installed: "
                              "pip install 'gpuhub-core[postgres]'") from None
         self._db = self._connect()
+        self._old_layout = False
+        """True when the database has the earlier layout and this process could not migrate it (reads only)."""
         self._migrate()
 
     def _why(self, exc: Exception) -> str:
@@ -186,8 +208,25 @@ class PostgresStore:
                             db.execute(statement)
                     db.execute("INSERT INTO gpuhub_schema_version VALUES (%s)", (number,))
         except psycopg.Error as exc:
+            if getattr(exc, "sqlstate", None) in _UNWRITABLE_STATES and self._schema_is(_OLD_LAYOUT):
+                self._old_layout = True  # a role that may only read still reads the earlier layout
+                self.read_only = self._why(exc)
+                log.warning("the team store %s has the earlier layout and this process cannot migrate it (%s): "
+                            "stored offers are served, new fetches are not kept", self.location, self.read_only)
+                return
             raise StoreError(f"cannot prepare the schema of the team store {self.location}: "
                              f"{self._why(exc)}") from None
+
+    def _schema_is(self, version: int) -> bool:
+        """True when the database's schema is exactly ``version``."""
+        import psycopg
+
+        try:
+            with self._transaction() as db:
+                row = db.execute("SELECT max(version) FROM gpuhub_schema_version").fetchone()
+        except psycopg.Error:
+            return False
+        return bool(row and row[0] == version)
 
     @property
     def schema_version(self) -> int:
@@ -240,10 +279,11 @@ class PostgresStore:
                     inserted = db.execute(
                         "INSERT INTO gpuhub_content VALUES (%s, %s, %s, %s) ON CONFLICT (hash) DO NOTHING "
                         "RETURNING hash", (content_hash, offers, size, time.time())).fetchone()
-                    if inserted is not None:
-                        with db.cursor() as cursor:
-                            cursor.executemany("INSERT INTO gpuhub_content_part VALUES (%s, %s, %s)",
-                                               [(content_hash, name, data) for name, data in parts.items()])
+                    if inserted is not None and content_hash is not None:
+                        previous = db.execute(
+                            "SELECT content_hash FROM gpuhub_snapshot WHERE provider = %s AND content_hash IS NOT "
+                            "NULL ORDER BY id DESC LIMIT 1", (meta.provider,)).fetchone()
+                        _TABLES.put(db, content_hash, parts, previous[0] if previous else None)
                 row = db.execute(
                     "INSERT INTO gpuhub_snapshot (provider, fetched_at, data_date, source_kind, source, key, "
                     "complete, status, purchases, content_hash, offers) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, "
@@ -305,17 +345,38 @@ class PostgresStore:
         """
         if snapshot.content_hash is None:
             raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider} has no offers stored")
-        rows = self._run("read", "SELECT name, data FROM gpuhub_content_part WHERE hash = %s",
-                         (snapshot.content_hash,))
-        return columns_from_parts(snapshot, {str(name): bytes(data) for name, data in rows})
+        import psycopg
+
+        content = snapshot.content_hash
+        if self._old_layout:
+            rows = self._run("read", "SELECT name, data FROM gpuhub_content_part WHERE hash = %s", (content,))
+            return columns_from_parts(snapshot, {str(name): bytes(data) for name, data in rows})
+        try:
+            with self._transaction() as db:
+                parts = _TABLES.read(db, content)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot read the team store {self.location}: {self._why(exc)}") from None
+        return columns_from_parts(snapshot, parts)
 
     def discard(self, snapshot: Snapshot) -> None:
         """Forget a snapshot whose content is damaged, with its content and every snapshot sharing it."""
+        import psycopg
+
         self._writable()
-        self._run("write to", "DELETE FROM gpuhub_snapshot WHERE id = %s OR (content_hash IS NOT NULL AND "
-                              "content_hash = %s)", (snapshot.id, snapshot.content_hash))
-        if snapshot.content_hash is not None:
-            self._run("write to", "DELETE FROM gpuhub_content WHERE hash = %s", (snapshot.content_hash,))
+        try:
+            with self._transaction() as db:
+                db.execute("SELECT pg_advisory_xact_lock(%s, 1)", (_LOCKS,))  # alone, as deleting unused content
+                # The blobs that no longer match their hash are unusable for every content naming them.
+                damaged = _TABLES.damaged(db, snapshot.content_hash) if snapshot.content_hash else set()
+                contents = _TABLES.contents_using(db, damaged) | ({snapshot.content_hash} - {None})
+                db.execute("DELETE FROM gpuhub_snapshot WHERE id = %s", (snapshot.id,))
+                for content in contents:  # its parts go with it (ON DELETE CASCADE)
+                    db.execute("DELETE FROM gpuhub_snapshot WHERE content_hash = %s", (content,))
+                    db.execute("DELETE FROM gpuhub_content WHERE hash = %s", (content,))
+                _TABLES.forget(db, damaged)
+                _TABLES.collect(db)
+        except psycopg.Error as exc:
+            raise self._write_failed(exc) from None
 
     # --- coordination -------------------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -360,10 +421,11 @@ class PostgresStore:
             db.execute("SELECT pg_advisory_xact_lock(%s, 1)", (_LOCKS,))
         elif not db.execute("SELECT pg_try_advisory_xact_lock(%s, 1)", (_LOCKS,)).fetchone()[0]:
             return int(gone or 0), 0, 0  # another writer is busy: its own write (or the next) deletes it
-        freed = db.execute(
+        contents = db.execute(
             "DELETE FROM gpuhub_content c WHERE NOT EXISTS (SELECT 1 FROM gpuhub_snapshot s WHERE "
-            "s.content_hash = c.hash) RETURNING size").fetchall()
-        return int(gone or 0), len(freed), sum(int(r[0]) for r in freed)
+            "s.content_hash = c.hash) RETURNING size").fetchall()  # their parts go with them (ON DELETE CASCADE)
+        freed = _TABLES.collect(db)[1] if contents else 0
+        return int(gone or 0), len(contents), freed
 
     def prune(self, *, keep_per_provider: int, older_than_s: float | None = None) -> PruneReport:
         """:meth:`Store.prune <gpuhub.store.Store.prune>` in PostgreSQL (``older_than_s`` in seconds).

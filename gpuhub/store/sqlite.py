@@ -3,8 +3,12 @@
 Layout (``<dir>/store.sqlite``, WAL journal, 64 KiB pages so large column blobs read in few page hops):
 
 - ``snapshot``: one row per provider fetch (metadata, status JSON, content hash or NULL);
-- ``content`` / ``content_part``: a snapshot's offers, once per content hash, one row per part (an NPY column or
-  the JSON tables: :meth:`OfferColumns.to_parts <gpuhub.store.columns.OfferColumns.to_parts>`);
+- ``content`` / ``part`` / ``blob``: a snapshot's offers, once per content hash; ``part`` names the blob of each
+  of its parts (an NPY column or the JSON tables: :meth:`OfferColumns.to_parts
+  <gpuhub.store.columns.OfferColumns.to_parts>`), and ``blob`` holds each part's bytes once under their SHA-256,
+  shared by every snapshot with that column; an older blob of a changed column is kept as a small patch against
+  the newer one (:mod:`gpuhub.store.blobs`). A store of the earlier layout (``content_part``: every part's bytes
+  per content) is migrated when it is first opened for writing, and read as it is when it cannot be written;
 - ``meta``: small cached facts (the plugin discovery cache).
 
 Each process keeps one connection per database file, shared by its handles, and never opens the live file itself
@@ -56,6 +60,7 @@ from gpuhub.store import (
     decode_rows,
     latest_good_filter,
 )
+from gpuhub.store.blobs import BlobTables
 
 if TYPE_CHECKING:
     from gpuhub.store.columns import OfferColumns
@@ -73,10 +78,18 @@ CREATE TABLE IF NOT EXISTS snapshot (
 CREATE INDEX IF NOT EXISTS snapshot_good ON snapshot (provider, complete, key, id);
 CREATE TABLE IF NOT EXISTS content (hash TEXT PRIMARY KEY, offers INTEGER NOT NULL, size INTEGER NOT NULL,
     created_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS content_part (hash TEXT NOT NULL, name TEXT NOT NULL, data BLOB NOT NULL,
-    PRIMARY KEY (hash, name));
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+_BLOBS = """
+CREATE TABLE IF NOT EXISTS blob (hash TEXT PRIMARY KEY, base TEXT, size INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS blob_base ON blob (base);
+CREATE TABLE IF NOT EXISTS part (content TEXT NOT NULL, name TEXT NOT NULL, blob TEXT NOT NULL,
+    PRIMARY KEY (content, name));
+CREATE INDEX IF NOT EXISTS part_blob ON part (blob);
+"""
+"""The content-addressed parts (:mod:`gpuhub.store.blobs`); an older store had ``content_part (hash, name, data)``
+instead, migrated by :func:`_migrate`."""
+_TABLES = BlobTables("blob", "part", "?")
 _QUARANTINE = """CREATE TABLE IF NOT EXISTS quarantine (snapshot_id INTEGER PRIMARY KEY, provider TEXT, reason TEXT
     NOT NULL, set_aside_at REAL NOT NULL, row TEXT NOT NULL)"""
 """Snapshot rows that did not decode, moved out of ``snapshot`` (kept for a look, never read as snapshots)."""
@@ -266,6 +279,8 @@ class SqliteStore:
                     db.executescript(_SCHEMA)
                 if "quarantine" not in tables:
                     db.execute(_QUARANTINE)
+                if "blob" not in tables or "content_part" in tables:
+                    _migrate(db)
             except sqlite3.DatabaseError as exc:
                 db.close()
                 if attempt or not _is_damage(exc):
@@ -352,8 +367,9 @@ class SqliteStore:
                         "SELECT 1 FROM content WHERE hash = ?", (content_hash,)).fetchone() is None:
                     db.execute("INSERT INTO content VALUES (?, ?, ?, ?)",
                                (content_hash, row[-1], sum(len(p) for p in parts.values()), time.time()))
-                    db.executemany("INSERT INTO content_part VALUES (?, ?, ?)",
-                                   [(content_hash, name, data) for name, data in parts.items()])
+                    previous = db.execute("SELECT content_hash FROM snapshot WHERE provider = ? AND content_hash IS "
+                                          "NOT NULL ORDER BY id DESC LIMIT 1", (meta.provider,)).fetchone()
+                    _TABLES.put(db, content_hash, parts, previous[0] if previous else None)
                 cursor = db.execute(
                     "INSERT INTO snapshot (provider, fetched_at, data_date, source_kind, source, key, complete, "
                     "status, purchases, content_hash, offers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
@@ -439,8 +455,12 @@ class SqliteStore:
             raise StoreError(f"snapshot {snapshot.id} of {snapshot.provider} has no offers stored")
         try:
             with self._lock:
-                parts = dict(self._db.execute("SELECT name, data FROM content_part WHERE hash = ?",
-                                              (snapshot.content_hash,)).fetchall())
+                db = self._db
+                if _old_layout(db):  # a store of the earlier layout that this process cannot migrate (read-only)
+                    parts = dict(db.execute("SELECT name, data FROM content_part WHERE hash = ?",
+                                            (snapshot.content_hash,)).fetchall())
+                else:
+                    parts = _TABLES.read(db, snapshot.content_hash)
         except sqlite3.Error as exc:
             raise self._failed(exc, "read") from None
         return columns_from_parts(snapshot, parts)
@@ -454,10 +474,16 @@ class SqliteStore:
         self._writable("write to")
         try:
             with self._lock, self._transaction() as db:
-                db.execute("DELETE FROM snapshot WHERE id = ? OR (content_hash IS NOT NULL AND content_hash = ?)",
-                           (snapshot.id, snapshot.content_hash))
-                db.execute("DELETE FROM content_part WHERE hash = ?", (snapshot.content_hash,))
-                db.execute("DELETE FROM content WHERE hash = ?", (snapshot.content_hash,))
+                # The blobs that no longer match their hash are unusable for every content naming them.
+                damaged = _TABLES.damaged(db, snapshot.content_hash) if snapshot.content_hash else set()
+                contents = _TABLES.contents_using(db, damaged) | ({snapshot.content_hash} - {None})
+                db.execute("DELETE FROM snapshot WHERE id = ?", (snapshot.id,))
+                for content in contents:
+                    db.execute("DELETE FROM snapshot WHERE content_hash = ?", (content,))
+                    db.execute("DELETE FROM part WHERE content = ?", (content,))
+                    db.execute("DELETE FROM content WHERE hash = ?", (content,))
+                _TABLES.forget(db, damaged)
+                _TABLES.collect(db)
         except sqlite3.Error as exc:
             raise self._failed(exc, "write to") from None
 
@@ -497,11 +523,13 @@ class SqliteStore:
             (keep, cutoff, cutoff)).rowcount
         unused = "SELECT hash FROM content WHERE hash NOT IN (SELECT content_hash FROM snapshot WHERE " \
                  "content_hash IS NOT NULL)"
-        freed = db.execute(f"SELECT coalesce(sum(size), 0), count(*) FROM content WHERE hash IN ({unused})").fetchone()
-        if freed[1]:
-            db.execute(f"DELETE FROM content_part WHERE hash IN ({unused})")
+        contents = db.execute(f"SELECT count(*) FROM content WHERE hash IN ({unused})").fetchone()[0]
+        freed = 0
+        if contents:
+            db.execute(f"DELETE FROM part WHERE content IN ({unused})")
             db.execute(f"DELETE FROM content WHERE hash IN ({unused})")
-        return gone, int(freed[1]), int(freed[0])
+            freed = _TABLES.collect(db)[1]
+        return gone, int(contents), freed
 
     def prune(self, *, keep_per_provider: int, older_than_s: float | None = None) -> PruneReport:
         """:meth:`Store.prune <gpuhub.store.Store.prune>` in SQLite (``older_than_s`` in seconds).
@@ -568,6 +596,42 @@ class SqliteStore:
                         del _OPEN[key]
                 with shared.lock:
                     shared.db.close()
+
+
+def _old_layout(db: sqlite3.Connection) -> bool:
+    """True for a store of the earlier layout (every part's bytes per content, in ``content_part``)."""
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'content_part'").fetchone() \
+        is not None
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Make the blob tables, and move a store of the earlier layout into them: each part's bytes become one blob
+    (parts equal across snapshots once), ``content_part`` is dropped. One transaction, so a second process opening
+    the store at the same time waits and then finds it done; a process killed mid-way leaves the old layout."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _BLOBS.split(";"):  # (executescript would commit first)
+            if statement.strip():
+                db.execute(statement)
+        if _old_layout(db):
+            from gpuhub.store.blobs import blob_hash
+
+            rows = db.execute("SELECT hash, name, data FROM content_part")
+            while batch := rows.fetchmany(16):
+                for content, name, data in batch:
+                    digest = blob_hash(data)
+                    db.execute("INSERT INTO blob (hash, base, size, data) VALUES (?, NULL, ?, ?) ON CONFLICT (hash) "
+                               "DO NOTHING", (digest, len(data), data))
+                    db.execute("INSERT INTO part (content, name, blob) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                               (content, name, digest))
+            db.execute("DROP TABLE content_part")
+            log.info("the offer store's snapshots now share unchanged columns (migrated from the earlier layout)")
+        db.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        raise
 
 
 def _is_damage(exc: sqlite3.Error) -> bool:

@@ -16,9 +16,10 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, *, fixtures_dir: Path | None = None,
-          fetch: str = "auto") -> None:
+          fetch: str = "auto", workers: int | None = None) -> None:
     """Run the server until interrupted. There is no login: bind to loopback (the default) unless the network
-    in front of it decides who may connect.
+    in front of it decides who may connect. ``workers`` processes answer requests at once (default
+    :func:`gpuhub.web.server.worker_count`: ``GPUHUB_WEB_WORKERS``, else the CPU count up to 8).
 
     Raises:
         ModuleNotFoundError: the ``web`` extra is not installed (the message says how to install it).
@@ -31,7 +32,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, fixtures_dir: Path | Non
         from gpuhub.errors import missing_extra
 
         raise missing_extra("gpuhub serve", "web", exc) from exc
-    from gpuhub.web.server import guarded_app, uvicorn_settings
+    from gpuhub.web.server import guarded_app, run, worker_count
 
-    app = guarded_app(create_app(fixtures_dir=fixtures_dir, fetch=fetch), host, port)  # type: ignore[arg-type]
-    uvicorn.run(app, host=host, port=port, **uvicorn_settings())
+    def make_app() -> object:
+        return guarded_app(create_app(fixtures_dir=fixtures_dir, fetch=fetch), host, port)  # type: ignore[arg-type]
+
+    del uvicorn  # imported above only to say early that the extra is missing
+    run(make_app, host, port, worker_count() if workers is None else workers)

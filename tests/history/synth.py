@@ -42,3 +42,29 @@ def put(store, provider: str, offers: list[Offer] | None, at: dt.datetime, state
 
     record_snapshot(store, snapshot, cols)
     return snapshot
+
+
+def schema2_store(url: str, cols) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+    """A PostgreSQL team store as the code before issue 27 left it (schema 2: every part's bytes per content, in
+    ``gpuhub_content_part``) holding one snapshot of lambda at T0 with ``cols``; returns its parts."""
+    import psycopg
+
+    from gpuhub.store.columns import _hash_parts
+    from gpuhub.store.postgres import _MIGRATIONS
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE gpuhub_schema_version (version INTEGER NOT NULL)")
+        for number, migration in enumerate(_MIGRATIONS[:2], 1):
+            for statement in migration.split(";"):
+                conn.execute(statement)
+            conn.execute("INSERT INTO gpuhub_schema_version VALUES (%s)", (number,))
+        parts = cols.to_parts()
+        content = _hash_parts(parts)
+        conn.execute("INSERT INTO gpuhub_content VALUES (%s, %s, %s, 0)",
+                     (content, len(cols), sum(map(len, parts.values()))))
+        for name, data in parts.items():
+            conn.execute("INSERT INTO gpuhub_content_part VALUES (%s, %s, %s)", (content, name, data))
+        conn.execute("INSERT INTO gpuhub_snapshot (provider, fetched_at, data_date, source_kind, source, key, "
+                     "complete, status, purchases, content_hash, offers) VALUES ('lambda', %s, NULL, 'live', '{}', "
+                     "'live:lambda', true, '{}', '[\"on_demand\"]', %s, %s)", (T0.timestamp(), content, len(cols)))
+    return parts

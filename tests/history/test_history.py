@@ -73,6 +73,32 @@ def test_history_has_the_price_at_each_change_with_min_median_max(store: object)
     assert [(s["min_price_per_hour"], s["max_price_per_hour"], s["changes"]) for s in summary] == [(21.5, 22.1, 1)]
 
 
+def test_points_of_recent_folds_are_merged_in_key_order_and_read_the_same(store: object,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27: a fold writes its points to the small ``hist_recent`` (not all over ``hist_point``); past
+    MERGE_POINTS they move into ``hist_point`` at once. History reads the same points before and after."""
+    import gpuhub.history.log as history_log
+
+    monkeypatch.setattr(history_log, "MERGE_POINTS", 4)
+    prices = ["23.92", "21.50", "22.10", "20.00", "19.75"]
+    counts = []
+    for hour, price in enumerate(prices):
+        put(store, "lambda", [offer("lambda", "gpu_8x_h100", "us-east-1", price),
+                              offer("lambda", "gpu_1x_h100", "us-east-1", f"2.{90 + hour}", count=1)], T0 + hour * H)
+        log = open_history(store)  # type: ignore[arg-type]
+        counts.append(tuple(int(log._execute(f"SELECT count(*) FROM {t}").fetchone()[0])
+                            for t in ("hist_point", "hist_recent")))
+        result = h.history(store=store, since=None, instance_type="gpu_8x_h100")  # type: ignore[arg-type]
+        [series] = result.series
+        assert [(p.at, p.price) for p in series.points] == [(T0 + n * H, Decimal(v)) for n, v in
+                                                            enumerate(prices[:hour + 1])]
+    # (hist_point, hist_recent) after each fold: the first points of new series go straight to hist_point; 2
+    # changes a fold wait in hist_recent until there are 4, then all move
+    assert counts == [(2, 0), (2, 2), (6, 0), (6, 2), (10, 0)]
+    other = h.history(store=store, since=None, instance_type="gpu_1x_h100")  # type: ignore[arg-type]
+    assert [str(p.price) for p in other.series[0].points] == ["2.90", "2.91", "2.92", "2.93", "2.94"]
+
+
 def test_history_filters_and_groups_like_search(store: object) -> None:
     _three_refreshes(store)
     gpus = h.history(store=store, since=None, gpu="nvidia-h100-80gb", group="gpu")  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ import json
 import logging
 
 import pytest
-from synth import T0, offer, put
+from synth import T0, columns, offer, put, schema2_store
 
 import gpuhub
 from gpuhub.kit.testing import run_cli
@@ -66,3 +66,33 @@ def test_a_store_the_role_may_only_read_is_read(reader_url: str, caplog: pytest.
         assert [s.offers for s in store.snapshots("lambda") if s.complete] == [1]
     finally:
         store.close()
+
+
+def test_a_store_of_the_earlier_layout_the_role_may_only_read_is_read(pg_url: str,
+                                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 27: a schema-2 team store (before content-addressed parts) that this role cannot migrate is read as it
+    is, read-only, and left as it was."""
+    import psycopg
+
+    from gpuhub.store.postgres import PostgresStore
+
+    parts = schema2_store(pg_url, columns([offer("lambda", "gpu_1x_h100", "us-east-1", "2.49", count=1)]))
+    role = "old_reader_" + pg_url.rsplit("/", 1)[1]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f'CREATE ROLE "{role}" LOGIN')
+        conn.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{role}"')
+    with caplog.at_level(logging.WARNING, logger="gpuhub.store"):
+        store = PostgresStore(pg_url.replace("://gpuhub@", f"://{role}@", 1))
+    try:
+        assert store.read_only is not None and "permission denied" in store.read_only
+        [snap] = store.snapshots("lambda")
+        assert store.read_columns(snap).to_parts() == parts
+        [o] = store.read_columns(snap).offers()
+        assert (o.instance_type, str(o.price.amount)) == ("gpu_1x_h100", "2.49")
+        with pytest.raises(StoreReadOnly):
+            put(store, "lambda", [offer("lambda", "gpu_1x_h100", "us-east-1", "2.39", count=1)], T0)
+    finally:
+        store.close()
+    assert any("earlier layout" in r.getMessage() for r in caplog.records)
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT max(version) FROM gpuhub_schema_version").fetchone() == (2,)

@@ -7,7 +7,7 @@ import datetime as dt
 import threading
 
 import pytest
-from synth import T0, offer, put
+from synth import T0, columns, offer, put, schema2_store
 
 from gpuhub.history.log import close_history
 from gpuhub.store import StoreError
@@ -25,11 +25,11 @@ def pg(pg_url: str):  # type: ignore[no-untyped-def]
 
 
 def test_schema_is_migrated_once_and_reopening_keeps_the_data(pg: PostgresStore, pg_url: str) -> None:
-    assert pg.schema_version == 2
+    assert pg.schema_version == 3
     put(pg, "lambda", [offer("lambda", "gpu_8x_h100", "us-east-1", "23.92")], T0)
     again = PostgresStore(pg_url)
     try:
-        assert again.schema_version == 2
+        assert again.schema_version == 3
         [snap] = again.snapshots()
         assert (snap.provider, snap.offers, snap.complete) == ("lambda", 1, True)
         [o] = again.read_columns(snap).offers()
@@ -39,7 +39,7 @@ def test_schema_is_migrated_once_and_reopening_keeps_the_data(pg: PostgresStore,
     import psycopg
 
     with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT count(*) FROM gpuhub_schema_version").fetchone() == (2,)
+        assert conn.execute("SELECT count(*) FROM gpuhub_schema_version").fetchone() == (3,)
 
 
 def test_same_content_is_stored_once_and_retention_prunes(pg: PostgresStore, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,7 +88,8 @@ def test_a_damaged_blob_is_detected_and_the_password_never_shown(pg: PostgresSto
     import psycopg
 
     with psycopg.connect(pg.url, autocommit=True) as conn:
-        conn.execute("UPDATE gpuhub_content_part SET data = substring(data from 1 for 20) WHERE name = 'price.npy'")
+        conn.execute("UPDATE gpuhub_blob SET data = substring(data from 1 for 20) WHERE hash IN (SELECT blob FROM "
+                     "gpuhub_part WHERE name = 'price.npy')")
     with pytest.raises(StoreError, match="does not match its hash"):
         pg.read_columns(snap)
     pg.discard(snap)  # what the engine does with a damaged snapshot: it is gone, the next fetch stores a new one
@@ -124,3 +125,37 @@ def test_an_undecodable_row_is_quarantined_for_the_whole_team(pg: PostgresStore,
     assert served is not None and served.fetched_at == T0
     [o] = pg.read_columns(served).offers()
     assert str(o.price.amount) == "23.92"
+
+
+def test_columns_are_shared_between_snapshots_and_an_older_schema_is_migrated(pg_url: str) -> None:
+    """Issue 27 on PostgreSQL: a database of schema 2 (every part's bytes per content) opens as schema 3 with its
+    snapshots read back as written; a new snapshot shares the unchanged columns; retention deletes unused blobs."""
+    import psycopg
+
+    first = columns([offer("lambda", "gpu_8x_h100", "us-east-1", "23.92"), offer("lambda", "gpu_1x_h100",
+                                                                              "us-east-1", "2.99")])
+    parts = schema2_store(pg_url, first)
+    store = PostgresStore(pg_url)
+    try:
+        assert store.schema_version == 3
+        [old] = store.snapshots("lambda")
+        assert store.read_columns(old).to_parts() == parts
+        changed = [offer("lambda", "gpu_8x_h100", "us-east-1", "21.50"), offer("lambda", "gpu_1x_h100",
+                                                                               "us-east-1", "2.99")]
+        new = put(store, "lambda", changed, T0 + H)
+        assert [str(o.price.amount) for o in store.read_columns(new).offers()] == ["21.50", "2.99"]
+        assert store.read_columns(old).to_parts() == parts
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT to_regclass('gpuhub_content_part')").fetchone() == (None,)
+            # 9 parts each, 6 distinct in the first (2 rows: the region, terms and source codes are all 0); only
+            # the price column and the tables changed
+            assert conn.execute("SELECT count(*), count(DISTINCT blob) FROM gpuhub_part").fetchone() == (18, 8)
+            assert conn.execute("SELECT count(DISTINCT blob) FROM gpuhub_part WHERE name = 'instance.npy'"
+                                ).fetchone() == (1,)
+        report = store.prune(keep_per_provider=1)
+        assert (report.snapshots, report.contents) == (1, 1)
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT count(*) FROM gpuhub_blob").fetchone() == (6,)
+        assert [str(o.price.amount) for o in store.read_columns(new).offers()] == ["21.50", "2.99"]
+    finally:
+        store.close()

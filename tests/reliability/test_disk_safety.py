@@ -53,7 +53,7 @@ def test_store_file_is_user_only_and_reused(rel_registry: Registry, tmp_path: Pa
     assert _mode(path.parent) & 0o077 == 0, oct(_mode(path.parent))
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT provider, complete FROM snapshot").fetchall() == [(PROVIDER, 1)]
-        blobs = [bytes(b) for (b,) in db.execute("SELECT data FROM content_part")]
+        blobs = [bytes(b) for (b,) in db.execute("SELECT data FROM blob")]
     assert all(not b.startswith(b"\x80") for b in blobs), "a pickle in the store"  # NPY or JSON only
     again, status2 = _replay(rel_registry, tmp_path)  # a second process: served from the store
     assert offer_keys(again) == offer_keys(offers) and status2.skipped_records == status.skipped_records
@@ -74,8 +74,10 @@ def test_failed_write_leaves_the_old_snapshot(rel_registry: Registry, tmp_path: 
         def __getattr__(self, name: str) -> Any:
             return getattr(self.db, name)
 
-        def executemany(self, *args: object) -> None:
-            raise sqlite3.OperationalError("disk I/O error")
+        def execute(self, sql: str, *args: object) -> Any:
+            if sql.startswith("INSERT INTO part"):  # the content's row and first blob are written by then
+                raise sqlite3.OperationalError("disk I/O error")
+            return self.db.execute(sql, *args)
 
     meta = SnapshotMeta(PROVIDER, before.fetched_at, None, "captured", {}, before.key, True, {}, ())
     shared = store._shared  # type: ignore[attr-defined]  # the process's one connection to the store

@@ -116,11 +116,13 @@ def test_stored_offers_with_changed_prices_are_rejected(rel_registry: Registry, 
     offers, status = _replay(rel_registry, tmp_path)
     assert status.state == "ok" and offers
     with sqlite3.connect(tmp_path / "store.sqlite") as db:
-        [(blob,)] = db.execute("SELECT data FROM content_part WHERE name = 'price.npy'").fetchall()
+        [(blob,)] = db.execute("SELECT data FROM blob WHERE hash IN (SELECT blob FROM part WHERE name = "
+                               "'price.npy')").fetchall()
         buffer = io.BytesIO()
         np.save(buffer, np.full(len(offers), 0.01), allow_pickle=False)
         assert len(buffer.getvalue()) == len(blob)
-        db.execute("UPDATE content_part SET data = ? WHERE name = 'price.npy'", (buffer.getvalue(),))
+        db.execute("UPDATE blob SET data = ? WHERE hash IN (SELECT blob FROM part WHERE name = 'price.npy')",
+                   (buffer.getvalue(),))
     caplog.set_level(logging.WARNING)
     again, status = _replay(rel_registry, tmp_path)
     assert status.state == "ok" and offer_keys(again) == offer_keys(offers)
