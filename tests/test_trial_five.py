@@ -136,3 +136,20 @@ def test_more_regions_counts_each_choices_other_regions() -> None:
     for offer, more in zip(rows, rows.more_regions, strict=True):
         key = (offer.provider, offer.instance_type, offer.price.purchase, offer.price.currency)
         assert more == len(regions[key]) - 1, key
+
+
+def test_the_plugin_index_key_does_not_depend_on_the_folder_a_command_runs_from(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Was: the console script (sys.path[0] = its bin folder), `python -m gpuhub.cli` and a notebook (the working
+    # directory) each rebuilt the plugin index the other had written, on every run (a full entry-point scan).
+    import sys
+
+    from gpuhub.fetch.keys import installation_stamp
+
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path[1:]])
+    here = installation_stamp()
+    (tmp_path / "other").mkdir()
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "other"), *sys.path[1:]])
+    assert installation_stamp() == here
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])  # a folder added where distributions live: counts
+    assert installation_stamp() != here

@@ -247,7 +247,10 @@ def installation_stamp(environ: Mapping[str, str] | None = None) -> str:
 
     env = os.environ if environ is None else environ
     parts = [__version__, *(f"{name}={env.get(name, '')}" for name in _SWITCHES)]
-    for entry in sys.path:
+    # sys.path[0] is the running script's folder or the working directory (``python -m``, ``python -c``), not where
+    # distributions are installed: counting it made the console script, ``python -m gpuhub.cli`` and a notebook
+    # (or one command run from two folders) rebuild the index for one another on every run.
+    for entry in sys.path if getattr(sys.flags, "safe_path", False) else sys.path[1:]:
         with contextlib.suppress(OSError):
             parts.append(f"{entry}:{os.stat(entry or '.').st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
