@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gpuhub.cli.search import OutputFormat
 from gpuhub.display import plain
 
 if TYPE_CHECKING:
@@ -28,11 +29,8 @@ catalog_app = typer.Typer(no_args_is_help=True, help="Publish the newest good sn
                                                      "(GPUHUB_CATALOG_URL).")
 
 
-class HistoryFormat(str, Enum):
-    """``gpuhub history --format``: a table, or the price series as JSON or CSV."""
-    table = "table"
-    json = "json"
-    csv = "csv"
+HistoryFormat = OutputFormat
+"""``gpuhub history --format``: a table, or the price series as JSON or CSV (the search's formats)."""
 
 
 class DiffFormat(str, Enum):

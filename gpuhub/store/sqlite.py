@@ -381,19 +381,8 @@ class SqliteStore:
         return Snapshot(meta.provider, meta.fetched_at, meta.data_date, meta.source_kind, meta.source, meta.key,
                         complete, meta.status, meta.purchases, ident, content_hash, row[-1], size)
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-            db.execute("COMMIT")
-        except BaseException:
-            # SQLite may have rolled back already (a full disk): the first error is the one to report.
-            with contextlib.suppress(sqlite3.Error):
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-            raise
+    def _transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return _immediate(self._db)
 
     # --- reading ------------------------------------------------------------------------------------------
     def _query(self, sql: str, args: tuple[Any, ...]) -> list[Snapshot]:
@@ -608,8 +597,7 @@ def _migrate(db: sqlite3.Connection) -> None:
     """Make the blob tables, and move a store of the earlier layout into them: each part's bytes become one blob
     (parts equal across snapshots once), ``content_part`` is dropped. One transaction, so a second process opening
     the store at the same time waits and then finds it done; a process killed mid-way leaves the old layout."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
+    with _immediate(db):
         for statement in _BLOBS.split(";"):  # (executescript would commit first)
             if statement.strip():
                 db.execute(statement)
@@ -626,8 +614,17 @@ def _migrate(db: sqlite3.Connection) -> None:
                                (content, name, digest))
             db.execute("DROP TABLE content_part")
             log.info("the offer store's snapshots now share unchanged columns (migrated from the earlier layout)")
+
+
+@contextlib.contextmanager
+def _immediate(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction (``BEGIN IMMEDIATE``): committed when the block ends, rolled back when it raises."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
         db.execute("COMMIT")
     except BaseException:
+        # SQLite may have rolled back already (a full disk): the first error is the one to report.
         with contextlib.suppress(sqlite3.Error):
             if db.in_transaction:
                 db.execute("ROLLBACK")
