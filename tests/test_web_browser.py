@@ -151,7 +151,8 @@ def test_table_holds_the_bundled_offers_at_the_cli_prices(server: str, page: Pag
     # the page prints prices by the one printing rule (gpuhub.display.money: at most 4 decimals); JSON is exact
     assert [(r["provider"], r["instance_type"], r["key"].split("|")[2], r["price_per_hour"].split()[0],
              int(r["gpu_count"])) for r in rows] == [
-        (o["provider"], o["instance_type"], o["region"], money(o["price_per_hour"]), o["gpu_count"]) for o in offers]
+        (f"{o['seller']} via {o['via']}" if o.get("via") else o["provider"],  # seller via source, as the CLI says
+         o["instance_type"], o["region"], money(o["price_per_hour"]), o["gpu_count"]) for o in offers]
     statuses = page.inner_text("#status")
     providers = api(server, f"/api/result?{H100_8}&limit=1")["providers"]
     assert {p["provider"] for p in providers} >= {"aws", "azure", "coreweave", "gcp", "lambda"}
