@@ -153,3 +153,17 @@ def test_the_plugin_index_key_does_not_depend_on_the_folder_a_command_runs_from(
     assert installation_stamp() == here
     monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path)])  # a folder added where distributions live: counts
     assert installation_stamp() != here
+
+
+def test_a_ranking_by_score_shows_the_score_at_80_columns() -> None:
+    # Was: with --near at 80 columns the rows came in score order, the score nowhere on screen.
+    run = runner.invoke(app, ["search", "--gpu", "H100", "--near", "Tokyo", "--limit", "3", "--fetch", "replay"],
+                        env={"COLUMNS": "80"})
+    assert run.exit_code == 0
+    lines = run.stdout.splitlines()
+    rule = next(i for i, line in enumerate(lines) if line.startswith("━"))
+    assert lines[rule - 1].rstrip().endswith("┃ score") and max(len(line) for line in lines) <= 80
+    scores = gpuhub.search(gpu="H100", near="Tokyo", limit=3, fetch="replay", distinct=True).scores
+    assert lines[rule + 1].rstrip().endswith(f"│ {scores[0]:.4g}")
+    assert "score (USD per hour, distance-adjusted): the ranking, lower is better" in run.stderr
+    assert "left out at 80 columns: per GPU-hour" in run.stderr

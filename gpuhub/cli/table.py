@@ -215,7 +215,7 @@ def fit_columns(widths: dict[str, int], width: int, candidates: Sequence[str],
     asked about them) always, unless even their narrowest (``floors``: a price whole, a heading's longest word)
     do not fit, when :data:`_GIVE_WAY` says which go; then each further candidate in importance order while it
     fits (``widths``: each column's widest cell or heading); in the left-to-right display order."""
-    core = [*CORE_COLUMNS, "network", "nodes"]
+    core = [*CORE_COLUMNS, "network", "nodes", "score"]  # a score, when there is one, is what the rows are ranked by
     chosen = [c for c in candidates if c in core]
     narrowest = floors or {}
     for name in _GIVE_WAY if floors is not None else ():
@@ -267,6 +267,7 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
     headings["nodes"] = f"{q.nodes} nodes per hour"
     if any(r["fractional"] for r in records):
         headings["vram"] += " (slice: per slice)"
+    unit = ""  # the score heading's unit when a narrow table says it under the table instead
     if scored:
         headings["score"] = f"score ({records[0]['score_unit'] if records else ''})"
     if columns is not None:
@@ -278,12 +279,18 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
             shown = [c for c in DISPLAY_ORDER if c in candidates]
         else:
             widths = {c: max([len(headings[c]), *(len(row[c]) for row in rows)]) for c in candidates}
+            if scored and sum(widths[c] for c in (*CORE_COLUMNS, "score")) + _SEPARATOR * len(CORE_COLUMNS) \
+                    > out.width:  # narrow: the score's unit goes under the table, its heading is "score"
+                unit, headings["score"] = headings["score"], "score"
+                widths["score"] = max([5, *(len(row["score"]) for row in rows)])
             floors = {c: widths[c] if _BY_NAME[c].whole else max(len(w) for t in [headings[c], *(
                 row[c] for row in rows if _BY_NAME[c].words)] for w in t.split()) for c in candidates}
             shown = fit_columns(widths, out.width, candidates, floors)
     dropped = [headings[c] for c in candidates if c in (*CORE_COLUMNS, "network", "nodes") and c not in shown] \
         if columns is None and not wide else []
     out.print(_table(shown, headings, rows, [r for r in records]))
+    if unit and "score" in shown:
+        err.print(f"{unit}: the ranking, lower is better")
     if dropped:
         err.print(f"left out at {out.width} columns: {'; '.join(dropped)} (--wide, --columns or a wider terminal "
                   "shows them)")
