@@ -233,16 +233,28 @@ class Engine(FetchOne):
             cached = self._cache.get(plan.key)
             if cached is not None or plan.key in self._inflight:
                 return cached
-        store = self.store if plan.mode in self._store_modes else None
-        if not isinstance(store, SqliteStore):
+        if not isinstance(self.store if plan.mode in self._store_modes else None, SqliteStore):
             return None
         started = time.monotonic()
         try:
-            manifest: Manifest | None = load_manifest(plan.recording) if plan.recording else None
-        except (OSError, ValueError):
+            _, key, store = self._keyed(provider, plan)
+        except ProviderError:
             return None  # the thread's fetch reports it
+        return self._stored(store, provider, plan, key, started) if store is not None else None
+
+    def _keyed(self, provider: Provider, plan: _Plan) -> tuple[Manifest | None, str | None, Store | None]:
+        """The recording's manifest, the snapshot key and the store that keeps snapshots under it (None: this
+        plan's data is not kept in a store).
+
+        Raises:
+            ProviderError: the recording cannot be read.
+        """
+        try:
+            manifest: Manifest | None = load_manifest(plan.recording) if plan.recording else None
+        except (OSError, ValueError) as exc:
+            raise ProviderError(f"recording {plan.recording} cannot be read: {exc}") from None
         key = self._snapshot_key(provider, plan, manifest)
-        return self._stored(store, provider, plan, key, started) if key is not None else None
+        return manifest, key, self.store if key is not None and plan.mode in self._store_modes else None
 
     def warm(self, providers: Iterable[str], *, mode: RequestedMode = "auto",
              fixtures_dir: Path | None = None) -> None:
@@ -288,12 +300,7 @@ class Engine(FetchOne):
 
     def _fetch(self, provider: Provider, plan: _Plan) -> _Entry:
         started = time.monotonic()
-        try:
-            manifest: Manifest | None = load_manifest(plan.recording) if plan.recording else None
-        except (OSError, ValueError) as exc:
-            raise ProviderError(f"recording {plan.recording} cannot be read: {exc}") from None
-        key = self._snapshot_key(provider, plan, manifest)
-        store = self.store if key is not None and plan.mode in self._store_modes else None
+        manifest, key, store = self._keyed(provider, plan)
         if store is None or plan.mode == "record":
             return self._held_back(provider, plan) or self._fetch_now(provider, plan, manifest, started, key, store)
         if not plan.refresh:
@@ -367,16 +374,8 @@ class Engine(FetchOne):
 
 
 def _seconds(value: float | None, environ: Mapping[str, str], name: str, default: float) -> float:
-    if value is not None:
-        return value
-    raw = environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        seconds = float(raw)
-        if seconds < 0 or seconds != seconds:
-            raise ValueError
-    except ValueError:
-        log.warning("%s=%r is not a number of seconds; using %g", name, raw, default)
-        return default
-    return seconds
+    """``value`` when given, else the ``name`` setting (:func:`gpuhub.settings.number_setting`: a value that cannot
+    be used is said once on stderr, and ``default`` used)."""
+    from gpuhub.settings import number_setting
+
+    return value if value is not None else number_setting(environ, name, default)

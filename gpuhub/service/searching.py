@@ -25,7 +25,6 @@ from gpuhub.fetch.plugins import get_registry
 from gpuhub.fetch.provider import ProviderStatus
 from gpuhub.model import Offer
 from gpuhub.service.engine import Engine, RequestedMode
-from gpuhub.settings import number_setting
 
 __all__ = ["SearchResult", "default_engine", "search"]
 
@@ -189,12 +188,7 @@ def default_engine() -> Engine:
     global _engine
     with _engine_lock:
         if _engine is None:
-            # The freshness settings read (and a bad value reported on stderr) here, since the engine's own log
-            # line about them goes to a logger the command line quiets.
-            environ = os.environ
-            _engine = Engine(get_registry(),
-                             fresh_on_demand_s=number_setting(environ, "GPUHUB_FRESH_ON_DEMAND_S", 3600.0),
-                             fresh_spot_s=number_setting(environ, "GPUHUB_FRESH_SPOT_S", 600.0))
+            _engine = Engine(get_registry())
         return _engine
 
 
