@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
-__all__ = ["PlainTable", "plain_mode", "styled_lines", "text_width"]
+__all__ = ["PlainTable", "narrowest", "plain_mode", "styled_lines", "text_width"]
 
 Mode = Literal["plain", "terminal"]
 
@@ -72,6 +72,15 @@ def styled_lines(text: str, style: str | None, mode: Mode) -> str | None:
         return None
     start = f"\x1b[{';'.join(c for c in codes if c)}m"
     return "\n".join(f"{start}{line}\x1b[0m" if line else line for line in text.split("\n"))
+
+
+def narrowest(heading: str, cells: Sequence[str], overflow: str) -> int:
+    """The narrowest a column may be laid out (:attr:`PlainTable.overflow`): a ``whole`` column its widest cell or
+    heading, a ``words`` column its longest word of heading and cells, any other its heading's longest word."""
+    if overflow == "whole":
+        return max([len(heading), *(len(c) for c in cells)])
+    texts = [heading, *cells] if overflow == "words" else [heading]
+    return max((len(w) for t in texts for w in t.split()), default=1)
 
 
 @dataclass
@@ -161,12 +170,8 @@ class PlainTable:
         room = width - 3 * (len(natural) - 1)
         if sum(natural) <= room:
             return None
-        floors = []
-        for i, heading in enumerate(self.headings):
-            overflow = self.overflow[i]
-            texts = [heading, *(r[i] for r in self.rows)] if overflow == "words" else [heading]
-            floor = natural[i] if overflow == "whole" else max((len(w) for t in texts for w in t.split()), default=1)
-            floors.append(min(natural[i], floor))
+        floors = [min(natural[i], narrowest(heading, [r[i] for r in self.rows], self.overflow[i]))
+                  for i, heading in enumerate(self.headings)]
         spare = room - sum(floors)
         if spare < 0:
             return None

@@ -14,10 +14,10 @@ import os
 import sys
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from gpuhub.answer.columns import CORE_COLUMNS, DISPLAY_ORDER, TABLE_COLUMNS, TableColumn
-from gpuhub.cli.plaintext import PlainTable, plain_mode, styled_lines, text_width
+from gpuhub.cli.plaintext import PlainTable, narrowest, plain_mode, styled_lines, text_width
 from gpuhub.display import money, plain
 
 if TYPE_CHECKING:
@@ -283,8 +283,7 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
                     > out.width:  # narrow: the score's unit goes under the table, its heading is "score"
                 unit, headings["score"] = headings["score"], "score"
                 widths["score"] = max([5, *(len(row["score"]) for row in rows)])
-            floors = {c: widths[c] if _BY_NAME[c].whole else max(len(w) for t in [headings[c], *(
-                row[c] for row in rows if _BY_NAME[c].words)] for w in t.split()) for c in candidates}
+            floors = {c: narrowest(headings[c], [row[c] for row in rows], _overflow(_BY_NAME[c])) for c in candidates}
             shown = fit_columns(widths, out.width, candidates, floors)
     dropped = [headings[c] for c in candidates if c in (*CORE_COLUMNS, "network", "nodes") and c not in shown] \
         if columns is None and not wide else []
@@ -311,11 +310,15 @@ def _table(shown: list[str], headings: dict[str, str], rows: list[dict[str, str]
     # a price is never cut or wrapped ("whole"): other columns give way; a purchase model wraps between words only
     table = PlainTable([headings[name] for name in shown],
                        [by_name[name].numeric for name in shown],
-                       ["whole" if by_name[name].whole else "words" if by_name[name].words else "fold"
-                        for name in shown])
+                       [_overflow(by_name[name]) for name in shown])
     for row in rows:
         table.add_row(*cells(*(row[name] for name in shown)))
     return table
+
+
+def _overflow(column: TableColumn) -> Literal["whole", "words", "fold"]:
+    """How a column of the offers table gives way when the terminal is narrow (:class:`PlainTable`)."""
+    return "whole" if column.whole else "words" if column.words else "fold"
 
 
 def _published(amount: Any) -> str:
