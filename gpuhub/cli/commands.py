@@ -22,7 +22,6 @@ import typer
 from gpuhub.answer.spec import SEARCH_PARAMS, cli_option
 from gpuhub.cli._lazy import lazy
 from gpuhub.cli.process import err
-from gpuhub.cli.process import leave as _leave
 from gpuhub.cli.process import load_registry as _load_registry
 from gpuhub.cli.search import EmitFormat, OutputFormat, run_search, split_values
 from gpuhub.cli.search import check_emit as _check_emit
@@ -559,17 +558,9 @@ def main(own_process: bool = False) -> None:
     printing) whatever a provider or plugin does. ``own_process``: this process runs only this command (the
     console script, ``python -m gpuhub.cli``), so Ctrl-C ends it at once (:func:`_exit_on_ctrl_c`); a host calling
     ``main`` in-process keeps its own SIGINT handling."""
-    from gpuhub.cli.process import start
+    from gpuhub.cli.process import run
 
-    inherited = start(own_process)
-    try:
-        _main_inner()
-    except SystemExit as exc:
-        _leave(exc.code, inherited, own_process)
-    except KeyboardInterrupt:  # a real Ctrl-C (a plugin's own KeyboardInterrupt is contained as its failure)
-        err.print("interrupted", highlight=False)
-        _leave(130, inherited, own_process)
-    _leave(0, inherited, own_process)
+    run(_main_inner, own_process)
 
 
 def _main_inner() -> None:

@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gpuhub.cli._lazy import lazy
@@ -17,7 +18,7 @@ from gpuhub.cli._lazy import lazy
 if TYPE_CHECKING:
     from gpuhub.cli.table import TextConsole
 
-__all__ = ["DEADLINE", "err", "leave", "load_registry", "start"]
+__all__ = ["DEADLINE", "err", "leave", "load_registry", "run", "start"]
 
 err: TextConsole = lazy("gpuhub.cli.table", "TextConsole", stderr=True, soft_wrap=True)
 """stderr: every string printed as text (markup off, control characters escaped)."""
@@ -170,3 +171,21 @@ def leave(code: object, inherited: frozenset[int] = frozenset(), own_process: bo
             store.close_all()
         os._exit(status)
     raise SystemExit(status)
+
+
+def run(command: Callable[[], None], own_process: bool) -> None:
+    """Run ``command`` as the whole of this command's process (:func:`start` first), and end it by :func:`leave`
+    with the command's exit code: 0, its ``SystemExit`` code, or 130 on a real Ctrl-C.
+
+    Raises:
+        SystemExit: the exit code (when :func:`leave` does not end the process at once).
+    """
+    inherited = start(own_process)
+    try:
+        command()
+    except SystemExit as exc:
+        leave(exc.code, inherited, own_process)
+    except KeyboardInterrupt:  # a real Ctrl-C (a plugin's own KeyboardInterrupt is contained as its failure)
+        err.print("interrupted", highlight=False)
+        leave(130, inherited, own_process)
+    leave(0, inherited, own_process)

@@ -178,20 +178,15 @@ def fast_main(args: list[str]) -> bool:
         return False
     from gpuhub.cli import process
 
-    inherited = process.start(own_process=True)
-    try:
+    def command() -> None:
         if wrong is not None:
             fail_usage(wrong)
         process.quiet_engine_log()
         process.load_registry()
         filters, shown, own = split_values(values)
         run_search(filters, shown, **own)
-    except SystemExit as exc:
-        process.leave(exc.code, inherited, own_process=True)
-    except KeyboardInterrupt:  # a real Ctrl-C (a plugin's own KeyboardInterrupt is contained as its failure)
-        err.print("interrupted", highlight=False)
-        process.leave(130, inherited, own_process=True)
-    process.leave(0, inherited, own_process=True)
+
+    process.run(command, own_process=True)
     return True
 
 
