@@ -21,7 +21,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["MONEY_DECIMALS", "given", "money", "plain"]
+__all__ = ["MONEY_DECIMALS", "given", "money", "plain", "published"]
 
 MONEY_DECIMALS = 4
 """The most decimals a printed price shows (it shows at least 2)."""
@@ -62,6 +62,16 @@ def money(value: Decimal | float | int | str) -> str:
     whole, _, decimals = text.partition(".")
     decimals = decimals.rstrip("0").ljust(2, "0")
     return f"{whole}.{decimals}" if not (whole in ("-0",) and set(decimals) == {"0"}) else f"0.{decimals}"
+
+
+def published(amount: Decimal | float | int | str) -> str:
+    """A price or rate as published, exact (never rounded), with at least 2 decimals: ``20.00`` beside ``6.40``;
+    ``0.9494`` and ``0.000096774`` stay (CSV exports, the arithmetic of a cost note)."""
+    value = amount if isinstance(amount, Decimal) else Decimal(str(amount))
+    value = value.normalize()
+    if value.as_tuple().exponent > -2:  # type: ignore[operator]
+        value = value.quantize(Decimal("0.01"))
+    return format(value, "f")
 
 
 def given(value: Any) -> str:

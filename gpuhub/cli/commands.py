@@ -144,9 +144,9 @@ def _price(value: Any) -> str:
 
 
 def _money(value: Any) -> str:
-    from gpuhub.cli.table import _published
+    from gpuhub.display import published
 
-    return _published(value)
+    return published(value)
 
 
 def _cells(*values: Any) -> list[str]:

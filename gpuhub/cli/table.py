@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gpuhub.answer.columns import CORE_COLUMNS, DISPLAY_ORDER, TABLE_COLUMNS, TableColumn
 from gpuhub.cli.plaintext import PlainTable, narrowest, plain_mode, styled_lines, text_width
-from gpuhub.display import money, plain
+from gpuhub.display import money, plain, published
 
 if TYPE_CHECKING:
 
@@ -247,7 +247,7 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
     if output == "csv":
         if result.groups is None:  # prices as published (20.00, not 20.0)
             for r, offer in zip(records, result.offers, strict=True):
-                r["price_per_hour"] = _published(offer.price.amount)
+                r["price_per_hour"] = published(offer.price.amount)
         write_csv(records, record_fields(result.query))
         return
     out = stdout_console()
@@ -319,17 +319,6 @@ def _table(shown: list[str], headings: dict[str, str], rows: list[dict[str, str]
 def _overflow(column: TableColumn) -> Literal["whole", "words", "fold"]:
     """How a column of the offers table gives way when the terminal is narrow (:class:`PlainTable`)."""
     return "whole" if column.whole else "words" if column.words else "fold"
-
-
-def _published(amount: Any) -> str:
-    """A price as published, for CSV: exact, at least 2 decimals (20.00 beside 6.40; 0.9494 stays)."""
-    from decimal import Decimal
-
-    value = amount if isinstance(amount, Decimal) else Decimal(str(amount))
-    value = value.normalize()
-    if value.as_tuple().exponent > -2:  # type: ignore[operator]
-        value = value.quantize(Decimal("0.01"))
-    return format(value, "f")
 
 
 def _print_groups(result: SearchResult, out: TextConsole, err: TextConsole) -> None:

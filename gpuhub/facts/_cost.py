@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -16,3 +20,9 @@ class AddedCost:
     cost: Decimal
     currency: str
     note: str
+
+
+def regional(table: Mapping[tuple[str, str], T], provider: str, region: str) -> T | None:
+    """The row of ``(provider, region)`` in a price table, else the provider-wide row ``(provider, "*")``, else
+    None."""
+    return table.get((provider, region)) or table.get((provider, "*"))

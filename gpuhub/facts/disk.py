@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 
-from gpuhub.facts._cost import AddedCost
+from gpuhub.display import published
+from gpuhub.facts._cost import AddedCost, regional
 from gpuhub.facts._data import read_csv
 
 __all__ = ["GB_PER_GIB", "HOURS_PER_MONTH", "DiskCost", "DiskPrice", "disk_cost", "disk_price"]
@@ -64,17 +65,10 @@ def _table() -> dict[tuple[str, str], DiskPrice]:
         r["label"], r["source"]) for r in read_csv("disk.csv")}
 
 
-def _rate(value: Decimal) -> str:
-    """A published rate as written, at least to the cent, never rounded (0.000096774 stays, 0.1 is 0.10)."""
-    whole, _, decimals = format(value.normalize(), "f").partition(".")
-    return f"{whole}.{decimals:0<2}"
-
-
 def disk_price(provider: str, region: str) -> DiskPrice | None:
     """The attached-disk price of ``provider`` in ``region`` (a provider-wide row when the region has none), or
     None."""
-    table = _table()
-    return table.get((provider, region)) or table.get((provider, "*"))
+    return regional(_table(), provider, region)
 
 
 def disk_cost(provider: str, region: str, gib: float, hours: Decimal) -> DiskCost | None:
@@ -91,7 +85,7 @@ def disk_cost(provider: str, region: str, gib: float, hours: Decimal) -> DiskCos
     size_text = (f"{format(amount.normalize(), 'f')} GiB = {size:.1f} GB" if price.unit == "GB"
                  else f"{format(amount.normalize(), 'f')} GiB")
     per_month = f" / {HOURS_PER_MONTH} h" if monthly else ""
-    note = (f"disk {size_text} × {_rate(price.price)} {price.currency}/{price.unit}-{price.period} × "
+    note = (f"disk {size_text} × {published(price.price)} {price.currency}/{price.unit}-{price.period} × "
             f"{float(hours):g} h{per_month} = {cost:.2f} {price.currency} ({price.kind}, "
             f"{price.provider}{where}, {price.label}, {price.date or 'undated'})")
     return DiskCost(amount, cost, price.currency, note, hours)

@@ -14,7 +14,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from gpuhub.display import money
-from gpuhub.facts._cost import AddedCost
+from gpuhub.facts._cost import AddedCost, regional
 from gpuhub.facts._data import read_csv
 
 __all__ = ["EgressCost", "EgressPrice", "egress_cost", "egress_price"]
@@ -54,8 +54,7 @@ def _table() -> dict[tuple[str, str], EgressPrice]:
 
 def egress_price(provider: str, region: str) -> EgressPrice | None:
     """The egress price of ``provider`` in ``region`` (a provider-wide row when the region has none), or None."""
-    table = _table()
-    return table.get((provider, region)) or table.get((provider, "*"))
+    return regional(_table(), provider, region)
 
 
 def egress_cost(provider: str, region: str, gb: float, *, free_allowance: bool = False) -> EgressCost | None:
