@@ -121,7 +121,7 @@ def test_a_very_long_value_is_echoed_short() -> None:
     # Was: a 5,000-character --gpu echoed whole, a 5 KB error.
     run = runner.invoke(app, ["search", "--gpu", "X" * 5000, "--fetch", "replay"])
     assert run.exit_code == 2 and len(run.stderr) < 3000, len(run.stderr)
-    assert re.search(r"'X{59}… \(500\d characters\)", run.stderr), run.stderr[:300]
+    assert re.search(r"'X{60}… \(5000 characters\)'", run.stderr), run.stderr[:300]  # its length, quote closed
 
 
 def test_more_regions_counts_each_choices_other_regions() -> None:

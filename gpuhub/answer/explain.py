@@ -17,6 +17,7 @@ from gpuhub.answer.catalog import Catalog
 from gpuhub.answer.query import Query
 from gpuhub.answer.ranking import Ranker
 from gpuhub.answer.spec import cli_option
+from gpuhub.display import money
 from gpuhub.facts.carbon import carbon_note
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.perf import price_performance
@@ -36,12 +37,9 @@ def _gpus(offer: Offer) -> str:
 
 
 def _amount(value: Decimal) -> str:
-    """A published price without padding zeros but with at least cents (55.0400000000 → 55.04, 6.5 → 6.50),
-    never in exponent form."""
-    text = format(value, "f")
-    text = text.rstrip("0").rstrip(".") if "." in text else text
-    whole, _, cents = text.partition(".")
-    return f"{whole}.{cents:0<2}"
+    """A price in an explanation, by the one printing rule of tables and pages (:func:`gpuhub.display.money`: at
+    most 4 decimals, at least 2): 0.80806 → 0.8081, 55.0400000000 → 55.04."""
+    return money(value)
 
 
 def _num(value: float) -> str:
@@ -61,7 +59,7 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
         per_gpu = offer.price_per_gpu_hour
         text = f"{_gpus(offer)} at {_amount(offer.price.amount)} {money}/h"
         if per_gpu is not None and offer.instance.gpu_count != 1:
-            text += f" ({_num(float(per_gpu))} per GPU-hour)"
+            text += f" ({_amount(per_gpu)} per GPU-hour)"
         parts.append(text)
     else:
         unit = ranker.unit.replace("USD", money)

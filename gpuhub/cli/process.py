@@ -35,7 +35,8 @@ def fail_usage(message: str) -> None:
         SystemExit: always, code 2.
     """
     # A 5,000-character value is echoed as its first 60 characters: the message stays one readable line.
-    shown = re.sub(r"\S{100,}", lambda m: m.group(0)[:60] + f"… ({len(m.group(0))} characters)", message)
+    shown = re.sub(r"(?<!\S)(['\"]?)([^\s'\"]{100,})", lambda m: f"{m.group(1)}{m.group(2)[:60]}… "
+                   f"({len(m.group(2))} characters)", message)
     err.print(f"error: {shown}", style="red")  # "gpuhub-core[web]" is text, not markup
     raise SystemExit(2)
 
