@@ -276,6 +276,7 @@ def test_phone_width_keyboard_and_labels(server: str, browser: Browser, shots: P
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Skip to results"
     page.keyboard.press("Enter")
+    page.wait_for_url("**#results", timeout=10_000)  # the skip link's navigation lands after the key press returns
     assert page.url.endswith("#results")
     page.screenshot(path=str(shots / "web-phone.png"))
     bad = page.goto(f"{server}/?min_gpus=lots")
