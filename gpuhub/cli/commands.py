@@ -316,15 +316,18 @@ def estimate(
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
     rows = report["jobs"]
-    if emit is not None:  # the cheapest place of the job (the report's rows follow spread.offers)
-        _emit(spread.offers[0], emit.value, emit_file)
+    # each row's offer (the report's rows are cheapest job first; the spread's offers cheapest hour first)
+    by_place = {(o.provider, o.region.code, o.region.zone, o.price.purchase): o for o in spread.offers}
+    offers = [by_place[(r["provider"], r["region"], r["zone"], r["purchase"])] for r in rows]
+    if emit is not None:  # the cheapest place of the job
+        _emit(offers[0], emit.value, emit_file)
         if str(emit_file) == "-":
             return  # stdout carries the launch file alone
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return
     if output is OutputFormat.csv:
-        for r, o in zip(rows, spread.offers, strict=True):  # the report's rows follow spread.offers
+        for r, o in zip(rows, offers, strict=True):
             r["price_per_hour"] = _money(o.price.amount)
         _write_csv(rows, list(rows[0]))
         return
@@ -347,10 +350,10 @@ def estimate(
                         for h in headings], cells)
     out.print(table)
     if below:
-        said: dict[str, list[str]] = {}
-        for row, note in zip(rows, notes, strict=True):
-            if note:
-                said.setdefault(note, []).append(f"{row['provider']} {row['region']}")
+        said: dict[str, list[str]] = {}  # each note once, after the places it applies to
+        for row in rows:
+            for note in row["notes"]:
+                said.setdefault(_plain(note), []).append(f"{row['provider']} {row['region']}")
         for note, places in said.items():
             err.print(f"{', '.join(places)}: {note}", highlight=False)
     def place(o: Offer) -> str:
