@@ -132,6 +132,12 @@ class CatalogTables:
                             if stored else np.zeros(0, dtype=np.int64)).astype(np.int32)
         return cached[kind]
 
+    @cached_property
+    def _region_spellings(self) -> list[str]:
+        """Every region-table row's code as its provider spells it (the parts' tables end to end; the region column
+        is lower-cased for matching)."""
+        return [str(r["code"]) for c in self._stored for r in c.tables["regions"]]
+
     def _table_values(self, kind: str, field: int) -> FloatArray:
         """Field ``field`` of every instance (``inst``) or region table row, the parts' tables end to end."""
         cached: dict[tuple[str, int], FloatArray] = vars(self).setdefault("_table_value", {})
