@@ -460,21 +460,6 @@ def _builtin_commands() -> set[str]:
     return names | {g.name for g in app.registered_groups if g.name}
 
 
-def _no_plugin_commands() -> bool:
-    """True when the store's plugin index was written for the plugins installed now (an index exists only when no
-    plugin adds commands), so top-level help imports none. Checked by the cheap installation stamp (directory
-    times on ``sys.path``): help text is built from the code itself, only plugin commands could be missing."""
-    from gpuhub.fetch.keys import INDEX_META, installation_stamp
-    from gpuhub.store import StoreError, open_store
-
-    try:
-        store = open_store()
-        text = store.get_meta(INDEX_META) if store is not None else None
-        return bool(text) and json.loads(text or "{}").get("stamp") == installation_stamp()
-    except (StoreError, OSError, ValueError, AttributeError):
-        return False
-
-
 def _command_app(argv: list[str]) -> typer.Typer:
     """The app to run for ``argv``: for a top-level command, an app holding just that command (typer builds a
     click command from every registered function's signature on each run; one is enough), else the whole app."""
@@ -580,9 +565,11 @@ def _main_inner() -> None:
     # Commands that need no plugin: `store ...`, a built-in command's --help, top-level help when no plugin adds
     # commands. Every other command loads the registry here (it needs it anyway), so a broken plugin in strict
     # mode stops it cleanly below.
+    from gpuhub.cli.helpcache import no_plugin_commands
+
     builtin_help = bool(argv) and argv[0] in _builtin_commands() and ("--help" in argv or "-h" in argv)
     if not strict and (argv[:1] == ["store"] or builtin_help or (argv in ([], ["--help"])
-                                                                 and _no_plugin_commands())):
+                                                                 and no_plugin_commands())):
         _run_app(_command_app(argv))
         return
     import logging
