@@ -21,6 +21,7 @@ import typer
 
 from gpuhub.answer.spec import SEARCH_PARAMS, cli_option
 from gpuhub.cli._lazy import lazy
+from gpuhub.cli.options import FetchOption, FixturesOption
 from gpuhub.cli.process import err
 from gpuhub.cli.process import load_registry as _load_registry
 from gpuhub.cli.search import EmitFormat, OutputFormat, run_search, split_values
@@ -82,6 +83,7 @@ _OPTION_TYPES: dict[str, Any] = {"list": list[str] | None, "number": float | Non
 EmitOption = Annotated[EmitFormat | None, typer.Option(
     help="write a launch file for the first offer: a SkyPilot task, a dstack task or fleet (gpuhub.answer.handoff)")]
 EmitFileOption = Annotated[Path | None, typer.Option(
+    metavar="FILE",
     help="where --emit writes (default sky-task.yaml, task.dstack.yml, fleet.dstack.yml; - for stdout)")]
 
 
@@ -93,7 +95,8 @@ def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
     own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
            if p.name not in ("filters", "shown")]
     options = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.flag_default, annotation=Annotated[
-        _OPTION_TYPES[p.kind], typer.Option(p.option, *([p.short] if p.short else []), help=p.help)])
+        _OPTION_TYPES[p.kind], typer.Option(p.option, *([p.short] if p.short else []), metavar=p.metavar,
+                                            help=p.help)])
         for p in SEARCH_PARAMS]
 
     @functools.wraps(command)
@@ -114,12 +117,13 @@ def search(
     shown: dict[str, Any],
     explain: Annotated[bool, typer.Option("--explain", help="say why each offer ranks and what filters removed")]
     = False,
-    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
-    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    fixtures: FixturesOption = None,
+    fetch: FetchOption = "auto",
     refresh: Annotated[bool, typer.Option(help="fetch again, ignoring stored and cached data")] = False,
-    max_age: Annotated[str | None, typer.Option(help="how old stored live data may be: 600, 15min, 2h (default 1 h, "
-                                                     "spot 10 min); also each offer's price date (30d)")] = None,
-    timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
+    max_age: Annotated[str | None, typer.Option(
+        metavar="DURATION", help="how old stored live data may be: 600, 15min, 2h (default 1 h, spot 10 min); also "
+                                 "each offer's price date (30d)")] = None,
+    timeout: Annotated[float | None, typer.Option(metavar="SECONDS", help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="one status line per provider, with its "
                                           "warnings (default: one summary line)")] = False,
@@ -251,27 +255,32 @@ def rankers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
 
 @app.command()
 def estimate(
-    instance_type: Annotated[str, typer.Option(help="instance type, e.g. p5.48xlarge")],
-    hours: Annotated[float, typer.Option(help="run time the job needs, hours")],
-    provider: Annotated[str | None, typer.Option(help="provider name")] = None,
-    region: Annotated[list[str] | None, typer.Option(help="region or zone code(s); default: every region")] = None,
-    purchase: Annotated[str, typer.Option(help="on_demand, spot, reserved_1y, ...")] = "on_demand",
+    instance_type: Annotated[str, typer.Option(metavar="TYPE", help="instance type, e.g. p5.48xlarge")],
+    hours: Annotated[float, typer.Option(metavar="HOURS", help="run time the job needs, hours")],
+    provider: Annotated[str | None, typer.Option(metavar="NAME", help="provider name")] = None,
+    region: Annotated[list[str] | None, typer.Option(
+        metavar="CODE", help="region or zone code(s); default: every region")] = None,
+    purchase: Annotated[str, typer.Option(metavar="MODEL", help="on_demand, spot, reserved_1y, ...")] = "on_demand",
     interruption_overhead: Annotated[float, typer.Option(
-        help="spot: extra run time fraction when the interruption risk is unknown")] = 0.10,
+        metavar="FRACTION", help="spot: extra run time fraction when the interruption risk is unknown")] = 0.10,
     compare: Annotated[bool, typer.Option("--compare", help="every purchase model (on-demand, spot with expected "
                                           "cost, capacity blocks, reserved), cheapest first, with break-even hours")]
     = False,
-    checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
-    egress_gb: Annotated[float | None, typer.Option(help="GB the job moves out to the internet: its cost is added "
-                                                         "where the provider publishes an egress price")] = None,
-    disk_gib: Annotated[float | None, typer.Option(help="GiB of attached block storage the job keeps while it runs: "
-                                                        "its cost is added where the provider publishes a price per "
-                                                        "GB-month")] = None,
-    start: Annotated[str | None, typer.Option(help="when the job may start, ISO date or time (UTC unless it "
-                                                   "says): capacity blocks starting earlier are left out; "
-                                                   "default now")] = None,
-    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
-    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    checkpoint_every: Annotated[float, typer.Option(
+        metavar="HOURS", help="hours between checkpoints: spot expected cost")] = 1.0,
+    egress_gb: Annotated[float | None, typer.Option(
+        metavar="GB", help="GB the job moves out to the internet: its cost is added "
+                           "where the provider publishes an egress price")] = None,
+    disk_gib: Annotated[float | None, typer.Option(
+        metavar="GIB", help="GiB of attached block storage the job keeps while it runs: "
+                            "its cost is added where the provider publishes a price per "
+                            "GB-month")] = None,
+    start: Annotated[str | None, typer.Option(
+        metavar="TIME", help="when the job may start, ISO date or time (UTC unless it "
+                             "says): capacity blocks starting earlier are left out; "
+                             "default now")] = None,
+    fixtures: FixturesOption = None,
+    fetch: FetchOption = "auto",
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
     emit: EmitOption = None,
     emit_file: EmitFileOption = None,
@@ -368,7 +377,8 @@ def estimate(
 @app.command()
 def record(
     provider: Annotated[str, typer.Argument(help="provider to record")],
-    out: Annotated[Path, typer.Option(help="directory; the recording goes to OUT/<provider>/")] = Path("fixtures"),
+    out: Annotated[Path, typer.Option(
+        metavar="DIR", help="directory; the recording goes to DIR/<provider>/")] = Path("fixtures"),
 ) -> None:
     """Fetch a provider live and save every exchange (secrets scrubbed) as a replayable recording."""
     engine = default_engine()
@@ -388,11 +398,12 @@ def record(
 
 @app.command()
 def serve(
-    host: Annotated[str, typer.Option(help="address to listen on (no login: keep loopback unless told)")]
+    host: Annotated[str, typer.Option(
+        metavar="ADDRESS", help="address to listen on (no login: keep loopback unless told)")]
     = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port", min=1, max=65535)] = 8000,
-    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
-    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    port: Annotated[int, typer.Option(metavar="PORT", help="TCP port", min=1, max=65535)] = 8000,
+    fixtures: FixturesOption = None,
+    fetch: FetchOption = "auto",
 ) -> None:
     """Serve the web page and the JSON API (/api/, same answers as the CLI's JSON); needs gpuhub-core[web]."""
     if fetch not in ("auto", "live", "replay"):
@@ -424,8 +435,8 @@ def serve(
 
 @app.command()
 def mcp(
-    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
-    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    fixtures: FixturesOption = None,
+    fetch: FetchOption = "auto",
 ) -> None:
     """Serve the MCP tools (search, explain, estimate, compare, history, gpus, providers) over stdio for an agent
     host; the same answers as the web API; needs gpuhub-core[mcp]."""
@@ -528,7 +539,7 @@ app.add_typer(plugin_app, name="plugin")
 @plugin_app.command("new")
 def plugin_new(
     name: Annotated[str, typer.Argument(help="provider name: lower-case letters and digits, e.g. mycloud")],
-    directory: Annotated[Path, typer.Option("--dir", help="where to write gpuhub-NAME/")] = Path("."),
+    directory: Annotated[Path, typer.Option("--dir", metavar="DIR", help="where to write gpuhub-NAME/")] = Path("."),
 ) -> None:
     """Write a plugin package that installs, bundles a recording and passes the conformance kit."""
     from gpuhub.kit.scaffold import new_plugin
