@@ -286,6 +286,18 @@ def test_estimate_adds_the_attached_disk_with_its_source(gpuhub_cli: Run, provid
     assert note in job["notes"]
 
 
+def test_mithril_spot_disk_is_priced_for_the_billed_hours(gpuhub_cli: Run) -> None:
+    # Mithril sells spot only: 10 h are billed as 11 (+10 % for work redone after reclaims), and the block NVMe
+    # storage of its pricing page (0.08 USD/GB-month) is paid for those 11 h: 1073.741824 GB x 0.08 x 11 / 730
+    done = gpuhub_cli("estimate", "--instance-type", "h100-80gb.sxm.8x", "--provider", "mithril", "--region",
+                      "us-central2-a", "--purchase", "spot", "--hours", "10", "--disk-gib", "1000", "--format", "json")
+    [job] = json.loads(done.stdout)["jobs"]
+    assert job["disk_cost"] == pytest.approx(1073.741824 * 0.08 * 11 / 730, rel=1e-12)
+    assert (job["billed_hours"], job["cost"], job["cost_complete"]) == (11.0, 89.29, True)  # 11 x 8.00 + 1.29
+    assert ("disk 1000 GiB = 1073.7 GB × 0.08 USD/GB-month × 11 h / 730 h = 1.29 USD (Block NVMe SSD storage, "
+            "mithril, Mithril pricing page, 2026-09-20)") in job["notes"]
+
+
 def test_a_disk_without_a_published_price_leaves_the_cost_incomplete(gpuhub_cli: Run) -> None:
     # Lambda gives its filesystem rate only as an example that "might not reflect current pricing"; AWS us-east-1
     # has no row (the Price List excerpt in the reference is us-east-2's)
