@@ -247,6 +247,7 @@ def test_explain_says_a_multi_node_job_without_a_fabric_starves(gpuhub_cli: Run)
     ("lambda", "gpu_1x_h100_pcie", "asia-northeast-1", 2.49),
     ("runpod", "1x_H100-SXM_SECURE", "CA", 2.69),
     ("hyperstack", "n3-H100x1", "CANADA-1", 1.9),
+    ("nebius", "gpu-l40s-a 1gpu-8vcpu-32gb", "eu-north1", 1.5484),
 ])
 def test_neoclouds_publish_free_egress(gpuhub_cli: Run, provider: str, instance_type: str, region: str,
                                        price: float) -> None:
@@ -272,6 +273,13 @@ def test_neoclouds_publish_free_egress(gpuhub_cli: Run, provider: str, instance_
     ("gcp", "a2-highgpu-1g", "us-central1", 1000 * 0.17 * 10 / 730,
      "disk 1000 GiB × 0.17 USD/GiB-month × 10 h / 730 h = 2.33 USD (SSD persistent disk (pd-ssd), gcp in us-central1, "
      "Google disk pricing page; Pricing Calculator, Iowa, 2023-05-18)"),
+    # Nebius prices its Network SSD (erasure-coded block volume) per GiB: 1000 x 0.071 x 10 / 730 = 0.97
+    ("nebius", "gpu-l40s-a 1gpu-8vcpu-32gb", "eu-north1", 1000 * 0.071 * 10 / 730,
+     "disk 1000 GiB × 0.071 USD/GiB-month × 10 h / 730 h = 0.97 USD (Network SSD block volume (erasure coding), "
+     "nebius, Nebius prices page, 2026-10-07)"),
+    ("jarvislabs", "1x_L4", "IN2", 1073.741824 * 0.10 * 10 / 730,
+     "disk 1000 GiB = 1073.7 GB × 0.10 USD/GB-month × 10 h / 730 h = 1.47 USD (storage, jarvislabs, Jarvislabs "
+     "pricing page, 2026-09-20)"),
     ("coreweave", "HGX H100", "RNO2", 1073.741824 * 0.07 * 10 / 730,
      "disk 1000 GiB = 1073.7 GB × 0.07 USD/GB-month × 10 h / 730 h = 1.03 USD (Distributed File Storage, coreweave, "
      "CoreWeave pricing page, 2026-09-20)"),
