@@ -51,8 +51,23 @@ def test_disk_cost_arithmetic_to_the_cent() -> None:
     assert empty is not None and empty.cost == 0
 
 
-@pytest.mark.parametrize("provider", ["lambda", "runpod", "hyperstack", "coreweave"])
+@pytest.mark.parametrize("provider", ["lambda", "runpod", "hyperstack", "coreweave", "nebius"])
 def test_neoclouds_egress_is_free_with_a_source(provider: str) -> None:
     price = egress_price(provider, "any-region")
     assert price is not None and price.price_per_gb == 0 and price.free_gb_per_month is None
     assert price.label and ("http" in price.source or "page" in price.source)
+
+
+def test_per_gib_rows_of_gcp_and_nebius() -> None:
+    """GCP and Nebius publish per GiB (2^30 bytes): no GB conversion. GCP's row is us-central1's (0.17, pd-ssd,
+    the same in Google's disk pricing page example and a Pricing Calculator estimate for Iowa); other GCP regions
+    have none. Nebius's erasure-coded block volume (its Network SSD) is 0.071 for every region."""
+    gcp = disk_price("gcp", "us-central1")
+    assert gcp is not None and (gcp.price, gcp.unit, gcp.period, gcp.date) == (Decimal("0.17"), "GiB", "month",
+                                                                               "2023-05-18")
+    assert disk_price("gcp", "europe-west4") is None
+    nebius = disk_cost("nebius", "eu-north1", 730, Decimal(730))
+    assert nebius is not None and nebius.cost == 730 * Decimal("0.071")  # 51.83 for 730 GiB over a month
+    mithril = disk_price("mithril", "us-central2-a")
+    assert mithril is not None and (mithril.price, mithril.unit) == (Decimal("0.08"), "GB")
+

@@ -2,7 +2,8 @@
 
 Facts asserted against their sources: AWS from the DescribeInstanceTypes data in the AWS recording (moto 5.2.1's
 copy of AWS's answers: ``NetworkInfo``, ``EfaInfo``, ``InstanceStorageInfo``), Azure from Microsoft's size series
-pages (``gpuhub_azure/data/network.csv`` names each), GCP's fabrics from Google's and dstack's documentation.
+pages (``gpuhub_azure/data/network.csv`` names each), GCP's bandwidth and fabrics from Google's and dstack's
+documentation, Lambda's local SSD from Lambda's instances page.
 """
 
 from __future__ import annotations
@@ -67,9 +68,15 @@ def test_gcp_fabrics_by_machine_type(fabrics: list[dict[str, Any]]) -> None:
     assert kinds["a3-highgpu-8g"] == "GPUDirect-TCPX"
     assert kinds["a3-megagpu-8g"] == "GPUDirect-TCPXO"
     assert kinds["a3-ultragpu-8g"] == "RoCE"
+    assert kinds["a3-edgegpu-8g"] == "GPUDirect-TCPX"
     assert "a3-highgpu-1g" not in kinds and "a2-highgpu-8g" not in kinds  # no documented fabric: unknown
-    bandwidth = {r["fabric_gbps"] for r in fabrics if r["provider"] == "gcp"}
-    assert bandwidth == {None}  # the sources disagree on it: unknown stays unknown
+    # Google states the fabric's own rate only for A3 Ultra and A4 (eight CX-7 NICs, 3,200 Gbps of 3,600 in
+    # total); for TCPX and TCPXO only the total (1,000, 1,800, 600 Gbps) is stated, so the fabric rate stays unknown
+    rates = {r["instance_type"]: (r["fabric_gbps"], r["fabric_interfaces"], r["network_gbps"]) for r in fabrics
+             if r["provider"] == "gcp"}
+    assert rates["a3-ultragpu-8g"] == rates["a4-highgpu-8g"] == (3200, 8, 3600)
+    assert (rates["a3-highgpu-8g"], rates["a3-megagpu-8g"], rates["a3-edgegpu-8g"]) == (
+        (None, None, 1000), (None, None, 1800), (None, None, 600))
 
 
 def test_unknown_network_never_passes_a_network_filter(gpuhub_cli: Run) -> None:
@@ -240,6 +247,7 @@ def test_explain_says_a_multi_node_job_without_a_fabric_starves(gpuhub_cli: Run)
     ("lambda", "gpu_1x_h100_pcie", "asia-northeast-1", 2.49),
     ("runpod", "1x_H100-SXM_SECURE", "CA", 2.69),
     ("hyperstack", "n3-H100x1", "CANADA-1", 1.9),
+    ("nebius", "gpu-l40s-a 1gpu-8vcpu-32gb", "eu-north1", 1.5484),
 ])
 def test_neoclouds_publish_free_egress(gpuhub_cli: Run, provider: str, instance_type: str, region: str,
                                        price: float) -> None:
@@ -261,6 +269,17 @@ def test_neoclouds_publish_free_egress(gpuhub_cli: Run, provider: str, instance_
     ("hyperstack", "n3-H100x1", "CANADA-1", 1073.741824 * 0.000096774 * 10,
      "disk 1000 GiB = 1073.7 GB × 0.000096774 USD/GB-hour × 10 h = 1.04 USD (Cloud-SSD volume, hyperstack, Hyperstack "
      "GPU pricing page, 2026-08-26)"),
+    # priced per GiB: 1000 GiB x 0.17 x 10 h / 730 h = 2.33 on top of 10 h x 3.673385 = 36.73
+    ("gcp", "a2-highgpu-1g", "us-central1", 1000 * 0.17 * 10 / 730,
+     "disk 1000 GiB × 0.17 USD/GiB-month × 10 h / 730 h = 2.33 USD (SSD persistent disk (pd-ssd), gcp in us-central1, "
+     "Google disk pricing page; Pricing Calculator, Iowa, 2023-05-18)"),
+    # Nebius prices its Network SSD (erasure-coded block volume) per GiB: 1000 x 0.071 x 10 / 730 = 0.97
+    ("nebius", "gpu-l40s-a 1gpu-8vcpu-32gb", "eu-north1", 1000 * 0.071 * 10 / 730,
+     "disk 1000 GiB × 0.071 USD/GiB-month × 10 h / 730 h = 0.97 USD (Network SSD block volume (erasure coding), "
+     "nebius, Nebius prices page, 2026-10-07)"),
+    ("jarvislabs", "1x_L4", "IN2", 1073.741824 * 0.10 * 10 / 730,
+     "disk 1000 GiB = 1073.7 GB × 0.10 USD/GB-month × 10 h / 730 h = 1.47 USD (storage, jarvislabs, Jarvislabs "
+     "pricing page, 2026-09-20)"),
     ("coreweave", "HGX H100", "RNO2", 1073.741824 * 0.07 * 10 / 730,
      "disk 1000 GiB = 1073.7 GB × 0.07 USD/GB-month × 10 h / 730 h = 1.03 USD (Distributed File Storage, coreweave, "
      "CoreWeave pricing page, 2026-09-20)"),
@@ -273,6 +292,18 @@ def test_estimate_adds_the_attached_disk_with_its_source(gpuhub_cli: Run, provid
     assert job["disk_cost"] == pytest.approx(disk, rel=1e-12) and job["cost_complete"] is True
     assert job["cost"] == round(job["price_per_hour"] * 10 + disk, 2)
     assert note in job["notes"]
+
+
+def test_mithril_spot_disk_is_priced_for_the_billed_hours(gpuhub_cli: Run) -> None:
+    # Mithril sells spot only: 10 h are billed as 11 (+10 % for work redone after reclaims), and the block NVMe
+    # storage of its pricing page (0.08 USD/GB-month) is paid for those 11 h: 1073.741824 GB x 0.08 x 11 / 730
+    done = gpuhub_cli("estimate", "--instance-type", "h100-80gb.sxm.8x", "--provider", "mithril", "--region",
+                      "us-central2-a", "--purchase", "spot", "--hours", "10", "--disk-gib", "1000", "--format", "json")
+    [job] = json.loads(done.stdout)["jobs"]
+    assert job["disk_cost"] == pytest.approx(1073.741824 * 0.08 * 11 / 730, rel=1e-12)
+    assert (job["billed_hours"], job["cost"], job["cost_complete"]) == (11.0, 89.29, True)  # 11 x 8.00 + 1.29
+    assert ("disk 1000 GiB = 1073.7 GB × 0.08 USD/GB-month × 11 h / 730 h = 1.29 USD (Block NVMe SSD storage, "
+            "mithril, Mithril pricing page, 2026-09-20)") in job["notes"]
 
 
 def test_a_disk_without_a_published_price_leaves_the_cost_incomplete(gpuhub_cli: Run) -> None:

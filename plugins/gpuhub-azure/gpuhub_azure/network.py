@@ -2,9 +2,10 @@
 
 The Retail Prices API has none of them and Resource SKUs only a ``RdmaEnabled`` flag, so the plugin carries a
 small table (``data/network.csv``): per size the maximum network bandwidth (the docs' "Max Bandwidth" in Mbps,
-here in Gbps), the InfiniBand backend (rate per VM in Gbps and connections), and the temp (local) disk in GiB
-(the docs give GiB). Each row names its page and date. Sizes not in the table have no network facts (unknown
-stays unknown).
+here in Gbps; empty where the page gives none, as for NCv3), the InfiniBand backend (rate per VM in Gbps and
+connections), and the temp (local) disk in GiB (the docs give GiB) with its disk count where the page gives one
+disk. Each row names its page (Microsoft Learn's size series pages, from their source in MicrosoftDocs/
+azure-compute-docs) and date. Sizes not in the table have no network facts (unknown stays unknown).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ def _table() -> dict[str, dict[str, Any]]:
     table: dict[str, dict[str, Any]] = {}
     for row in csv.DictReader(text.splitlines()):
         table[row["arm_sku_name"].lower()] = {
-            "network_gbps": float(row["network_gbps"]), "fabric": row["fabric"] or None,
+            "network_gbps": float(row["network_gbps"]) if row["network_gbps"] else None,
+            "fabric": row["fabric"] or None,
             "fabric_gbps": float(row["fabric_gbps"]) if row["fabric_gbps"] else None,
             "fabric_interfaces": int(row["fabric_interfaces"]) if row["fabric_interfaces"] else None,
             "storage_gib": float(row["storage_gib"]) if row["storage_gib"] else None,

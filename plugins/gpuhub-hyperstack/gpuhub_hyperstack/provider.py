@@ -28,13 +28,35 @@ from gpuhub.plugin import (
     table_directory,
 )
 
-__all__ = ["REGIONS", "Hyperstack", "load_table"]
+__all__ = ["REGIONS", "Hyperstack", "load_table", "storage_fields"]
 
 RECORDING = Path(__file__).resolve().parent / "recording"
 TABLE_FILE = "price_table.json"
 REGIONS = ("CANADA-1", "NORWAY-1", "US-1")
 """Hyperstack region codes; a row naming anything else (a city, a lower-case code, a zone) is skipped and counted."""
 PURCHASES = {"on_demand": "on_demand", "spot": "spot"}
+GIB_PER_GB = 10**9 / 2**30
+EPHEMERAL_SOURCE = ("Hyperstack documentation, 'Flavors - GPU/CPU Configurations' "
+                    "(https://infrahub-doc.nexgencloud.com/docs/hardware/flavors/, read 2026-12-02), H100-80GB-PCIe "
+                    "in CANADA-1: {flavor}, {cpu} CPU cores, {ram} GB RAM, root disk 100 GB, ephemeral disk {gb:,} GB; "
+                    "the page names no network bandwidth")
+"""Where a flavor's local (ephemeral) disk comes from; the page's figures for the flavor are filled in."""
+_EPHEMERAL_GB: dict[str, tuple[int, int, int]] = {
+    "n3-H100x1": (28, 180, 750), "n3-H100x2": (60, 360, 1500), "n3-H100x4": (124, 720, 3200),
+    "n3-H100x8": (252, 1440, 6500)}
+"""Flavor -> (CPU cores, RAM GB, ephemeral disk GB) as Hyperstack's flavors page lists them (the H100 PCIe table,
+the only one found); a row whose cores or RAM differ from the page's gets no disk figure."""
+
+
+def storage_fields(flavor: str, cpu: Any, ram_gb: Any) -> dict[str, Any]:
+    """The :class:`gpuhub.plugin.Instance` local-disk fields of a flavor (``storage_gib``: the page's ephemeral disk,
+    GB converted to GiB, and its ``network_source``) when the flavors page lists it with these CPU cores and RAM
+    (GB); empty otherwise (unknown stays unknown)."""
+    known = _EPHEMERAL_GB.get(flavor)
+    if known is None or (cpu, ram_gb) != known[:2]:
+        return {}
+    return {"storage_gib": round(known[2] * GIB_PER_GB, 1),
+            "network_source": EPHEMERAL_SOURCE.format(flavor=flavor, cpu=known[0], ram=known[1], gb=known[2])}
 
 
 def load_table(directory: Path | None = None) -> dict[str, Any]:
@@ -90,7 +112,8 @@ class Hyperstack(Provider):
             ctx.warn(f"{row['flavor']}: gpu_memory_gb {problem}")
         instance = Instance(provider=self.name, instance_type=str(row["flavor"]), gpu=gpu, gpu_count=count,
                             vcpus=row.get("cpu"), memory_gib=row.get("ram_gb"),
-                            interconnect="NVLink" if nvlink else None)
+                            interconnect="NVLink" if nvlink else None,
+                            **storage_fields(str(row["flavor"]), row.get("cpu"), row.get("ram_gb")))
         offers, skipped = [], False
         for field, purchase in PURCHASES.items():
             amount = decimal_amount(row.get(field), field)

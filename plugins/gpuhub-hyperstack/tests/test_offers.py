@@ -78,8 +78,28 @@ def test_bad_rows_are_skipped_and_counted(registry: Registry, change: dict[str, 
     assert ctx.report.skipped == {reason: 1}
 
 
-def test_network_and_storage_are_not_published(replayed: Any) -> None:
-    """Issue 28: the bundled Hyperstack table gives no network bandwidth, fabric or local disk (README):
-    every offer leaves them unknown, with no source claimed."""
+def test_h100_pcie_flavors_take_their_ephemeral_disk_from_the_flavors_page(replayed: Any) -> None:
+    """Issue 28: Hyperstack's flavors page lists, for the H100-80GB-PCIe flavors, CPU cores, RAM and the ephemeral
+    disk (GB): with the table's vCPUs and RAM that is three facts per flavor (cores per GPU, RAM per GPU, local
+    disk). Every other flavor (no page table found) leaves network and disk unknown, with no source claimed."""
     offers = replayed[0]
-    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []
+    facts = {o.instance_type: network_facts(o) for o in offers}
+    gib = 10**9 / 2**30
+    assert {name: f["storage_gib"] for name, f in facts.items() if f} == {
+        "n3-H100x1": round(750 * gib, 1), "n3-H100x2": round(1500 * gib, 1), "n3-H100x4": round(3200 * gib, 1),
+        "n3-H100x8": round(6500 * gib, 1)}
+    assert facts["n3-H100x8"]["storage_gib"] == 6053.6  # 6,500 GB
+    assert facts["n3-H100x1"]["network_source"] == (
+        "Hyperstack documentation, 'Flavors - GPU/CPU Configurations' (https://infrahub-doc.nexgencloud.com/docs/"
+        "hardware/flavors/, read 2026-12-02), H100-80GB-PCIe in CANADA-1: n3-H100x1, 28 CPU cores, 180 GB RAM, root "
+        "disk 100 GB, ephemeral disk 750 GB; the page names no network bandwidth")
+    h100 = _one(offers, "n3-H100x1", "CANADA-1").instance
+    assert (h100.vcpus, h100.memory_gib, h100.network_gbps, h100.fabric) == (28, 180, None, None)
+
+
+def test_a_flavor_unlike_the_page_gets_no_disk() -> None:
+    from gpuhub_hyperstack.provider import storage_fields
+
+    assert storage_fields("n3-H100x1", 28, 180)["storage_gib"] == 698.5
+    assert storage_fields("n3-H100x1", 32, 180) == {}  # other cores than the page's: not the page's flavor
+    assert storage_fields("n3-A100x1", 28, 120) == {}  # no page table found for A100

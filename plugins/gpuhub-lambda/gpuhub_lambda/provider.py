@@ -37,6 +37,7 @@ from gpuhub_lambda.parse import (
     instance_type_entries,
     parse_instance_type,
 )
+from gpuhub_lambda.storage import page_storage
 
 __all__ = ["LambdaProvider", "sold_regions"]
 
@@ -64,6 +65,17 @@ def sold_regions(instance_type: str) -> tuple[str, ...]:
     """
     table = _region_table()
     return tuple(table["instance_types"].get(instance_type) or table["regions"])
+
+
+def _storage_fields(item: LambdaInstanceType) -> dict[str, Any]:
+    """The offer's local storage: the answer's ``specs.storage_gib`` (kind not said), else the instances page's
+    SSD size for the same configuration (:func:`gpuhub_lambda.storage.page_storage`), else nothing."""
+    if item.storage_gib is not None:
+        return {"storage_gib": item.storage_gib, "network_source": STORAGE_SOURCE}
+    page = page_storage(item.name, item.vcpus, item.memory_gib)
+    if page is None:
+        return {}
+    return {"storage_gib": page.storage_gib, "storage_kind": page.kind, "network_source": page.network_source}
 
 
 class LambdaProvider(Provider):
@@ -136,8 +148,7 @@ class LambdaProvider(Provider):
         arm = gpu.name in ARM_GPUS or any(t in item.name.lower() for t in ("gh200", "gb200", "arm"))
         instance = Instance(
             provider=self.name, instance_type=item.name, gpu=gpu, gpu_count=item.gpu_count, fractional=False,
-            vcpus=item.vcpus, memory_gib=item.memory_gib, storage_gib=item.storage_gib,
-            network_source=STORAGE_SOURCE if item.storage_gib is not None else None,
+            vcpus=item.vcpus, memory_gib=item.memory_gib, **_storage_fields(item),
             cpu_arch="arm64" if arm else "x86_64")
         price = Price(amount=item.price_usd_per_hour, currency="USD", purchase="on_demand")
         regions = tuple(dict.fromkeys((*sold_regions(item.name), *item.capacity_regions)))

@@ -42,12 +42,31 @@ from gpuhub_mithril.parse import (
     parse_instance_type,
 )
 
-__all__ = ["PLACEHOLDER_PER_GPU_HOUR", "Mithril"]
+__all__ = ["PLACEHOLDER_PER_GPU_HOUR", "Mithril", "disk_fields"]
 
 KEY_HELP = "create an API key in Mithril's console and export it, e.g. `export MITHRIL_API_KEY=...`"
 PLACEHOLDER_PER_GPU_HOUR = Decimal("0.05")
 """Below this many USD per GPU-hour a price is a placeholder (Mithril answers 1 cent per GPU for some types)."""
 _MEMORY_TOLERANCE = 0.15
+DISK_SOURCE = ("Mithril pricing page https://mithril.ai/pricing (transcription of 2026-09-20, api-evangelist/mithril "
+               "plans/mithril-plans-pricing.yml): '{plan}'; the page names no network bandwidth or fabric")
+"""Where an instance type's local disk comes from; the page's plan is filled in."""
+_PAGE_DISKS: dict[str, tuple[int, float, float, int, str]] = {
+    "h100-80gb.sxm.8x": (8, 168, 1814, 12500, "H100 SXM5 (8 GPUs, 168 vCPUs, 1,814 GB RAM, 12,500 GB disk)"),
+    "h200.8x": (8, 168, 1600, 12500, "H200 SXM5 (8 GPUs, 168 vCPUs, 1,600 GB RAM, 12,500 GB disk)"),
+}
+"""Instance type -> (GPUs, vCPUs, RAM GB, disk GB, the page's plan as printed) for the plans of Mithril's pricing page
+whose API names are known (the 1-GPU plans' names are not, so they are left out)."""
+
+
+def disk_fields(item: InstanceType) -> dict[str, Any]:
+    """The :class:`gpuhub.plugin.Instance` local-disk fields of an instance type (``storage_gib``: the pricing
+    page's disk, GB converted to GiB, with its ``network_source``) when the page lists the type with the same GPUs,
+    vCPUs and RAM; empty otherwise (the instance-types API gives no disk)."""
+    known = _PAGE_DISKS.get(item.name)
+    if known is None or (item.num_gpus, item.num_cpus, item.ram_gb) != known[:3]:
+        return {}
+    return {"storage_gib": round(known[3] * 10**9 / 2**30, 1), "network_source": DISK_SOURCE.format(plan=known[4])}
 
 
 class Mithril(Provider):
@@ -141,7 +160,7 @@ class Mithril(Provider):
             ctx.warn(f"{item.name}: gpu_memory_gb {item.gpu_memory_gb:g} contradicts the GPU table's {gpu.name} "
                      f"({gpu.memory_gib} GiB); the table's figure is used")
         instance = Instance(provider=self.name, instance_type=item.name, gpu=gpu, gpu_count=item.num_gpus,
-                            fractional=False, vcpus=item.num_cpus, memory_gib=item.ram_gb,
+                            fractional=False, vcpus=item.num_cpus, memory_gib=item.ram_gb, **disk_fields(item),
                             note="Mithril spot auction: you bid a limit price and pay the market price")
         offers = []
         for record in regions:

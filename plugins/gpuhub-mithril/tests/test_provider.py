@@ -162,8 +162,19 @@ def test_fault_rejected_key_names_the_variable() -> None:
     assert status.state == "failed" and "MITHRIL_API_KEY" in (status.reason or "")
 
 
-def test_network_and_storage_are_not_published(replayed: Any) -> None:
-    """Issue 28: Mithril's instance-types API gives no network bandwidth, fabric or local disk (README):
-    every offer leaves them unknown, with no source claimed."""
+def test_local_disk_comes_from_the_pricing_page(replayed: Any) -> None:
+    """Issue 28: the instance-types API gives no disk; Mithril's pricing page (transcribed 2026-09-20) lists each
+    8-GPU plan with vCPUs, RAM and disk: 12,500 GB for both, matched on GPUs, vCPUs and RAM. Three facts per family:
+    vCPUs per GPU (21), RAM per GPU and the local disk; network and fabric stay unknown."""
     offers = replayed[0]
-    assert offers and [network_facts(o) for o in offers if network_facts(o)] == []
+    facts = {o.instance_type: (o.instance.vcpus / o.instance.gpu_count,  # type: ignore[operator]
+                               o.instance.memory_gib / o.instance.gpu_count,  # type: ignore[operator]
+                               network_facts(o)) for o in offers}
+    h100, h200 = facts["h100-80gb.sxm.8x"], facts["h200.8x"]
+    assert (h100[0], h100[1], h100[2]["storage_gib"]) == (21, 226.75, 11641.5)  # 12,500 GB
+    assert (h200[0], h200[1], h200[2]["storage_gib"]) == (21, 200, 11641.5)
+    assert h100[2]["network_source"] == (
+        "Mithril pricing page https://mithril.ai/pricing (transcription of 2026-09-20, api-evangelist/mithril "
+        "plans/mithril-plans-pricing.yml): 'H100 SXM5 (8 GPUs, 168 vCPUs, 1,814 GB RAM, 12,500 GB disk)'; the page "
+        "names no network bandwidth or fabric")
+    assert set(h100[2]) == {"storage_gib", "network_source"}
