@@ -41,8 +41,10 @@ def _run(args: list[str], width: int = 80) -> tuple[str, str]:
 def _layout(text: str, anchor: str, width: int = 80) -> tuple[list[str], list[list[str]]]:
     """The headings and the rows of a table as printed (a row's wrapped lines joined per column: words with a
     space); a row starts on the line where the ``anchor`` column (never wrapped) has a cell. Checks first that every
-    line fits ``width`` and that no cell was cut."""
+    line of the table fits ``width`` and that no cell was cut (a plan's lines of text after the table are text,
+    wrapped by the terminal)."""
     lines = text.splitlines()
+    lines = lines[:max(i for i, line in enumerate(lines) if "│" in line) + 1]
     assert lines and max(len(line) for line in lines) <= width, text
     assert "…" not in text
     rule = next(i for i, line in enumerate(lines) if line.startswith("━"))
@@ -136,6 +138,43 @@ def test_search_breaks_a_provider_or_region_only_between_words(bundled: Engine, 
                                                                  "instance type", "region", "purchase"}
     if "region" in headings:  # "ap-southeast-3 (apse3-az1) +3 regions": each code whole
         assert rows[2][headings.index("region")] == "ap-southeast-3 (apse3-az1) +3 regions"
+
+
+def test_estimate_compare_keeps_every_figure(bundled: Engine) -> None:
+    out, notes = _run(["estimate", "--instance-type", "p5.48xlarge", "--hours", "100", "--compare", "--fetch",
+                       "replay"])
+    headings, rows = _layout(out, "job cost")
+    assert headings == ["purchase", "provider", "region", "per hour", "job cost", "break-even h"]
+    assert "left out at 80 columns: how (--format json or a wider terminal shows them)" in notes
+    assert ["spot", "aws", "ap-southeast-3 (apse3-az1)", "7.5955", "835.51 USD", "-"] in rows
+    assert ["on_demand", "aws", "us-east-1", "55.04", "5504.00 USD", "-"] in rows
+    wide, notes = _run(["estimate", "--instance-type", "p5.48xlarge", "--hours", "100", "--compare", "--fetch",
+                        "replay"], width=160)
+    headings, rows = _layout(wide, "job cost", width=160)
+    assert headings[-1] == "how" and "left out" not in notes
+    assert ["on_demand", "aws", "us-east-1", "55.04", "5504.00 USD", "-", "55.04 × 100 h billed"] in rows
+
+
+def test_plan_arbitrage_wraps_names_between_words(bundled: Engine) -> None:
+    out, notes = _run(["plan", "arbitrage", "--instance-type", "p5.48xlarge", "--gpus", "8", "--hours-per-day", "12",
+                       "--days-per-week", "5", "--from", "ap-southeast-3", "--limit", "5", "--fetch", "replay"])
+    headings, rows = _layout(out, "saving/month")
+    assert headings == ["provider", "region", "instance type", "per hour", "per month USD", "saving/month"]
+    assert "left out" not in notes
+    assert rows[0] == ["aws", "us-east-1", "p5.48xlarge", "55.04", "14,349.71", "5,452.90"]
+    assert rows[-1] == ["aws (from)", "ap-southeast-3", "p5.48xlarge", "75.9552", "19,802.61", "0.00"]
+
+
+def test_plan_commitments_gives_way_and_says_so(bundled: Engine) -> None:
+    out, notes = _run(["plan", "commitments", "--gpu", "A100-80GB", "--profile",
+                       str(ROOT / "docs" / "examples" / "week-profile.csv"), "--provider", "azure",
+                       "--gpus-per-instance", "2", "--months", "12", "--fetch", "replay"])
+    headings, rows = _layout(out, "per month USD")
+    assert headings == ["option", "purchase", "provider", "instances", "per month USD"]
+    assert ("left out at 80 columns: region; instance type; h/month; per hour (--format csv or a wider terminal "
+            "shows them)") in notes
+    assert ["all low_priority (work not interruptible)", "low_priority", "azure", "2", "1,837.03"] in rows
+    assert ["mix total", "on_demand+savings_plan_1y", "", "2", "6,952.46"] in rows
 
 
 def _gpuhub(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
