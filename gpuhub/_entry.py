@@ -34,6 +34,15 @@ def main() -> None:
 
         if fast_main(sys.argv[2:]):  # a well-formed search runs without building the typer app
             return
+    if sys.argv[1:] == ["--help"]:  # the help this code printed before in this terminal, read back
+        from gpuhub.cli import helpcache
+
+        if helpcache.replay():
+            return
+        from gpuhub.cli.commands import main as run
+
+        with helpcache.recording():
+            run(own_process=True)
     from gpuhub.cli.commands import main as run
 
     run(own_process=True)

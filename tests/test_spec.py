@@ -63,6 +63,16 @@ def test_the_cli_option_is_the_spec(param: SearchParam) -> None:
     assert option.opts == [param.option, *([param.short] if param.short else [])]
     assert (option.help, option.default, option.multiple) == (param.help, param.flag_default, param.kind == "list")
     assert option.is_flag == (param.kind == "flag")
+    assert option.metavar == param.metavar  # what --help says to give (NAME, GIB, AMOUNT), from the spec
+
+
+@pytest.mark.parametrize("param", SEARCH_PARAMS, ids=lambda p: p.name)
+def test_every_option_with_a_value_names_it(param: SearchParam) -> None:
+    """A value's metavar is upper case, click's style (``GIB``, ``GCO2E/KWH``); a flag takes no value, has none."""
+    if param.kind == "flag":
+        assert param.metavar is None
+    else:
+        assert param.metavar is not None and re.fullmatch(r"[A-Z][A-Z0-9]*(/[A-Z0-9]+)?", param.metavar)
 
 
 def test_the_cli_passes_each_value_to_build_query(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -45,8 +45,10 @@ def test_an_explanation_names_the_offers_own_purchase_model() -> None:
     run = runner.invoke(app, ["search", "--gpu", "H100", "--limit", "2", "--explain", "--fetch", "replay"])
     first = next(line for line in run.stderr.splitlines() if line.startswith("1. "))
     offer = gpuhub.search(gpu="H100", limit=1, fetch="replay").offers[0]
-    assert first.startswith(f"1. {offer.provider} {offer.instance_type} {offer.region.code} ({offer.price.purchase}): ")
-    assert offer.price.purchase == "spot"
+    assert first.startswith(f"1. {offer.instance.channel} {offer.instance_type} {offer.region.code} "
+                            f"({offer.price.purchase}): ")
+    # the line names the machine's channel as the table's provider column does (seller via source)
+    assert offer.price.purchase == "spot" and first.startswith("1. verda via spheron 1H100.80S.32V_FIN-03_")
 
 
 @pytest.mark.parametrize("version", ["99", "5", "12.11"])

@@ -17,6 +17,7 @@ from gpuhub.answer.catalog_tables import (
     BoolArray,
     CatalogTables,
     FloatArray,
+    IntArray,
     _Categorical,
     _gather,
     _obtain_part,
@@ -39,6 +40,17 @@ class CatalogColumns(CatalogTables):
     def provider(self) -> _Categorical:
         """Provider name of each offer (the API it came through)."""
         return self._cat(self._inst_rows, self._inst_codes, 0)
+
+    def region_labels(self, rows: IntArray) -> list[str]:
+        """The distinct ``provider:region`` labels of ``rows`` (provider: the API the offer came through; region:
+        its code as that provider spells it), sorted; from the stored rows, no model built."""
+        if len(rows) == 0:
+            return []
+        region = self._global_codes("region")[rows].astype(np.int64)
+        width = max(len(self._region_spellings), 1)
+        pairs = np.unique(self.provider.codes[rows].astype(np.int64) * width + region)
+        names = self.provider.values
+        return sorted({f"{names[int(p) // width]}:{self._region_spellings[int(p) % width]}" for p in pairs})
 
     @cached_property
     def seller(self) -> _Categorical:

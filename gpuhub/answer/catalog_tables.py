@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from gpuhub.answer.ranking import Ranker
 from gpuhub.facts.gpus import GpuTable
-from gpuhub.facts.perf import PRECISIONS, instance_throughput
+from gpuhub.facts.perf import PRECISIONS, gpu_figures
 from gpuhub.model import Instance, Offer
 from gpuhub.store.columns import OfferSequence
 
@@ -132,6 +132,12 @@ class CatalogTables:
                             if stored else np.zeros(0, dtype=np.int64)).astype(np.int32)
         return cached[kind]
 
+    @cached_property
+    def _region_spellings(self) -> list[str]:
+        """Every region-table row's code as its provider spells it (the parts' tables end to end; the region column
+        is lower-cased for matching)."""
+        return [str(r["code"]) for c in self._stored for r in c.tables["regions"]]
+
     def _table_values(self, kind: str, field: int) -> FloatArray:
         """Field ``field`` of every instance (``inst``) or region table row, the parts' tables end to end."""
         cached: dict[tuple[str, int], FloatArray] = vars(self).setdefault("_table_value", {})
@@ -144,22 +150,21 @@ class CatalogTables:
     @cached_property
     def _per_gpu_values(self) -> FloatArray:
         """Per-GPU TFLOPS per precision, bandwidth and power of every instance-table row (parts end to end)."""
-        width = len(PRECISIONS) + 2
-        # The figures depend only on the GPU (name, form factor, known) and the count: computed once per distinct
-        # pair, not per instance row (thousands of rows share a few dozen GPUs; each lookup scans the GPU table).
-        # A model is built for one instance of each pair only.
+        # The figures depend only on the GPU (name, form factor, known) and whether there is one: looked up once
+        # per distinct GPU (thousands of rows share a few dozen; each lookup scans the GPU table), from the stored
+        # rows themselves (no Instance model is built).
         seen: dict[tuple[Any, ...], tuple[float, ...]] = {}
         out: list[tuple[float, ...]] = []
         for c in self._stored:
-            for i, row in enumerate(c.tables["instances"]):
+            for row in c.tables["instances"]:
                 gpu = row.get("gpu")
                 key = (None if gpu is None else (gpu.get("name"), gpu.get("form_factor"), gpu.get("known", True)),
-                       float(row.get("gpu_count") or 0))
+                       float(row.get("gpu_count") or 0) > 0)
                 figures = seen.get(key)
                 if figures is None:
-                    figures = seen[key] = _per_gpu(c.instance(i), self._gpus)
+                    figures = seen[key] = _per_gpu_figures(key[0], key[1], self._gpus)
                 out.append(figures)
-        values: FloatArray = np.asarray(out, dtype=np.float64).reshape(-1, width)
+        values: FloatArray = np.asarray(out, dtype=np.float64).reshape(-1, len(PRECISIONS) + 2)
         return values
 
     @cached_property
@@ -171,12 +176,16 @@ class CatalogTables:
 
 def _per_gpu(instance: Instance, gpus: GpuTable | None) -> tuple[float, ...]:
     """Per-GPU dense TFLOPS per precision, bandwidth TB/s and power kW (NaN where unknown)."""
-    if gpus is None:
+    gpu = instance.gpu
+    return _per_gpu_figures(None if gpu is None else (gpu.name, gpu.form_factor, gpu.known),
+                            instance.gpu_count > 0, gpus)
+
+
+def _per_gpu_figures(gpu: tuple[Any, Any, Any] | None, some: bool, gpus: GpuTable | None) -> tuple[float, ...]:
+    """:func:`_per_gpu` of a GPU given as (name, form factor, known), ``some``: the instance has GPUs."""
+    if gpus is None or gpu is None or not gpu[2] or not some:
         return (math.nan,) * (len(PRECISIONS) + 2)
-    figures = instance_throughput(instance, gpus)
-    n = instance.gpu_count or 1
-    values = [figures.tflops[p] for p in PRECISIONS] + [figures.bandwidth_tb_s, figures.power_kw]
-    return tuple(v / n if v else math.nan for v in values)
+    return tuple(v if v else math.nan for v in gpu_figures(gpus, gpu[0], gpu[1]))
 
 
 def _instance_part(row: Mapping[str, Any]) -> tuple[Any, ...]:

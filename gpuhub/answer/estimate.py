@@ -122,13 +122,13 @@ def estimate(offer: Offer, hours: float, *, interruption_overhead: float = 0.10,
         from gpuhub.facts.egress import egress_cost
 
         egress = _added(egress_cost(offer.provider, offer.region.code, egress_gb), price.currency, notes,
-                        f"no published egress price known for {offer.provider} in {offer.region.code}: "
-                        f"{egress_gb:g} GB out not priced")
+                        f"no published egress price known for {offer.provider} in this region: {egress_gb:g} GB out "
+                        "not priced")
     if disk_gib is not None:
         from gpuhub.facts.disk import disk_cost
 
         disk = _added(disk_cost(offer.provider, offer.region.code, disk_gib, billed_hours), price.currency, notes,
-                      f"no published attached-disk price known for {offer.provider} in {offer.region.code}: "
+                      f"no published attached-disk price known for {offer.provider} in this region: "
                       f"{disk_gib:g} GiB of disk not priced")
     cost += (egress or 0) + (disk or 0)
     return JobCost(offer, float(hours), billed_s, billed_hours, cost, price.currency, term_cost, break_even, notes,

@@ -28,7 +28,7 @@ __all__ = ["cli_flag", "offer_details", "removed_notes"]
 
 def _label(offer: Offer) -> str:
     zone = f"/{offer.region.zone}" if offer.region.zone else ""
-    return f"{offer.provider} {offer.instance_type} in {offer.region.code}{zone} ({offer.price.purchase})"
+    return f"{offer.instance.channel} {offer.instance_type} in {offer.region.code}{zone} ({offer.price.purchase})"
 
 
 def _gpus(offer: Offer) -> str:

@@ -115,10 +115,14 @@ def group(catalog: Catalog, ranked: IntArray, keys: tuple[str, ...]) -> list[Gro
     for position, gid in enumerate(ids.tolist()):
         members.setdefault(gid, []).append(position)
     out = []
+    available = catalog.available
     for gid in range(len(members)):
         positions = members[gid]
-        offers = [catalog.offers[int(ranked[p])] for p in positions]
-        best = offers[0]
+        rows = ranked[np.asarray(positions, dtype=np.intp)]
+        # Models only for the best offer and the two that hold the price range (the price column orders them
+        # as their exact amounts do); counts and regions come from the columns.
+        best = catalog.offers[int(rows[0])]
+        prices = catalog.price[rows]
         label: dict[str, str] = {}
         for k in keys:  # an instance type or a region is one provider's: name the provider too
             if k in ("provider", "instance-type", "region"):
@@ -129,12 +133,13 @@ def group(catalog: Catalog, ranked: IntArray, keys: tuple[str, ...]) -> list[Gro
                 label["region"] = best.region.code
             elif k == "gpu":
                 label["gpu"] = best.instance.gpu.name if best.instance.gpu else "-"
-        prices = [o.price.amount for o in offers]
         out.append(Group(
-            keys=label,
-            offers=len(offers), price_min=min(prices), price_max=max(prices), currency=best.price.currency,
-            regions=sorted({f"{o.provider}:{o.region.code}" for o in offers}), best=best, rank=positions[0],
-            available=sum(o.available is True for o in offers), sold_out=sum(o.available is False for o in offers)))
+            keys=label, offers=len(rows),
+            price_min=catalog.offers[int(rows[int(np.argmin(prices))])].price.amount,
+            price_max=catalog.offers[int(rows[int(np.argmax(prices))])].price.amount, currency=best.price.currency,
+            regions=catalog.region_labels(rows), best=best, rank=positions[0],
+            available=int(np.count_nonzero(available[rows] == 1)),
+            sold_out=int(np.count_nonzero(available[rows] == 0))))
     return out
 
 

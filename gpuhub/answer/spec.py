@@ -44,6 +44,9 @@ class SearchParam:
         name: the keyword of :func:`gpuhub.search` and ``build_query`` (``min_gpus``).
         kind: see :data:`Kind`.
         help: one line for ``--help``, the form and OpenAPI, with the unit (``minimum usable VRAM per GPU, GiB``).
+        metavar: what ``--help`` shows the option takes, upper case, with the unit where the value has one
+            (``GIB``, ``HOURS``, ``MS``) or else what to give (``NAME``, ``CODE``, ``AMOUNT``: a price is in the
+            offer's own currency); None for a flag, which takes no value.
         default: the library's default (``search()``, ``build_query``).
         flag: the CLI option (``--min-gpus``; the default is the name with dashes); the URL parameter is the flag
             without its dashes (``min_gpus``, ``mode``, ``all_regions``).
@@ -61,6 +64,7 @@ class SearchParam:
     name: str
     kind: Kind
     help: str
+    metavar: str | None = None
     default: Any = None
     flag: str | None = None
     short: str | None = None
@@ -138,64 +142,71 @@ def _provider_kinds(_: Choices) -> list[str]:
 
 
 SEARCH_PARAMS: tuple[SearchParam, ...] = (
-    param("gpu", "list", "GPU name or alias, repeatable", flag="--gpu", short="-g"),
-    param("min_gpus", "number", "minimum GPUs per instance"),
-    param("max_gpus", "number", "maximum GPUs per instance"),
-    param("min_vram", "number", "minimum usable VRAM per GPU, GiB"),
-    param("min_total_vram", "number", "minimum VRAM of the instance, GiB"),
-    param("min_vcpus", "number", "minimum vCPUs"),
-    param("min_memory", "number", "minimum host RAM, GiB"),
-    param("provider", "list", "provider name(s)", short="-p", allowed=lambda c: sorted(c.providers)),
-    param("instance_type", "list", "instance type name(s), exact"),
-    param("region", "list", "region or zone code(s)", short="-r"),
-    param("country", "list", "ISO country code(s), e.g. US, DE"),
-    param("continent", "list", "continent(s), e.g. Europe", allowed=_continents),
-    param("purchase", "list", "on_demand, spot, low_priority, reserved_1y, ...", allowed=_purchase),
-    param("max_price", "text", "maximum price per instance-hour"),
-    param("max_price_per_gpu", "text", "maximum price per GPU-hour (instance price / GPUs, fractions included)"),
-    param("currency", "text", "only prices in this ISO 4217 currency"),
+    param("gpu", "list", "GPU name or alias, repeatable", metavar="NAME", flag="--gpu", short="-g"),
+    param("min_gpus", "number", "minimum GPUs per instance", metavar="COUNT"),
+    param("max_gpus", "number", "maximum GPUs per instance", metavar="COUNT"),
+    param("min_vram", "number", "minimum usable VRAM per GPU, GiB", metavar="GIB"),
+    param("min_total_vram", "number", "minimum VRAM of the instance, GiB", metavar="GIB"),
+    param("min_vcpus", "number", "minimum vCPUs", metavar="COUNT"),
+    param("min_memory", "number", "minimum host RAM, GiB", metavar="GIB"),
+    param("provider", "list", "provider name(s)", metavar="NAME", short="-p", allowed=lambda c: sorted(c.providers)),
+    param("instance_type", "list", "instance type name(s), exact", metavar="TYPE"),
+    param("region", "list", "region or zone code(s)", metavar="CODE", short="-r"),
+    param("country", "list", "ISO country code(s), e.g. US, DE", metavar="CODE"),
+    param("continent", "list", "continent(s), e.g. Europe", metavar="NAME", allowed=_continents),
+    param("purchase", "list", "on_demand, spot, low_priority, reserved_1y, ...", metavar="MODEL", allowed=_purchase),
+    param("max_price", "text", "maximum price per instance-hour, in the offer's currency", metavar="AMOUNT"),
+    param("max_price_per_gpu", "text", "maximum price per GPU-hour, in the offer's currency (instance price / GPUs, "
+          "fractions included)", metavar="AMOUNT"),
+    param("currency", "text", "only prices in this ISO 4217 currency", metavar="CODE"),
     param("exclude_fractional", "flag", "drop offers with part of one GPU"),
     param("include_accelerators", "flag", "keep non-GPU accelerators (Trainium, ...)"),
-    param("provider_kind", "list", "hyperscaler, specialist, internal, other", allowed=_provider_kinds),
+    param("provider_kind", "list", "hyperscaler, specialist, internal, other", metavar="KIND",
+          allowed=_provider_kinds),
     param("mig_capable", "flag", "only MIG-capable GPUs", flag="--mig"),
     param("nvlink", "flag", "only multi-GPU instances linked by NVLink/NVSwitch"),
     param("available_only", "flag", "only offers launchable now", flag="--available"),
     param("max_interruption", "number",
-          "spot: highest interruption bucket, percent (bucket upper bound from the source; unknown never passes)"),
-    param("min_placement_score", "integer", "spot: lowest AWS placement score, 1-10"),
+          "spot: highest interruption bucket, percent (bucket upper bound from the source; unknown never passes)",
+          metavar="PERCENT"),
+    param("min_placement_score", "integer", "spot: lowest AWS placement score, 1-10", metavar="SCORE"),
     param("launchable", "flag", "only offers quota and capacity allow"),
-    param("checkpoint_every", "number", "hours between checkpoints: spot expected cost (training preset)"),
-    param("min_compute_capability", "text", "CUDA compute capability at least, e.g. 8.0 (A100), 9.0 (Hopper)"),
-    param("feature", "list", "GPU feature, repeatable: fp8, transformer-engine, tensor-cores, mig"),
-    param("cuda", "text", "only GPUs this CUDA release supports, e.g. 12.4"),
-    param("min_network_gbps", "number", "minimum baseline network bandwidth, Gbps"),
-    param("fabric", "list", "RDMA fabric between instances: efa, infiniband, roce, gpudirect, any",
+    param("checkpoint_every", "number", "hours between checkpoints: spot expected cost (training preset)",
+          metavar="HOURS"),
+    param("min_compute_capability", "text", "CUDA compute capability at least, e.g. 8.0 (A100), 9.0 (Hopper)",
+          metavar="VERSION"),
+    param("feature", "list", "GPU feature, repeatable: fp8, transformer-engine, tensor-cores, mig", metavar="NAME"),
+    param("cuda", "text", "only GPUs this CUDA release supports, e.g. 12.4", metavar="VERSION"),
+    param("min_network_gbps", "number", "minimum baseline network bandwidth, Gbps", metavar="GBPS"),
+    param("fabric", "list", "RDMA fabric between instances: efa, infiniband, roce, gpudirect, any", metavar="NAME",
           allowed=lambda _: ["efa", "infiniband", "roce", "gpudirect", "any"]),
-    param("min_local_disk", "number", "minimum local (instance) disk, GiB", flag="--min-local-disk-gib"),
+    param("min_local_disk", "number", "minimum local (instance) disk, GiB", metavar="GIB", flag="--min-local-disk-gib"),
     param("local_nvme", "flag", "only instances with local NVMe disks"),
     param("nodes", "integer", "identical instances for one job (multi-node): only types with an RDMA fabric; "
-          "cluster price = price x nodes"),
+          "cluster price = price x nodes", metavar="COUNT"),
     param("bare_metal", "flag", "only bare-metal instances"),
     param("dedicated", "flag", "only instances on a host of their own"),
-    param("workload", "text", "training, inference, data-science, rendering or scientific", allowed=_workloads),
-    param("model", "text", "model size to fit, e.g. 70b, 7B, 350m"),
-    param("precision", "text", "model precision: bf16 (default), fp16, fp8, int4", allowed=_precisions),
-    param("mode", "text", "inference, fine-tuning or training", allowed=_modes),
-    param("near", "text", "city, country, region code or 'lat,lon' of users/data"),
-    param("max_rtt", "number", "longest estimated round trip from --near, ms"),
+    param("workload", "text", "training, inference, data-science, rendering or scientific", metavar="NAME",
+          allowed=_workloads),
+    param("model", "text", "model size to fit, e.g. 70b, 7B, 350m", metavar="SIZE"),
+    param("precision", "text", "model precision: bf16 (default), fp16, fp8, int4", metavar="NAME", allowed=_precisions),
+    param("mode", "text", "inference, fine-tuning or training", metavar="MODE", allowed=_modes),
+    param("near", "text", "city, country, region code or 'lat,lon' of users/data", metavar="PLACE"),
+    param("max_rtt", "number", "longest estimated round trip from --near, ms", metavar="MS"),
     param("rtt_budget", "number",
-          "--workload inference --near: real-time round-trip budget, ms (default 50); offers within it rank first"),
+          "--workload inference --near: real-time round-trip budget, ms (default 50); offers within it rank first",
+          metavar="MS"),
     param("group_by", "list", "instance-type, gpu, provider, region (combinable: gpu,provider): one row per group",
-          page=False),
+          metavar="KEY", page=False),
     param("distinct", "flag", "every offer, not one row per instance type and purchase model", flag="--all-regions",
           inverted=True),
-    param("max_carbon", "number", "highest grid intensity, gCO2e/kWh"),
+    param("max_carbon", "number", "highest grid intensity, gCO2e/kWh", metavar="GCO2E/KWH"),
     param("sort", "text", "price, price_per_gpu, price_per_vram, a workload, carbon, latency, or a plugin's ranker",
-          allowed=lambda c: list(c.rankers)),
-    param("limit", "integer", "at most this many offers", cli_default=20),
+          metavar="RANKER", allowed=lambda c: list(c.rankers)),
+    param("limit", "integer", "at most this many offers", metavar="COUNT", cli_default=20),
     param("columns", "list", "table columns, comma-separated, in this order: price, per_gpu, gpu, provider, "
           "instance_type, region, purchase, score, vram, avail, vcpus, ram, cpu, interruption, source, network, nodes "
-          "(default: the most important that fit the terminal)", allowed=_columns, output=True),
+          "(default: the most important that fit the terminal)", metavar="NAMES", allowed=_columns, output=True),
     param("wide", "flag", "every table column, whatever the terminal's width", output=True),
 )
 """Every search parameter, in the order of ``gpuhub search --help`` and the API's description."""

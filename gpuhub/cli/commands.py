@@ -21,7 +21,7 @@ import typer
 
 from gpuhub.answer.spec import SEARCH_PARAMS, cli_option
 from gpuhub.cli._lazy import lazy
-from gpuhub.cli.options import WideOption
+from gpuhub.cli.options import FetchOption, FixturesOption, WideOption
 from gpuhub.cli.process import err
 from gpuhub.cli.process import load_registry as _load_registry
 from gpuhub.cli.search import EmitFormat, OutputFormat, run_search, split_values
@@ -83,6 +83,7 @@ _OPTION_TYPES: dict[str, Any] = {"list": list[str] | None, "number": float | Non
 EmitOption = Annotated[EmitFormat | None, typer.Option(
     help="write a launch file for the first offer: a SkyPilot task, a dstack task or fleet (gpuhub.answer.handoff)")]
 EmitFileOption = Annotated[Path | None, typer.Option(
+    metavar="FILE",
     help="where --emit writes (default sky-task.yaml, task.dstack.yml, fleet.dstack.yml; - for stdout)")]
 
 
@@ -94,7 +95,8 @@ def _with_search_options(command: Callable[..., None]) -> Callable[..., None]:
     own = [p for p in inspect.signature(command, eval_str=True).parameters.values()
            if p.name not in ("filters", "shown")]
     options = [inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.flag_default, annotation=Annotated[
-        _OPTION_TYPES[p.kind], typer.Option(p.option, *([p.short] if p.short else []), help=p.help)])
+        _OPTION_TYPES[p.kind], typer.Option(p.option, *([p.short] if p.short else []), metavar=p.metavar,
+                                            help=p.help)])
         for p in SEARCH_PARAMS]
 
     @functools.wraps(command)
@@ -115,12 +117,13 @@ def search(
     shown: dict[str, Any],
     explain: Annotated[bool, typer.Option("--explain", help="say why each offer ranks and what filters removed")]
     = False,
-    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
-    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    fixtures: FixturesOption = None,
+    fetch: FetchOption = "auto",
     refresh: Annotated[bool, typer.Option(help="fetch again, ignoring stored and cached data")] = False,
-    max_age: Annotated[str | None, typer.Option(help="how old stored live data may be: 600, 15min, 2h (default 1 h, "
-                                                     "spot 10 min); also each offer's price date (30d)")] = None,
-    timeout: Annotated[float | None, typer.Option(help="seconds to wait for providers")] = None,
+    max_age: Annotated[str | None, typer.Option(
+        metavar="DURATION", help="how old stored live data may be: 600, 15min, 2h (default 1 h, spot 10 min); also "
+                                 "each offer's price date (30d)")] = None,
+    timeout: Annotated[float | None, typer.Option(metavar="SECONDS", help="seconds to wait for providers")] = None,
     output: Annotated[OutputFormat, typer.Option("--format", "-f", help="table, json or csv")] = OutputFormat.table,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="one status line per provider, with its "
                                           "warnings (default: one summary line)")] = False,
@@ -271,27 +274,32 @@ def rankers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
 
 @app.command()
 def estimate(
-    instance_type: Annotated[str, typer.Option(help="instance type, e.g. p5.48xlarge")],
-    hours: Annotated[float, typer.Option(help="run time the job needs, hours")],
-    provider: Annotated[str | None, typer.Option(help="provider name")] = None,
-    region: Annotated[list[str] | None, typer.Option(help="region or zone code(s); default: every region")] = None,
-    purchase: Annotated[str, typer.Option(help="on_demand, spot, reserved_1y, ...")] = "on_demand",
+    instance_type: Annotated[str, typer.Option(metavar="TYPE", help="instance type, e.g. p5.48xlarge")],
+    hours: Annotated[float, typer.Option(metavar="HOURS", help="run time the job needs, hours")],
+    provider: Annotated[str | None, typer.Option(metavar="NAME", help="provider name")] = None,
+    region: Annotated[list[str] | None, typer.Option(
+        metavar="CODE", help="region or zone code(s); default: every region")] = None,
+    purchase: Annotated[str, typer.Option(metavar="MODEL", help="on_demand, spot, reserved_1y, ...")] = "on_demand",
     interruption_overhead: Annotated[float, typer.Option(
-        help="spot: extra run time fraction when the interruption risk is unknown")] = 0.10,
+        metavar="FRACTION", help="spot: extra run time fraction when the interruption risk is unknown")] = 0.10,
     compare: Annotated[bool, typer.Option("--compare", help="every purchase model (on-demand, spot with expected "
                                           "cost, capacity blocks, reserved), cheapest first, with break-even hours")]
     = False,
-    checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
-    egress_gb: Annotated[float | None, typer.Option(help="GB the job moves out to the internet: its cost is added "
-                                                         "where the provider publishes an egress price")] = None,
-    disk_gib: Annotated[float | None, typer.Option(help="GiB of attached block storage the job keeps while it runs: "
-                                                        "its cost is added where the provider publishes a price per "
-                                                        "GB-month")] = None,
-    start: Annotated[str | None, typer.Option(help="when the job may start, ISO date or time (UTC unless it "
-                                                   "says): capacity blocks starting earlier are left out; "
-                                                   "default now")] = None,
-    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
-    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    checkpoint_every: Annotated[float, typer.Option(
+        metavar="HOURS", help="hours between checkpoints: spot expected cost")] = 1.0,
+    egress_gb: Annotated[float | None, typer.Option(
+        metavar="GB", help="GB the job moves out to the internet: its cost is added "
+                           "where the provider publishes an egress price")] = None,
+    disk_gib: Annotated[float | None, typer.Option(
+        metavar="GIB", help="GiB of attached block storage the job keeps while it runs: "
+                            "its cost is added where the provider publishes a price per "
+                            "GB-month")] = None,
+    start: Annotated[str | None, typer.Option(
+        metavar="TIME", help="when the job may start, ISO date or time (UTC unless it "
+                             "says): capacity blocks starting earlier are left out; "
+                             "default now")] = None,
+    fixtures: FixturesOption = None,
+    fetch: FetchOption = "auto",
     output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
     emit: EmitOption = None,
     emit_file: EmitFileOption = None,
@@ -336,15 +344,18 @@ def estimate(
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
     rows = report["jobs"]
-    if emit is not None:  # the cheapest place of the job (the report's rows follow spread.offers)
-        _emit(spread.offers[0], emit.value, emit_file)
+    # each row's offer (the report's rows are cheapest job first; the spread's offers cheapest hour first)
+    by_place = {(o.provider, o.region.code, o.region.zone, o.price.purchase): o for o in spread.offers}
+    offers = [by_place[(r["provider"], r["region"], r["zone"], r["purchase"])] for r in rows]
+    if emit is not None:  # the cheapest place of the job
+        _emit(offers[0], emit.value, emit_file)
         if str(emit_file) == "-":
             return  # stdout carries the launch file alone
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
         return
     if output is OutputFormat.csv:
-        for r, o in zip(rows, spread.offers, strict=True):  # the report's rows follow spread.offers
+        for r, o in zip(rows, offers, strict=True):
             r["price_per_hour"] = _money(o.price.amount)
         _write_csv(rows, list(rows[0]))
         return
@@ -367,10 +378,10 @@ def estimate(
                         for h in headings], cells)
     out.print(table)
     if below:
-        said: dict[str, list[str]] = {}
-        for row, note in zip(rows, notes, strict=True):
-            if note:
-                said.setdefault(note, []).append(f"{row['provider']} {row['region']}")
+        said: dict[str, list[str]] = {}  # each note once, after the places it applies to
+        for row in rows:
+            for note in row["notes"]:
+                said.setdefault(_plain(note), []).append(f"{row['provider']} {row['region']}")
         for note, places in said.items():
             err.print(f"{', '.join(places)}: {note}", highlight=False)
     def place(o: Offer) -> str:
@@ -385,7 +396,8 @@ def estimate(
 @app.command()
 def record(
     provider: Annotated[str, typer.Argument(help="provider to record")],
-    out: Annotated[Path, typer.Option(help="directory; the recording goes to OUT/<provider>/")] = Path("fixtures"),
+    out: Annotated[Path, typer.Option(
+        metavar="DIR", help="directory; the recording goes to DIR/<provider>/")] = Path("fixtures"),
 ) -> None:
     """Fetch a provider live and save every exchange (secrets scrubbed) as a replayable recording."""
     engine = default_engine()
@@ -405,11 +417,12 @@ def record(
 
 @app.command()
 def serve(
-    host: Annotated[str, typer.Option(help="address to listen on (no login: keep loopback unless told)")]
+    host: Annotated[str, typer.Option(
+        metavar="ADDRESS", help="address to listen on (no login: keep loopback unless told)")]
     = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port", min=1, max=65535)] = 8000,
-    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
-    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    port: Annotated[int, typer.Option(metavar="PORT", help="TCP port", min=1, max=65535)] = 8000,
+    fixtures: FixturesOption = None,
+    fetch: FetchOption = "auto",
 ) -> None:
     """Serve the web page and the JSON API (/api/, same answers as the CLI's JSON); needs gpuhub-core[web]."""
     if fetch not in ("auto", "live", "replay"):
@@ -441,8 +454,8 @@ def serve(
 
 @app.command()
 def mcp(
-    fixtures: Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")] = None,
-    fetch: Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")] = "auto",
+    fixtures: FixturesOption = None,
+    fetch: FetchOption = "auto",
 ) -> None:
     """Serve the MCP tools (search, explain, estimate, compare, history, gpus, providers) over stdio for an agent
     host; the same answers as the web API; needs gpuhub-core[mcp]."""
@@ -475,21 +488,6 @@ def _builtin_commands() -> set[str]:
     names = {c.name or typer.main.get_command_name(c.callback.__name__)  # type: ignore[union-attr]
              for c in app.registered_commands}
     return names | {g.name for g in app.registered_groups if g.name}
-
-
-def _no_plugin_commands() -> bool:
-    """True when the store's plugin index was written for the plugins installed now (an index exists only when no
-    plugin adds commands), so top-level help imports none. Checked by the cheap installation stamp (directory
-    times on ``sys.path``): help text is built from the code itself, only plugin commands could be missing."""
-    from gpuhub.fetch.keys import INDEX_META, installation_stamp
-    from gpuhub.store import StoreError, open_store
-
-    try:
-        store = open_store()
-        text = store.get_meta(INDEX_META) if store is not None else None
-        return bool(text) and json.loads(text or "{}").get("stamp") == installation_stamp()
-    except (StoreError, OSError, ValueError, AttributeError):
-        return False
 
 
 def _command_app(argv: list[str]) -> typer.Typer:
@@ -560,7 +558,7 @@ app.add_typer(plugin_app, name="plugin")
 @plugin_app.command("new")
 def plugin_new(
     name: Annotated[str, typer.Argument(help="provider name: lower-case letters and digits, e.g. mycloud")],
-    directory: Annotated[Path, typer.Option("--dir", help="where to write gpuhub-NAME/")] = Path("."),
+    directory: Annotated[Path, typer.Option("--dir", metavar="DIR", help="where to write gpuhub-NAME/")] = Path("."),
 ) -> None:
     """Write a plugin package that installs, bundles a recording and passes the conformance kit."""
     from gpuhub.kit.scaffold import new_plugin
@@ -597,9 +595,11 @@ def _main_inner() -> None:
     # Commands that need no plugin: `store ...`, a built-in command's --help, top-level help when no plugin adds
     # commands. Every other command loads the registry here (it needs it anyway), so a broken plugin in strict
     # mode stops it cleanly below.
+    from gpuhub.cli.helpcache import no_plugin_commands
+
     builtin_help = bool(argv) and argv[0] in _builtin_commands() and ("--help" in argv or "-h" in argv)
     if not strict and (argv[:1] == ["store"] or builtin_help or (argv in ([], ["--help"])
-                                                                 and _no_plugin_commands())):
+                                                                 and no_plugin_commands())):
         _run_app(_command_app(argv))
         return
     import logging

@@ -40,11 +40,12 @@ class DiffFormat(str, Enum):
     json = "json"
 
 
-InstanceTypes = Annotated[list[str] | None, typer.Option(help="instance type name(s), exact")]
-Gpus = Annotated[list[str] | None, typer.Option("--gpu", "-g", help="GPU name or alias, repeatable")]
-Providers = Annotated[list[str] | None, typer.Option("--provider", "-p", help="provider name(s)")]
-Regions = Annotated[list[str] | None, typer.Option("--region", "-r", help="region or zone code(s)")]
-Purchases = Annotated[list[str] | None, typer.Option(help="purchase model(s): on_demand, spot, reserved_1y, ...")]
+InstanceTypes = Annotated[list[str] | None, typer.Option(metavar="TYPE", help="instance type name(s), exact")]
+Gpus = Annotated[list[str] | None, typer.Option("--gpu", "-g", metavar="NAME", help="GPU name or alias, repeatable")]
+Providers = Annotated[list[str] | None, typer.Option("--provider", "-p", metavar="NAME", help="provider name(s)")]
+Regions = Annotated[list[str] | None, typer.Option("--region", "-r", metavar="CODE", help="region or zone code(s)")]
+Purchases = Annotated[list[str] | None, typer.Option(
+    metavar="MODEL", help="purchase model(s): on_demand, spot, reserved_1y, ...")]
 """The offer filters history, diff and watch share (each repeatable)."""
 
 
@@ -178,13 +179,16 @@ def history(
     provider: Providers = None,
     region: Regions = None,
     purchase: Purchases = None,
-    since: Annotated[str, typer.Option(help="window: 30d, 12h, 2w, a date, or 'all'")] = "30d",
-    group: Annotated[str, typer.Option(help="offer, instance_type, gpu, provider or region (a group's price is "
-                                            "its cheapest offer's)")] = "offer",
+    since: Annotated[str, typer.Option(metavar="WINDOW", help="window: 30d, 12h, 2w, a date, or 'all'")] = "30d",
+    group: Annotated[str, typer.Option(
+        metavar="KEY", help="offer, instance_type, gpu, provider or region (a group's price is "
+                            "its cheapest offer's)")] = "offer",
     points: Annotated[bool, typer.Option("--points", help="every change, not one line per series")] = False,
     plot: Annotated[bool, typer.Option("--plot", help="draw a terminal chart")] = False,
-    chart: Annotated[Path | None, typer.Option(help="write a chart image: FILE.png or FILE.svg")] = None,
-    limit: Annotated[int, typer.Option(help="at most this many series (cheapest last price first)")] = 50,
+    chart: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="write a chart image: FILE.png or FILE.svg")] = None,
+    limit: Annotated[int, typer.Option(
+        metavar="COUNT", help="at most this many series (cheapest last price first)")] = 50,
     output: Annotated[HistoryFormat, typer.Option("--format", "-f", help="table, json or csv")] = HistoryFormat.table,
     wide: WideOption = False,
 ) -> None:
@@ -298,7 +302,7 @@ def diff(
     provider: Providers = None,
     region: Regions = None,
     purchase: Purchases = None,
-    limit: Annotated[int | None, typer.Option(help="at most this many change rows in the table")] = 50,
+    limit: Annotated[int | None, typer.Option(metavar="COUNT", help="at most this many change rows in the table")] = 50,
     output: Annotated[DiffFormat, typer.Option("--format", "-f", help="table or json")] = DiffFormat.table,
     wide: WideOption = False,
 ) -> None:
@@ -318,19 +322,25 @@ def diff(
 
 
 def watch(
-    drop: Annotated[str | None, typer.Option(help="match a price that fell by at least this much: 10%")] = None,
-    rise: Annotated[str | None, typer.Option(help="match a price that rose by at least this much: 10%")] = None,
-    below: Annotated[str | None, typer.Option(help="match an offer whose price went below this per hour: 2.00")]
+    drop: Annotated[str | None, typer.Option(
+        metavar="PERCENT", help="match a price that fell by at least this much: 10%")] = None,
+    rise: Annotated[str | None, typer.Option(
+        metavar="PERCENT", help="match a price that rose by at least this much: 10%")] = None,
+    below: Annotated[str | None, typer.Option(
+        metavar="AMOUNT", help="match an offer whose price went below this per hour: 2.00")]
     = None,
-    new_gpu: Annotated[list[str] | None, typer.Option(help="match a GPU type that appeared (repeatable; '*' any)")]
+    new_gpu: Annotated[list[str] | None, typer.Option(
+        metavar="NAME", help="match a GPU type that appeared (repeatable; '*' any)")]
     = None,
     new_offers: Annotated[bool, typer.Option("--new-offers", help="match any new offer")] = False,
     gone_offers: Annotated[bool, typer.Option("--gone-offers", help="match any offer that went away")] = False,
     provider_failed: Annotated[bool, typer.Option("--provider-failed", help="match a provider turning "
                                                                             "failed/stale")] = False,
-    old: Annotated[str | None, typer.Option(help="compare from: snapshot id or time (default: the snapshot "
-                                                 "before the newest)")] = None,
-    new: Annotated[str | None, typer.Option(help="compare to: snapshot id or time (default: the newest)")] = None,
+    old: Annotated[str | None, typer.Option(
+        metavar="SNAPSHOT", help="compare from: snapshot id or time (default: the snapshot "
+                                 "before the newest)")] = None,
+    new: Annotated[str | None, typer.Option(
+        metavar="SNAPSHOT", help="compare to: snapshot id or time (default: the newest)")] = None,
     instance_type: InstanceTypes = None,
     gpu: Gpus = None,
     provider: Providers = None,
@@ -368,17 +378,21 @@ def watch(
 @catalog_app.command("publish")
 def catalog_publish(
     destination: Annotated[str, typer.Argument(help="a directory or s3://bucket/prefix")],
-    provider: Annotated[list[str] | None, typer.Option("--provider", "-p", help="only these providers")] = None,
-    max_loss: Annotated[str, typer.Option(help="largest share of a provider's offers that may go since the last "
-                                               "catalog")] = "20%",
-    allow_unknown_gpu: Annotated[list[str] | None, typer.Option(help="a GPU name the GPU table does not know, "
-                                                                     "checked and allowed (repeatable)")] = None,
+    provider: Annotated[list[str] | None, typer.Option("--provider", "-p", metavar="NAME",
+                                                       help="only these providers")] = None,
+    max_loss: Annotated[str, typer.Option(
+        metavar="PERCENT", help="largest share of a provider's offers that may go since the last "
+                                "catalog")] = "20%",
+    allow_unknown_gpu: Annotated[list[str] | None, typer.Option(
+        metavar="NAME", help="a GPU name the GPU table does not know, "
+                             "checked and allowed (repeatable)")] = None,
     refresh: Annotated[bool, typer.Option(help="refresh every provider into the store first (--no-refresh: "
                                                "publish what is stored)")] = True,
-    fetch: Annotated[str, typer.Option(help="how the refresh fetches: auto, live or replay")] = "auto",
-    sign_key: Annotated[Path | None, typer.Option(help="sign the catalog with this Ed25519 private key (made by "
-                                                       "'gpuhub catalog keygen'); readers that set "
-                                                       "GPUHUB_CATALOG_PUBLIC_KEY require it")] = None,
+    fetch: Annotated[str, typer.Option(metavar="MODE", help="how the refresh fetches: auto, live or replay")] = "auto",
+    sign_key: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="sign the catalog with this Ed25519 private key (made by "
+                             "'gpuhub catalog keygen'); readers that set "
+                             "GPUHUB_CATALOG_PUBLIC_KEY require it")] = None,
 ) -> None:
     """Publish the newest good snapshot of every provider (manifest with checksums + data files); integrity checks
     run first and a failed check publishes nothing (exit 1)."""

@@ -16,15 +16,15 @@ from typing import Annotated, Any
 
 import typer
 
+from gpuhub.cli.options import FetchOption, FixturesOption
+
 __all__ = ["plan_app"]
 
 plan_app = typer.Typer(no_args_is_help=True, add_completion=False, rich_markup_mode=None,
                        help="Plan beyond one search: commitments over months, follow-the-sun, regional arbitrage.")
 
-Fmt = Annotated[str, typer.Option("--format", "-f", help="table, json or csv")]
+Fmt = Annotated[str, typer.Option("--format", "-f", metavar="<table|json|csv>", help="table, json or csv")]
 Explain = Annotated[bool, typer.Option("--explain", help="show the arithmetic of every number")]
-Fixtures = Annotated[Path | None, typer.Option(help="replay recordings from DIR/<provider>/")]
-Fetch = Annotated[str, typer.Option(help="auto (live if credentials are set), live or replay")]
 
 
 def _run(output: str, fetch: str, work: Callable[[], Any]) -> Any:
@@ -84,24 +84,31 @@ def _m(value: Any) -> str:
 
 @plan_app.command()
 def commitments(
-    gpu: Annotated[str, typer.Option(help="the GPU needed, e.g. H100")],
-    gpus: Annotated[float | None, typer.Option(help="GPUs needed at once (with --hours-per-day, --days-per-week)")]
+    gpu: Annotated[str, typer.Option(metavar="NAME", help="the GPU needed, e.g. H100")],
+    gpus: Annotated[float | None, typer.Option(
+        metavar="COUNT", help="GPUs needed at once (with --hours-per-day, --days-per-week)")]
     = None,
-    hours_per_day: Annotated[float, typer.Option(help="hours a day the GPUs are used, 0.25 to 24")] = 24.0,
-    days_per_week: Annotated[int, typer.Option(help="days a week the GPUs are used, 1 to 7")] = 7,
-    months: Annotated[int, typer.Option(help="the plan's length, 1 to 36 months")] = 12,
-    profile: Annotated[Path | None, typer.Option(help="file of GPUs per hour of the week (hour,gpus; hour 0 = "
-                                                      "Monday 00:00 UTC) instead of --gpus")] = None,
-    gpus_per_instance: Annotated[float | None, typer.Option(help="GPUs per instance bought (default: the "
-                                                                 "smallest size holding min(peak, 8))")] = None,
-    region: Annotated[list[str] | None, typer.Option(help="region code(s); default every region")] = None,
-    provider: Annotated[list[str] | None, typer.Option(help="provider(s); default every one")] = None,
-    near: Annotated[str | None, typer.Option(help="a place: keep regions near it (with --max-rtt)")] = None,
-    max_rtt: Annotated[float | None, typer.Option(help="largest round trip from --near, ms")] = None,
+    hours_per_day: Annotated[float, typer.Option(
+        metavar="HOURS", help="hours a day the GPUs are used, 0.25 to 24")] = 24.0,
+    days_per_week: Annotated[int, typer.Option(metavar="DAYS", help="days a week the GPUs are used, 1 to 7")] = 7,
+    months: Annotated[int, typer.Option(metavar="MONTHS", help="the plan's length, 1 to 36 months")] = 12,
+    profile: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="file of GPUs per hour of the week (hour,gpus; hour 0 = "
+                             "Monday 00:00 UTC) instead of --gpus")] = None,
+    gpus_per_instance: Annotated[float | None, typer.Option(
+        metavar="COUNT", help="GPUs per instance bought (default: the "
+                              "smallest size holding min(peak, 8))")] = None,
+    region: Annotated[list[str] | None, typer.Option(
+        metavar="CODE", help="region code(s); default every region")] = None,
+    provider: Annotated[list[str] | None, typer.Option(metavar="NAME", help="provider(s); default every one")] = None,
+    near: Annotated[str | None, typer.Option(
+        metavar="PLACE", help="a place: keep regions near it (with --max-rtt)")] = None,
+    max_rtt: Annotated[float | None, typer.Option(metavar="MS", help="largest round trip from --near, ms")] = None,
     interruptible: Annotated[bool, typer.Option(help="the work survives interruptions: spot may serve it")]
     = False,
-    checkpoint_every: Annotated[float, typer.Option(help="hours between checkpoints: spot expected cost")] = 1.0,
-    explain: Explain = False, output: Fmt = "table", fixtures: Fixtures = None, fetch: Fetch = "auto",
+    checkpoint_every: Annotated[float, typer.Option(
+        metavar="HOURS", help="hours between checkpoints: spot expected cost")] = 1.0,
+    explain: Explain = False, output: Fmt = "table", fixtures: FixturesOption = None, fetch: FetchOption = "auto",
 ) -> None:
     """The cheapest mix of purchase models for a usage profile over months, each alternative's total a month, the
     break-even points and what the plan assumes."""
@@ -135,21 +142,25 @@ def commitments(
 
 @plan_app.command("follow-the-sun")
 def follow_the_sun(
-    gpu: Annotated[str, typer.Option(help="the GPU every team needs, e.g. H100")],
-    team: Annotated[list[str], typer.Option(help="a team: name=..,tz=Asia/Tokyo (or place=Tokyo),hours=9-17,"
-                                                 "days=mon-fri,gpus=8 (repeat for each team)")],
-    months: Annotated[int, typer.Option(help="the plan's length, 1 to 36 months")] = 12,
-    max_rtt: Annotated[float, typer.Option(help="latency budget: the largest round trip from any team to the shared "
-                                                "cluster, ms")] = 150.0,
-    near_rtt: Annotated[float, typer.Option(help="the largest round trip to a cluster near a team (one per team, "
-                                                 "per-day rental), ms")] = 50.0,
-    week: Annotated[str | None, typer.Option(help="reference week (a Monday, ISO date) whose daylight saving "
-                                                  "time applies; default this week")] = None,
-    gpus_per_instance: Annotated[float | None, typer.Option(help="GPUs per instance bought")] = None,
-    provider: Annotated[list[str] | None, typer.Option(help="provider(s); default every one")] = None,
+    gpu: Annotated[str, typer.Option(metavar="NAME", help="the GPU every team needs, e.g. H100")],
+    team: Annotated[list[str], typer.Option(
+        metavar="TEAM", help="a team: name=..,tz=Asia/Tokyo (or place=Tokyo),hours=9-17,"
+                             "days=mon-fri,gpus=8 (repeat for each team)")],
+    months: Annotated[int, typer.Option(metavar="MONTHS", help="the plan's length, 1 to 36 months")] = 12,
+    max_rtt: Annotated[float, typer.Option(
+        metavar="MS", help="latency budget: the largest round trip from any team to the shared "
+                           "cluster, ms")] = 150.0,
+    near_rtt: Annotated[float, typer.Option(
+        metavar="MS", help="the largest round trip to a cluster near a team (one per team, "
+                           "per-day rental), ms")] = 50.0,
+    week: Annotated[str | None, typer.Option(
+        metavar="DATE", help="reference week (a Monday, ISO date) whose daylight saving "
+                             "time applies; default this week")] = None,
+    gpus_per_instance: Annotated[float | None, typer.Option(metavar="COUNT", help="GPUs per instance bought")] = None,
+    provider: Annotated[list[str] | None, typer.Option(metavar="NAME", help="provider(s); default every one")] = None,
     interruptible: Annotated[bool, typer.Option(help="the work survives interruptions: spot may serve it")]
     = False,
-    explain: Explain = False, output: Fmt = "table", fixtures: Fixtures = None, fetch: Fetch = "auto",
+    explain: Explain = False, output: Fmt = "table", fixtures: FixturesOption = None, fetch: FetchOption = "auto",
 ) -> None:
     """One shared cluster used in turn, one cluster per team, or rental per working day: utilization, latency from
     each team, cost and carbon a month, and the best shared region within the latency budget."""
@@ -192,20 +203,25 @@ def follow_the_sun(
 
 @plan_app.command()
 def arbitrage(
-    instance_type: Annotated[str | None, typer.Option(help="instance type, e.g. p5.48xlarge")] = None,
-    gpu: Annotated[str | None, typer.Option(help="or a GPU (with --gpus-per-instance)")] = None,
-    gpus_per_instance: Annotated[float | None, typer.Option(help="GPUs per instance, with --gpu")] = None,
-    gpus: Annotated[float | None, typer.Option(help="GPUs used at once (default one instance)")] = None,
-    hours_per_day: Annotated[float, typer.Option(help="hours a day used, 0.25 to 24")] = 24.0,
-    days_per_week: Annotated[int, typer.Option(help="days a week used, 1 to 7")] = 7,
-    purchase: Annotated[str, typer.Option(help="purchase model compared: on_demand, spot, ...")] = "on_demand",
-    move_from: Annotated[str | None, typer.Option("--from", help="where you run now: provider:region or a region "
-                                                                 "code; default the dearest place")] = None,
-    provider: Annotated[list[str] | None, typer.Option(help="provider(s); default every one")] = None,
-    since: Annotated[str | None, typer.Option(help="history window from the store (30d, 2026-11-01): each "
-                                                   "place's min/median/max price")] = None,
-    limit: Annotated[int, typer.Option(help="places shown (cheapest first), 0 for all")] = 10,
-    explain: Explain = False, output: Fmt = "table", fixtures: Fixtures = None, fetch: Fetch = "auto",
+    instance_type: Annotated[str | None, typer.Option(metavar="TYPE", help="instance type, e.g. p5.48xlarge")] = None,
+    gpu: Annotated[str | None, typer.Option(metavar="NAME", help="or a GPU (with --gpus-per-instance)")] = None,
+    gpus_per_instance: Annotated[float | None, typer.Option(
+        metavar="COUNT", help="GPUs per instance, with --gpu")] = None,
+    gpus: Annotated[float | None, typer.Option(
+        metavar="COUNT", help="GPUs used at once (default one instance)")] = None,
+    hours_per_day: Annotated[float, typer.Option(metavar="HOURS", help="hours a day used, 0.25 to 24")] = 24.0,
+    days_per_week: Annotated[int, typer.Option(metavar="DAYS", help="days a week used, 1 to 7")] = 7,
+    purchase: Annotated[str, typer.Option(
+        metavar="MODEL", help="purchase model compared: on_demand, spot, ...")] = "on_demand",
+    move_from: Annotated[str | None, typer.Option("--from", metavar="PLACE", help="where you run now: provider:region "
+                                                                                 "or a region code; default the "
+                                                                                 "dearest place")] = None,
+    provider: Annotated[list[str] | None, typer.Option(metavar="NAME", help="provider(s); default every one")] = None,
+    since: Annotated[str | None, typer.Option(
+        metavar="WINDOW", help="history window from the store (30d, 2026-11-01): each "
+                               "place's min/median/max price")] = None,
+    limit: Annotated[int, typer.Option(metavar="COUNT", help="places shown (cheapest first), 0 for all")] = 10,
+    explain: Explain = False, output: Fmt = "table", fixtures: FixturesOption = None, fetch: FetchOption = "auto",
 ) -> None:
     """An instance type's (or GPU's) price spread across regions and providers, and what moving saves a month."""
     from gpuhub.answer.planning.records import arbitrage_record

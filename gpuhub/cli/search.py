@@ -293,7 +293,8 @@ def run_search(filters: dict[str, Any], shown: dict[str, Any], *, explain: bool 
         err.print(line, highlight=False)
     if explain and output is OutputFormat.table:
         for i, offer in enumerate(result.offers):
-            err.print(f"{i + 1}. {offer.provider} {offer.instance_type} {offer.region.code} ({offer.price.purchase}): "
+            err.print(f"{i + 1}. {offer.instance.channel} {offer.instance_type} {offer.region.code} "
+                      f"({offer.price.purchase}): "
                       f"{result.details(i)['explanation']}", highlight=False)
     print_statuses(result, verbose, err)
     if not result.offers or (explain and (query.limit is None or len(result.offers) < query.limit)):

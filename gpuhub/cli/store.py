@@ -63,9 +63,10 @@ def path() -> None:
 @store_app.command("show")
 def show(
     ctx: typer.Context,
-    provider: Annotated[str | None, typer.Option("--provider", "-p", help="only this provider")] = None,
-    limit: Annotated[int, typer.Option(help="at most this many snapshots per provider (newest first)")] = 5,
-    output: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    provider: Annotated[str | None, typer.Option("--provider", "-p", metavar="NAME", help="only this provider")] = None,
+    limit: Annotated[int, typer.Option(
+        metavar="COUNT", help="at most this many snapshots per provider (newest first)")] = 5,
+    output: Annotated[str, typer.Option("--format", "-f", metavar="<table|json>", help="table or json")] = "table",
 ) -> None:
     """List stored snapshots: provider, age, source kind, data date, offers, size, and why a fetch failed."""
     from gpuhub.service.engine import _age
@@ -156,10 +157,12 @@ def _outdated(snapshots: list[Snapshot]) -> dict[int, str | None]:
 @store_app.command("prune")
 def prune(
     ctx: typer.Context,
-    keep: Annotated[int | None, typer.Option(help="snapshots to keep per provider (default GPUHUB_STORE_KEEP, "
-                                                  "else 50; with --older-than alone: 1)")] = None,
-    older_than: Annotated[str | None, typer.Option(help="delete snapshots older than this: 3600, 12h, 7d (with "
-                                                        "--keep: only those beyond the newest N)")] = None,
+    keep: Annotated[int | None, typer.Option(
+        metavar="COUNT", help="snapshots to keep per provider (default GPUHUB_STORE_KEEP, "
+                              "else 50; with --older-than alone: 1)")] = None,
+    older_than: Annotated[str | None, typer.Option(
+        metavar="DURATION", help="delete snapshots older than this: 3600, 12h, 7d (with "
+                                 "--keep: only those beyond the newest COUNT)")] = None,
 ) -> None:
     """Delete old snapshots (the newest complete one of each provider is always kept) and unused content."""
     from gpuhub.store.sqlite import _keep

@@ -282,7 +282,7 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
     else the most important that fit the terminal (a price is never cut)."""
     from gpuhub.service.searching import record_fields
 
-    records = result.to_dicts()
+    records = result.to_dicts(explained=output != "table")  # a table shows no explanation
     if output != "table" and _groups_cut(result):
         err.print(f"showing {len(result.groups or ())} of {result.choices} groups (--limit N shows more)")
     if output == "json":

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from gpuhub.facts.gpus import GpuSpec, GpuTable
 from gpuhub.model import Instance, Offer
 
-__all__ = ["PRECISIONS", "InstanceThroughput", "instance_throughput", "price_performance", "spec_for",
+__all__ = ["PRECISIONS", "InstanceThroughput", "gpu_figures", "instance_throughput", "price_performance", "spec_for",
            "throughput"]
 
 PRECISIONS = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8")
@@ -53,6 +53,21 @@ def throughput(offer: Offer, gpus: GpuTable) -> InstanceThroughput:
     return instance_throughput(offer.instance, gpus)
 
 
+def _tflops(spec: GpuSpec) -> tuple[float | None, ...]:
+    return (spec.fp64_tflops, spec.fp32_tflops, spec.tf32_tflops, spec.fp16_tflops, spec.bf16_tflops,
+            spec.fp8_tflops)
+
+
+def gpu_figures(gpus: GpuTable, name: str | None, form_factor: str | None) -> tuple[float | None, ...]:
+    """One GPU's dense TFLOPS per precision (:data:`PRECISIONS` order), memory bandwidth in TB/s and board power in
+    kW, from the GPU table (:func:`spec_for`); None where the table has no figure or the GPU is not in it."""
+    spec = spec_for(gpus, name, form_factor)
+    if spec is None:
+        return (None,) * (len(PRECISIONS) + 2)
+    return (*_tflops(spec), spec.memory_bandwidth_gb_s / 1000 if spec.memory_bandwidth_gb_s else None,
+            spec.tdp_w / 1000 if spec.tdp_w else None)
+
+
 def instance_throughput(instance: Instance, gpus: GpuTable) -> InstanceThroughput:
     """:func:`throughput` of an instance (the figures depend on the instance only)."""
     gpu = instance.gpu
@@ -60,10 +75,8 @@ def instance_throughput(instance: Instance, gpus: GpuTable) -> InstanceThroughpu
     n = instance.gpu_count
     if spec is None or n <= 0:
         return InstanceThroughput({p: None for p in PRECISIONS}, None, None, spec)
-    per_gpu = {"fp64": spec.fp64_tflops, "fp32": spec.fp32_tflops, "tf32": spec.tf32_tflops,
-               "fp16": spec.fp16_tflops, "bf16": spec.bf16_tflops, "fp8": spec.fp8_tflops}
     return InstanceThroughput(
-        tflops={p: (v * n if v else None) for p, v in per_gpu.items()},
+        tflops={p: (v * n if v else None) for p, v in zip(PRECISIONS, _tflops(spec), strict=True)},
         bandwidth_tb_s=spec.memory_bandwidth_gb_s * n / 1000 if spec.memory_bandwidth_gb_s else None,
         power_kw=spec.tdp_w * n / 1000 if spec.tdp_w else None,
         spec=spec,

@@ -19,7 +19,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -33,6 +32,8 @@ from gpuhub.fetch.provider import Provider
 from gpuhub.settings import number_setting
 
 if TYPE_CHECKING:
+    from importlib import metadata
+
     from gpuhub.facts.regions import RegionFacts
 
 __all__ = ["PluginReport", "Registry", "get_registry", "has_registry", "reset_registry"]
@@ -116,7 +117,11 @@ class Registry:
         from gpuhub.fetch import builtin
 
         self._add(_Candidate("builtin", CORE_DISTRIBUTION, __version__, lambda: builtin), allow_filter=False)
-        eps = list(entry_points) if entry_points is not None else list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+        if entry_points is None:  # importlib.metadata (and email, zipfile) only for a real load, not a restore
+            from importlib import metadata
+
+            entry_points = metadata.entry_points(group=ENTRY_POINT_GROUP)
+        eps = list(entry_points)
         for candidate in self._dedupe(eps):
             self._add(candidate)
         extras = list(extra_plugins)

@@ -63,7 +63,8 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
                     fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
                     egress_gb: float | None = None, disk_gib: float | None = None
                     ) -> tuple[dict[str, Any], PriceSpread]:
-    """Job cost of ``instance_type`` for ``hours`` hours in each region (cheapest first) and the price spread.
+    """Job cost of ``instance_type`` for ``hours`` hours in each region (cheapest job first: by its cost, the known
+    part of it where an egress or disk price is missing, then by the price per hour) and the price spread.
 
     Returns ``({"jobs": [...], "spread": USD/h, "spread_fraction": x}, spread)``; each job row has provider,
     instance_type, region, zone, purchase, price_per_hour, billed_hours, cost (to the cent), currency,
@@ -101,6 +102,8 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
                          on_demand=on_demand.get((o.provider, o.region.code)),
                          checkpoint_every_h=checkpoint_every, egress_gb=egress_gb, disk_gib=disk_gib)
             for o in spread.offers]
+    # By the job cost the table shows (where an egress or disk price is missing, its known part), then per hour.
+    jobs.sort(key=lambda j: (j.cost_rounded(), j.offer.price.amount))
     rows = [{"provider": j.offer.provider, "instance_type": j.offer.instance_type, "region": j.offer.region.code,
              "zone": j.offer.region.zone, "purchase": j.offer.price.purchase,
              "price_per_hour": float(j.offer.price.amount), "billed_hours": float(j.billed_hours),

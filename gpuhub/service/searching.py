@@ -59,6 +59,8 @@ class SearchResult:
     """Providers none of whose offers say whether they can be launched (availability unknown throughout)."""
     availability_dropped: tuple[int, int] = (0, 0)
     """With ``available_only``: (unknown, sold out) offers it removed."""
+    score_unit: str = ""
+    """The unit of ``scores`` (the ranker's, e.g. ``USD/h``; ``details(i)["score_unit"]`` says the same)."""
     _explain: Callable[[int], dict[str, Any]] | None = field(default=None, repr=False)
     _details: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     _notes: Callable[[], list[str]] | None = field(default=None, repr=False)
@@ -141,14 +143,16 @@ class SearchResult:
                 lines.append(f"{status.provider} {status.state}: {status.reason}")
         return lines
 
-    def to_dicts(self) -> list[dict[str, Any]]:
+    def to_dicts(self, explained: bool = True) -> list[dict[str, Any]]:
         """Each offer as the flat record documented in the README, plus ``score``, ``explanation`` and the
-        price-performance figures (JSON-ready)."""
+        price-performance figures (JSON-ready). ``explained=False``: ``score`` and ``score_unit`` only, none of
+        the explanation's work (what the offers table shows)."""
         if self.groups is not None:
             return [g.to_record() for g in self.groups]
         more = self.more_regions
         return [{**offer.to_record(), **_availability(offer), "more_regions": more[i] if more is not None else None,
-                 **self.details(i)} for i, offer in enumerate(self.offers)]
+                 **(self.details(i) if explained else {"score": self.scores[i], "score_unit": self.score_unit})}
+                for i, offer in enumerate(self.offers)]
 
     def to_dict(self) -> dict[str, Any]:
         """Offers, provider statuses and the filter report, JSON-ready."""
@@ -401,7 +405,7 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
                         groups=groups, more_regions=more[:shown] if more is not None else None,
                         choices=len(more) if more is not None else group_count if groups is not None else None,
                         no_availability=_no_availability(catalog), availability_dropped=dropped,
-                        launch_notes=launch, _explain=explain)
+                        launch_notes=launch, score_unit=ranker.unit, _explain=explain)
 
 
 def _examples_left_out(engine: Engine, names: list[str], query: Query, fixtures_dir: Path | None) -> list[str]:

@@ -192,8 +192,8 @@ class Page:
 
     @property
     def score_unit(self) -> str:
-        """The unit of the ranker's score (from the first row's details; empty without rows)."""
-        return str(self.result.details(0).get("score_unit", "")) if len(self.result) else ""
+        """The unit of the ranker's score (empty without rows)."""
+        return self.result.score_unit if len(self.result) else ""
 
     @property
     def notes(self) -> list[str]:

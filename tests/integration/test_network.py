@@ -153,7 +153,7 @@ def test_estimate_adds_egress_with_its_source(gpuhub_cli: Run) -> None:
     assert any("egress 500 GB" in n and "0.09 USD/GB = 45.00 USD" in n and "re:Post" in n for n in east["notes"])
     west = jobs["us-west-2"]
     assert west["egress_cost"] is None and west["cost"] == 550.40
-    assert any("no published egress price known for aws in us-west-2" in n for n in west["notes"])
+    assert any("no published egress price known for aws in this region" in n for n in west["notes"])
     bad = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--egress-gb", "-5", check=False)
     assert bad.returncode == 2 and "--egress-gb" in bad.stderr
 
@@ -282,13 +282,32 @@ def test_a_disk_without_a_published_price_leaves_the_cost_incomplete(gpuhub_cli:
                       "--disk-gib", "1000", "--region", "us-east-1", "--format", "json")
     [job] = json.loads(done.stdout)["jobs"]
     assert (job["egress_cost"], job["disk_cost"], job["cost_complete"], job["cost"]) == (45.0, None, False, 595.40)
-    assert "no published attached-disk price known for aws in us-east-1: 1000 GiB of disk not priced" in job["notes"]
+    assert "no published attached-disk price known for aws in this region: 1000 GiB of disk not priced" in job["notes"]
     table = gpuhub_cli("estimate", "--instance-type", "gpu_1x_h100_pcie", "--provider", "lambda", "--hours", "10",
                        "--disk-gib", "1000", "--region", "asia-northeast-1")
     assert "24.90 USD + disk ?" in table.stdout
-    assert "no published attached-disk price known for lambda in asia-northeast-1" in table.stdout.replace("\n", " ")
+    assert "asia-northeast-1 │ on_demand │     2.49" in table.stdout.replace("\n", " ")
+    assert "no published attached-disk price known for lambda in this region" in table.stdout.replace("\n", " ")
     bad = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--disk-gib", "-1", check=False)
     assert bad.returncode == 2 and "--disk-gib" in bad.stderr
     compare = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--disk-gib", "10",
                          "--compare", check=False)
     assert compare.returncode == 2 and "--disk-gib: is not priced by --compare" in compare.stderr
+
+
+def test_estimate_rows_go_by_the_job_cost_and_each_missing_price_is_said_once(gpuhub_cli: Run) -> None:
+    # p5.48xlarge on demand in 11 AWS regions: an egress price is published for us-east-1 (0.09/GB) and
+    # ap-southeast-2 (0.114/GB) only, so those two jobs cost 45.00 and 57.00 USD more than their hours
+    done = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--egress-gb", "500",
+                      "--format", "json")
+    jobs = json.loads(done.stdout)["jobs"]
+    assert [(j["region"], j["cost"], j["cost_complete"]) for j in jobs[:4]] == [
+        ("us-east-2", 550.40, False), ("us-west-2", 550.40, False), ("eu-north-1", 588.93, False),
+        ("us-east-1", 595.40, True)]
+    assert (jobs[-1]["region"], jobs[-1]["cost"], jobs[-1]["egress_cost"]) == ("ap-southeast-2", 772.52, 57.0)
+    assert [j["cost"] for j in jobs] == sorted(j["cost"] for j in jobs)
+    narrow = gpuhub_cli("estimate", "--instance-type", "p5.48xlarge", "--hours", "10", "--egress-gb", "500",
+                        env={"COLUMNS": "100"})
+    missing = [line for line in narrow.stderr.splitlines() if "no published egress price" in line]
+    assert len(missing) == 1 and missing[0].startswith("aws us-east-2, aws us-west-2, aws eu-north-1, ")
+    assert missing[0].count("aws ") == 10  # nine places and the note's own provider
