@@ -89,6 +89,21 @@ def test_gpus_wide_shows_every_column_and_aliases_wrap_between_words(bundled: En
                         "nvidia-h100-mega-80gb, gpu_8x_h100_sxm5")
 
 
+@pytest.mark.parametrize("args", [["gpus", "--wide"], ["search", "--gpu", "H100", "--fetch", "replay", "--wide"]])
+def test_wide_on_a_narrow_terminal_is_wider_than_it_never_squeezed(bundled: Engine, args: list[str]) -> None:
+    """Every column asked for on 80 columns: the table takes what its narrowest columns need (the terminal wraps
+    the lines, ``less -S`` scrolls them) instead of squeezing headings and figures into one-letter columns."""
+    out, _ = _run(args)
+    width = max(len(line) for line in out.splitlines())
+    assert width > 80
+    headings, rows = _layout(out, "GiB" if args[0] == "gpus" else "per hour", width)
+    if args[0] == "gpus":
+        assert len(headings) == 11 and "nvidia-h100-mega-80gb," in next(r for r in rows if r[0] == "H100")[-1]
+    else:
+        assert headings[:4] == ["provider", "instance type", "region", "GPUs"] and "RAM GiB" in headings
+        assert [r[headings.index("per hour")] for r in rows][:3] == ["0.8015 USD", "0.8015 USD", "0.9494 USD"]
+
+
 def test_gpus_csv_is_unchanged_by_the_width(bundled: Engine) -> None:
     assert _run(["gpus", "--format", "csv"], width=80) == _run(["gpus", "--format", "csv"], width=240)
 

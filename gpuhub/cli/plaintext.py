@@ -169,14 +169,25 @@ class PlainTable:
             table.add_row(*row)
         return table
 
+    def floor_width(self) -> int:
+        """The fewest terminal columns the table can take without breaking a word or a figure: each column at its
+        narrowest (:func:`narrowest`), and the separators."""
+        floors = self._widths()[1]
+        return sum(floors) + 3 * (len(floors) - 1)
+
+    def _widths(self) -> tuple[list[int], list[int]]:
+        """Each column's natural width (its widest cell or heading) and its narrowest, in characters."""
+        natural = [max(cell_width(c) for c in [h, *(r[i] for r in self.rows)]) for i, h in enumerate(self.headings)]
+        floors = [min(natural[i], narrowest(heading, [r[i] for r in self.rows], self.overflow[i]))
+                  for i, heading in enumerate(self.headings)]
+        return natural, floors
+
     def _narrowed(self, width: int) -> list[int] | None:
         """Column widths for a table wider than ``width`` (None: it fits, or not even the floors fit)."""
-        natural = [max(cell_width(c) for c in [h, *(r[i] for r in self.rows)]) for i, h in enumerate(self.headings)]
+        natural, floors = self._widths()
         room = width - 3 * (len(natural) - 1)
         if sum(natural) <= room:
             return None
-        floors = [min(natural[i], narrowest(heading, [r[i] for r in self.rows], self.overflow[i]))
-                  for i, heading in enumerate(self.headings)]
         spare = room - sum(floors)
         if spare < 0:
             return None

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from gpuhub.service.searching import SearchResult
 
 __all__ = ["TextConsole", "choose_columns", "fit_columns", "left_out", "print_fitted", "print_result",
-           "print_statuses", "status_summary", "stdout_console"]
+           "print_statuses", "print_whole", "status_summary", "stdout_console"]
 
 _PLAIN: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
 _BY_NAME = {c.name: c for c in TABLE_COLUMNS}
@@ -80,14 +80,21 @@ class TextConsole:
         return 80
 
     def print(self, *objects: Any, style: str | None = None, **kwargs: Any) -> None:
-        """Print ``objects`` (strings as text); ``markup``/``highlight``/``emoji`` arguments are ignored."""
+        """Print ``objects`` (strings as text); ``markup``/``highlight``/``emoji`` arguments are ignored; ``width``
+        wider than the console's lays them out that wide (:func:`print_whole`)."""
         for name in ("markup", "highlight", "emoji"):
             kwargs.pop(name, None)
-        if self._direct(objects, style, kwargs):
+        width = max(kwargs.pop("width", None) or 0, self.width)
+        if width == self.width and self._direct(objects, style, kwargs):
             return
-        shown = [o.to_rich(self.width) if isinstance(o, PlainTable) else plain(o, newlines=True) if isinstance(o, str)
+        console = self.console
+        if width > self.width:  # wider than the terminal (rich caps a print's width at its console's)
+            from rich.console import Console
+
+            console = Console(**_PLAIN, **{**self._kwargs, "width": width})
+        shown = [o.to_rich(width) if isinstance(o, PlainTable) else plain(o, newlines=True) if isinstance(o, str)
                  else o for o in objects]
-        self.console.print(*shown, style=style, **_PLAIN, **kwargs)
+        console.print(*shown, style=style, **_PLAIN, **kwargs)
 
     def _direct(self, objects: tuple[Any, ...], style: str | None, kwargs: dict[str, Any]) -> bool:
         """Write ``objects`` without rich when it would write exactly this (:mod:`gpuhub.cli.plaintext`)."""
@@ -249,6 +256,14 @@ def left_out(width: int, headings: Sequence[str], shows: str) -> str:
     return f"left out at {width} columns: {'; '.join(headings)} ({shows} or a wider terminal shows them)"
 
 
+def print_whole(table: PlainTable, out: TextConsole, wide: bool) -> None:
+    """Print ``table`` on ``out``; with ``wide`` (every column asked for) on a terminal too narrow for even each
+    column's narrowest, as wide as those need (the terminal wraps the lines, ``less -S`` scrolls them) rather than
+    squeezed into broken words and figures."""
+    need = table.floor_width()
+    out.print(table, width=need if wide and need > out.width else None)
+
+
 def print_fitted(table: PlainTable, core: Sequence[str], out: TextConsole, err: TextConsole, *,
                  give_way: Sequence[str] = (), rest: Sequence[str] | None = None, wide: bool = False,
                  shows: str = "--wide") -> None:
@@ -268,8 +283,9 @@ def print_fitted(table: PlainTable, core: Sequence[str], out: TextConsole, err: 
         others = [h for h in headings if h not in core] if rest is None else rest
         chosen = choose_columns(core, give_way, others, widths, floors, out.width)
     keep = [i for i, h in enumerate(headings) if h in chosen]
-    out.print(PlainTable([headings[i] for i in keep], [table.right[i] for i in keep],
-                         [table.overflow[i] for i in keep], [[row[i] for i in keep] for row in table.rows]))
+    print_whole(PlainTable([headings[i] for i in keep], [table.right[i] for i in keep],
+                           [table.overflow[i] for i in keep], [[row[i] for i in keep] for row in table.rows]),
+                out, wide)
     dropped = [h for h in headings if h not in chosen]
     if dropped:
         err.print(left_out(out.width, dropped, shows))
@@ -331,7 +347,7 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
             shown = fit_columns(widths, out.width, candidates, floors)
     dropped = [headings[c] for c in candidates if c in (*CORE_COLUMNS, "network", "nodes") and c not in shown] \
         if columns is None and not wide else []
-    out.print(_table(shown, headings, rows, [r for r in records]))
+    print_whole(_table(shown, headings, rows, [r for r in records]), out, wide and columns is None)
     if unit and "score" in shown:
         err.print(f"{unit}: the ranking, lower is better")
     if dropped:
