@@ -38,3 +38,19 @@ def installed_providers(*needed: str) -> Iterator[Engine]:
             pytest.skip(f"gpuhub-{name} is not installed")
     with process_wide(make_engine(registry)) as engine:
         yield engine
+
+
+@contextlib.contextmanager
+def bundled_market() -> Iterator[Engine]:
+    """Every installed plugin replaying its bundled recording, process-wide (:func:`process_wide`), or the test
+    skipped when the bundled plugins are not all installed (the market's H100 offers need them)."""
+    import pytest
+
+    from gpuhub.fetch.plugins import Registry
+    from gpuhub.kit.testing import make_engine
+
+    registry = Registry()
+    if len(registry.providers) < 20:
+        pytest.skip("needs every bundled plugin installed (the market's H100 offers)")
+    with process_wide(make_engine(registry)) as engine:
+        yield engine

@@ -34,10 +34,10 @@ class TableColumn:
 TABLE_COLUMNS: tuple[TableColumn, ...] = (
     TableColumn("price", "per hour", ("price_per_hour", "currency"), numeric=True, whole=True),
     TableColumn("per_gpu", "per GPU-hour", ("price_per_gpu_hour",), numeric=True, whole=True),
-    TableColumn("gpu", "GPUs", ("gpu_count", "gpu_name", "gpu_known", "fractional")),
-    TableColumn("provider", "provider", ("provider", "seller", "via")),
+    TableColumn("gpu", "GPUs", ("gpu_count", "gpu_name", "gpu_known", "fractional"), words=True),
+    TableColumn("provider", "provider", ("provider", "seller", "via"), words=True),
     TableColumn("instance_type", "instance type", ("instance_type",)),
-    TableColumn("region", "region", ("region", "zone", "more_regions")),
+    TableColumn("region", "region", ("region", "zone", "more_regions"), words=True),
     TableColumn("purchase", "purchase", ("purchase", "listing_stat", "listing_count"), words=True),
     TableColumn("score", "score", ("score", "score_unit"), numeric=True),
     TableColumn("vram", "VRAM/GPU GiB", ("gpu_memory_gib",), numeric=True),

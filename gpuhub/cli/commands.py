@@ -21,7 +21,7 @@ import typer
 
 from gpuhub.answer.spec import SEARCH_PARAMS, cli_option
 from gpuhub.cli._lazy import lazy
-from gpuhub.cli.options import FetchOption, FixturesOption
+from gpuhub.cli.options import FetchOption, FixturesOption, WideOption
 from gpuhub.cli.process import err
 from gpuhub.cli.process import load_registry as _load_registry
 from gpuhub.cli.search import EmitFormat, OutputFormat, run_search, split_values
@@ -172,7 +172,8 @@ def _write_csv(records: list[dict[str, Any]], fields: list[str]) -> None:
 
 
 @app.command()
-def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
+def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+            wide: WideOption = False) -> None:
     """List plugins with their status, version, providers and any error with its fix."""
     try:
         reports = get_registry().reports
@@ -181,19 +182,29 @@ def plugins(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Ou
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps([r.to_dict() for r in reports], indent=2) + "\n")
         return
-    table = Table(show_edge=False, header_style="bold")
-    for column in ("plugin", "distribution", "version", "status", "providers", "error / fix"):
-        table.add_column(column)
+    from gpuhub.cli.plaintext import PlainTable
+
+    # an error and its fix wrap (a path or URL in them folds); the distribution gives way first, then the version
+    table = PlainTable(["plugin", "distribution", "version", "status", "providers", "error / fix"],
+                       [False] * 6, ["words", "words", "whole", "words", "words", "fold"])
     for r in reports:
         problem = "\n".join([*([r.error] if r.error else []), *([f"fix: {r.fix}"] if r.fix else []),
                              *(f"warning: {w}" for w in r.warnings)])
         table.add_row(*_cells(r.name, r.distribution or "-", r.version or "-", r.status, ", ".join(r.providers)),
                       _plain(problem, newlines=True))  # a plugin's error text: text, control characters escaped
-    _out().print(table)
+    _fitted(table, ["plugin", "status", "providers", "error / fix"], wide, rest=["version", "distribution"])
+
+
+def _fitted(table: Any, core: list[str], wide: bool, **kwargs: Any) -> None:
+    """Print ``table`` with the columns that fit the terminal (:func:`gpuhub.cli.table.print_fitted`)."""
+    from gpuhub.cli.table import print_fitted
+
+    print_fitted(table, core, _out(), err, wide=wide, **kwargs)
 
 
 @app.command()
-def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
+def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+              wide: WideOption = False) -> None:
     """List providers: kind, plugin, and whether a search would go live or replay a recording."""
     from gpuhub.service.reports import provider_rows
 
@@ -201,16 +212,19 @@ def providers(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = 
     if output is OutputFormat.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
-    table = Table(show_edge=False, header_style="bold")
-    for column in ("provider", "kind", "plugin", "credentials", "data"):
-        table.add_column(column)
+    from gpuhub.cli.plaintext import PlainTable
+
+    columns = ("provider", "kind", "plugin", "credentials", "data")
+    # where the data comes from wraps (a recording's path folds); kind, then plugin, give way
+    table = PlainTable(list(columns), [False] * 5, ["words", "words", "words", "words", "fold"])
     for row in rows:
-        table.add_row(*_cells(*(row[c] for c in ("provider", "kind", "plugin", "credentials", "data"))))
-    _out().print(table)
+        table.add_row(*_cells(*(row[c] for c in columns)))
+    _fitted(table, ["provider", "credentials", "data"], wide)
 
 
 @app.command()
-def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table) -> None:
+def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+         wide: WideOption = False) -> None:
     """List the GPU table: canonical names, memory, form factors, dense BF16/FP64 TFLOPS, CUDA compute capability,
     FP8, MIG, the CUDA releases that support each GPU and their minimum driver, aliases."""
     from gpuhub.service.reports import gpu_rows
@@ -226,16 +240,21 @@ def gpus(output: Annotated[OutputFormat, typer.Option("--format", "-f")] = Outpu
         writer.writerows({**r, "aliases": "|".join(r["aliases"])} for r in rows)
         sys.stdout.write(buffer.getvalue())
         return
-    table = Table(show_edge=False, header_style="bold")
-    for column in ("name", "vendor", "form", "GiB", "BF16 TFLOPS", "FP64 TFLOPS", "CC", "FP8", "MIG", "CUDA",
-                   "aliases"):
-        table.add_column(column)
+    from gpuhub.cli.plaintext import PlainTable
+
+    headings = ["name", "vendor", "form", "GiB", "BF16 TFLOPS", "FP64 TFLOPS", "CC", "FP8", "MIG", "CUDA", "aliases"]
+    numbers = ("GiB", "BF16 TFLOPS", "FP64 TFLOPS")
+    # numbers, versions and yes/no are never cut; a name or an alias list wraps between words
+    table = PlainTable(headings, [h in numbers for h in headings],
+                       ["words" if h in ("name", "vendor", "form", "aliases") else "whole" for h in headings])
     yes_no = {True: "yes", False: "no", None: "-"}
     for r in rows:
         table.add_row(*_cells(r["name"], str(r["vendor"]), str(r["form_factor"]), _num(r["memory_gib"]),
                       _num(r["bf16_tflops"]), _num(r["fp64_tflops"]), r["compute_capability"] or "-",
                       yes_no[r["fp8"]], yes_no[r["mig"]], r["cuda"] or "-", ", ".join(r["aliases"])))
-    _out().print(table)
+    # a GPU is its name, form (an H100 SXM and an H100 PCIe differ) and memory, and what it does for training
+    _fitted(table, ["name", "form", "GiB", "BF16 TFLOPS"], wide,
+            rest=["CUDA", "CC", "FP8", "FP64 TFLOPS", "MIG", "vendor", "aliases"], shows="--wide, --format csv")
 
 
 @app.command()

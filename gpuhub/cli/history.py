@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from gpuhub.cli.options import WideOption
 from gpuhub.cli.search import OutputFormat
 from gpuhub.display import plain
 
@@ -152,11 +153,21 @@ def _row(table: Any, *values: Any) -> None:
     table.add_row(*(plain(v) for v in values))
 
 
-def _console() -> Any:
-    """stdout: strings printed as text (markup off, control characters escaped)."""
-    from gpuhub.cli.table import stdout_console
+def _fitted(headings: list[str], right: tuple[str, ...], words: tuple[str, ...], rows: list[list[str]],
+            core: list[str], wide: bool, fold: tuple[str, ...] = (), **kwargs: Any) -> None:
+    """Print a table (``right``: the headings of right-justified columns, ``words``: of those that wrap between
+    words, ``fold``: of those that fold anywhere, identifiers; every other cell is never cut or wrapped) with the
+    columns that fit the terminal (:func:`gpuhub.cli.table.print_fitted`; ``core`` always, the rest while they
+    fit)."""
+    from gpuhub.cli.plaintext import PlainTable
+    from gpuhub.cli.process import err
+    from gpuhub.cli.table import print_fitted, stdout_console
 
-    return stdout_console()
+    table = PlainTable(headings, [h in right for h in headings],
+                       ["words" if h in words else "fold" if h in fold else "whole" for h in headings])
+    for row in rows:
+        _row(table, *row)
+    print_fitted(table, core, stdout_console(), err, wide=wide, **kwargs)
 
 
 FilterOption = Annotated[list[str] | None, typer.Option()]
@@ -179,11 +190,10 @@ def history(
     limit: Annotated[int, typer.Option(
         metavar="COUNT", help="at most this many series (cheapest last price first)")] = 50,
     output: Annotated[HistoryFormat, typer.Option("--format", "-f", help="table, json or csv")] = HistoryFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """Price history from the store: the price at each change, and min / median / max over --since."""
     _need_charts(plot, chart)
-    from rich.table import Table
-
     from gpuhub.history import history as run_history
 
     if limit < 1:
@@ -213,26 +223,25 @@ def history(
         writer.writerows(rows)
         sys.stdout.write(buffer.getvalue())
     elif points:
-        table = Table(show_edge=False, pad_edge=False, header_style="bold")
-        for column in ("at (UTC)", "series", "price/h", "currency"):
-            table.add_column(column, justify="right" if column == "price/h" else "left")
+        lines: list[list[str]] = []
         for row in result.points():
             label = " ".join(str(row.get(k)) for k in ("provider", "instance_type", "region", "purchase", "gpu_name")
                              if row.get(k))
-            _row(table, row["at"].replace("T", " ")[:16], label,
+            lines.append([row["at"].replace("T", " ")[:16], label,
                           "gone" if row["price_per_hour"] is None else _money(row["price_per_hour"]),
-                          str(row.get("currency") or ""))
-        _console().print(table)
+                          str(row.get("currency") or "")])
+        headings = ["at (UTC)", "series", "price/h", "currency"]
+        _fitted(headings, ("price/h",), ("series",), lines, headings, wide)
     else:
-        table = Table(show_edge=False, pad_edge=False, header_style="bold")
         first = "group" if result.group != "offer" else "offer"
-        for column in (first, "changes", "first", "min", "median", "max", "last", "currency"):
-            table.add_column(column, justify="left" if column in (first, "currency") else "right")
-        for s, row in zip(result.series, result.summary(), strict=True):
-            _row(table, s.label + (f" ({row['offers']} offers)" if "offers" in row else ""), str(row["changes"]),
-                          *(_money(row[f"{k}_price_per_hour"]) for k in ("first", "min", "median", "max", "last")),
-                          str(row.get("currency") or ""))
-        _console().print(table)
+        headings = [first, "changes", "first", "min", "median", "max", "last", "currency"]
+        lines = [[s.label + (f" ({row['offers']} offers)" if "offers" in row else ""), str(row["changes"]),
+                  *(_money(row[f"{k}_price_per_hour"]) for k in ("first", "min", "median", "max", "last")),
+                  str(row.get("currency") or "")] for s, row in zip(result.series, result.summary(), strict=True)]
+        # a series is its label and its lowest, highest and last price (a label too long for the terminal even
+        # broken between words gives up the lowest, then the highest); the rest while there is room
+        _fitted(headings, tuple(headings[1:-1]), (first,), lines, [first, "min", "max", "last", "currency"], wide,
+                give_way=["min", "max"], rest=["median", "first", "changes"], shows="--wide, --format csv")
     window = f"since {result.since.isoformat(timespec='minutes')}" if result.since else "everything kept"
     print(f"{len(result.series)} of {len(shown)} series, {window}, from {result.snapshots} snapshots",
           file=sys.stderr)
@@ -249,22 +258,21 @@ def history(
         print(f"chart written to {render_file(result.series, result.since, chart)}", file=sys.stderr)
 
 
-def _print_diff(report: DiffReport, limit: int | None) -> None:
-    from rich.table import Table
-
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for column in ("change", "provider", "instance type", "region", "purchase", "GPU", "old/h", "new/h", "%"):
-        table.add_column(column, justify="right" if column in ("old/h", "new/h", "%") else "left")
+def _print_diff(report: DiffReport, limit: int | None, wide: bool) -> None:
+    headings = ["change", "provider", "instance type", "region", "purchase", "GPU", "old/h", "new/h", "%"]
     changes = report.changes[:limit] if limit else report.changes
+    rows = []
     for c in changes:
         o = c.offer
-        pct = c.change_pct
-        _row(table, c.kind, str(o["provider"]), str(o["instance_type"]),
-                      str(o["region"]) + (f" ({o['zone']})" if o.get("zone") else ""), str(o["purchase"]),
-                      str(o.get("gpu_name") or "-"), _money(c.old_price), _money(c.new_price),
-                      _percent(pct))
+        rows.append([c.kind, str(o["provider"]), str(o["instance_type"]),
+                     str(o["region"]) + (f" ({o['zone']})" if o.get("zone") else ""), str(o["purchase"]),
+                     str(o.get("gpu_name") or "-"), _money(c.old_price), _money(c.new_price), _percent(c.change_pct)])
+    # the offer and its prices stay; a terminal too narrow for its names whole gives up the change and the %
+    # (the prices say both), then the region; the GPU while there is room. An instance type folds, as the search's.
     if changes:
-        _console().print(table)
+        _fitted(headings, ("old/h", "new/h", "%"), ("change", "provider", "region", "purchase", "GPU"), rows,
+                [h for h in headings if h != "GPU"], wide, give_way=["change", "%", "region"],
+                shows="--wide, --format json", fold=("instance type",))
     out = sys.stderr
     if len(changes) < len(report.changes):
         print(f"showing {len(changes)} of {len(report.changes)} changes (--limit)", file=out)
@@ -296,6 +304,7 @@ def diff(
     purchase: Purchases = None,
     limit: Annotated[int | None, typer.Option(metavar="COUNT", help="at most this many change rows in the table")] = 50,
     output: Annotated[DiffFormat, typer.Option("--format", "-f", help="table or json")] = DiffFormat.table,
+    wide: WideOption = False,
 ) -> None:
     """What changed between two snapshots of each provider: prices up/down with %, offers new/gone, regions and
     GPU types that appeared, providers whose status changed."""
@@ -309,7 +318,7 @@ def diff(
     if output is DiffFormat.json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
         return
-    _print_diff(report, limit)
+    _print_diff(report, limit, wide)
 
 
 def watch(

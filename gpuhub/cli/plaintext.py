@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
-__all__ = ["PlainTable", "narrowest", "plain_mode", "styled_lines", "text_width"]
+__all__ = ["PlainTable", "cell_width", "narrowest", "plain_mode", "styled_lines", "text_width"]
 
 Mode = Literal["plain", "terminal"]
 
@@ -74,11 +74,16 @@ def styled_lines(text: str, style: str | None, mode: Mode) -> str | None:
     return "\n".join(f"{start}{line}\x1b[0m" if line else line for line in text.split("\n"))
 
 
+def cell_width(text: str) -> int:
+    """The characters a cell of ``text`` needs on its widest line (a cell may hold line breaks)."""
+    return max(len(line) for line in text.split("\n"))
+
+
 def narrowest(heading: str, cells: Sequence[str], overflow: str) -> int:
     """The narrowest a column may be laid out (:attr:`PlainTable.overflow`): a ``whole`` column its widest cell or
     heading, a ``words`` column its longest word of heading and cells, any other its heading's longest word."""
     if overflow == "whole":
-        return max([len(heading), *(len(c) for c in cells)])
+        return max(cell_width(c) for c in [heading, *cells])
     texts = [heading, *cells] if overflow == "words" else [heading]
     return max((len(w) for t in texts for w in t.split()), default=1)
 
@@ -164,14 +169,25 @@ class PlainTable:
             table.add_row(*row)
         return table
 
+    def floor_width(self) -> int:
+        """The fewest terminal columns the table can take without breaking a word or a figure: each column at its
+        narrowest (:func:`narrowest`), and the separators."""
+        floors = self._widths()[1]
+        return sum(floors) + 3 * (len(floors) - 1)
+
+    def _widths(self) -> tuple[list[int], list[int]]:
+        """Each column's natural width (its widest cell or heading) and its narrowest, in characters."""
+        natural = [max(cell_width(c) for c in [h, *(r[i] for r in self.rows)]) for i, h in enumerate(self.headings)]
+        floors = [min(natural[i], narrowest(heading, [r[i] for r in self.rows], self.overflow[i]))
+                  for i, heading in enumerate(self.headings)]
+        return natural, floors
+
     def _narrowed(self, width: int) -> list[int] | None:
         """Column widths for a table wider than ``width`` (None: it fits, or not even the floors fit)."""
-        natural = [max([len(h), *(len(r[i]) for r in self.rows)]) for i, h in enumerate(self.headings)]
+        natural, floors = self._widths()
         room = width - 3 * (len(natural) - 1)
         if sum(natural) <= room:
             return None
-        floors = [min(natural[i], narrowest(heading, [r[i] for r in self.rows], self.overflow[i]))
-                  for i, heading in enumerate(self.headings)]
         spare = room - sum(floors)
         if spare < 0:
             return None

@@ -46,17 +46,21 @@ def _run(output: str, fetch: str, work: Callable[[], Any]) -> Any:
         raise typer.Exit(2) from None
 
 
-def _table(columns: list[str], rows: list[list[str]]) -> None:
-    from rich.table import Table
+def _table(columns: list[str], rows: list[list[str]], core: list[str], give_way: list[str],
+           right: tuple[str, ...]) -> None:
+    """Print a plan's table with the columns that fit the terminal (:func:`gpuhub.cli.table.print_fitted`): ``core``
+    always unless even their narrowest do not fit (then ``give_way``, first to last), the rest while they fit, in
+    their given order; ``right``: the right-justified columns (figures). Every cell wraps only between words (a
+    figure has none: never cut), an instance type anywhere."""
+    from gpuhub.cli.plaintext import PlainTable
+    from gpuhub.cli.process import err
+    from gpuhub.cli.table import cells, print_fitted, stdout_console
 
-    from gpuhub.cli.table import cells, stdout_console
-
-    table = Table(show_edge=False, header_style="bold")
-    for c in columns:
-        table.add_column(c)
+    table = PlainTable(columns, [c in right for c in columns],
+                       ["fold" if c == "instance type" else "words" for c in columns])
     for r in rows:
         table.add_row(*cells(*r))  # cells are data: text, control characters escaped
-    stdout_console().print(table)  # piped: wide enough that tables are never cut
+    print_fitted(table, core, stdout_console(), err, give_way=give_way, shows="--format csv")
 
 
 def _csv(rows: list[dict[str, Any]]) -> None:
@@ -129,7 +133,9 @@ def commitments(
            [[r["option"], r["purchase"], r["provider"] or "", r["region"] or "", r["instance_type"] or "",
              str(r["instances"]), f"{r['hours_per_month']:.2f}",
              "" if r["price_per_hour"] is None else f"{r['price_per_hour']:g}", _m(r["cost_per_month"])]
-            for r in record["rows"]])
+            for r in record["rows"]],
+           ["option", "purchase", "provider", "region", "instance type", "instances", "per month USD"],
+           ["instance type", "region", "provider"], ("instances", "h/month", "per hour", "per month USD"))
     lines, arithmetic = commit_text(result, record)
     _say(lines + (arithmetic if explain else []))
 
@@ -188,7 +194,9 @@ def follow_the_sun(
            [[r["option"], r["teams"], f"{r['provider']}:{r['region']}", f"{r['gpus']:g}", r["purchase"],
              f"{r['utilization_working_days']:.0%}", f"{r['utilization_week']:.0%}", r["rtt_ms"],
              _m(r["cost_per_month"]), "-" if r["carbon_kg_per_month"] is None else f"{r['carbon_kg_per_month']:,.0f}"]
-            for r in record["rows"]])
+            for r in record["rows"]],
+           ["option", "teams", "region", "bought as", "per month USD"], [],
+           ("GPUs", "use (working days)", "use (week)", "per month USD", "kg CO2e/month"))
     lines, arithmetic = sun_text(result, record)
     _say(lines + (arithmetic if explain else []))
 
@@ -245,6 +253,7 @@ def arbitrage(
     _table(columns, [[r["provider"] + (" (from)" if r["reference"] else ""), r["region"], r["instance_type"],
                       f"{r['price_per_hour']:g}", _m(r["cost_per_month"]), _m(r["saving_per_month"])]
                      + ([f"{r['median_price_per_hour']:g}" if r["median_price_per_hour"] is not None else "-",
-                         _m(r["saving_at_median"])] if history else []) for r in shown])
+                         _m(r["saving_at_median"])] if history else []) for r in shown],
+           columns[:6], ["instance type"], tuple(columns[3:]))
     lines, arithmetic = arbitrage_text(result, record, [f"{r['provider']}:{r['region']}" for r in shown])
     _say(lines + (arithmetic if explain else []))

@@ -107,15 +107,15 @@ def show(
                                      "read_only": store.read_only, "snapshots": rows, "quarantined": set_aside},
                                     indent=2) + "\n")
         return
-    from rich.table import Table
-
-    from gpuhub.cli.table import cells, stdout_console
+    from gpuhub.cli.plaintext import PlainTable
+    from gpuhub.cli.process import err
+    from gpuhub.cli.table import cells, print_fitted, stdout_console
     from gpuhub.display import plain
 
-    table = Table(show_edge=False, pad_edge=False, header_style="bold")
-    for column, justify in (("provider", "left"), ("id", "right"), ("age", "right"), ("source kind", "left"),
-                            ("data date", "left"), ("offers", "right"), ("size", "right"), ("state", "left")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    headings = ["provider", "id", "age", "source kind", "data date", "offers", "size", "state"]
+    # numbers, dates and sizes are never cut; a state (why a fetch failed) wraps between words
+    table = PlainTable(headings, [h in ("id", "age", "offers", "size") for h in headings],
+                       ["words" if h in ("provider", "source kind", "state") else "whole" for h in headings])
     for s in shown:
         if s.complete:
             state = "complete" + (f", {outdated[s.id]}" if outdated[s.id] else "")
@@ -125,7 +125,8 @@ def show(
         table.add_row(*cells(s.provider, s.id, _age(s.age_s(now)), s.source_kind,
                              s.data_date.isoformat() if s.data_date else "-", s.offers,
                              _size(s.size_bytes) if s.content_hash else "-", plain(state)[:100]))
-    stdout_console().print(table)
+    print_fitted(table, ["provider", "id", "age", "offers", "state"], stdout_console(), err,
+                 rest=["data date", "size", "source kind"], shows="--format json")
     total = sum(counts.values())
     typer.echo(f"{store.location}: {_size(store.size_bytes())}, {total} snapshots"
                + (f" (newest {limit} per provider shown)" if len(shown) < total else ""), err=True)

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
 from gpuhub.answer.columns import CORE_COLUMNS, DISPLAY_ORDER, TABLE_COLUMNS, TableColumn
-from gpuhub.cli.plaintext import PlainTable, narrowest, plain_mode, styled_lines, text_width
+from gpuhub.cli.plaintext import PlainTable, cell_width, narrowest, plain_mode, styled_lines, text_width
 from gpuhub.display import money, plain, published
 
 if TYPE_CHECKING:
@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from gpuhub.model import Offer
     from gpuhub.service.searching import SearchResult
 
-__all__ = ["TextConsole", "fit_columns", "print_result", "print_statuses", "status_summary", "stdout_console"]
+__all__ = ["TextConsole", "choose_columns", "fit_columns", "left_out", "print_fitted", "print_result",
+           "print_statuses", "print_whole", "status_summary", "stdout_console"]
 
 _PLAIN: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
 _BY_NAME = {c.name: c for c in TABLE_COLUMNS}
@@ -79,14 +80,21 @@ class TextConsole:
         return 80
 
     def print(self, *objects: Any, style: str | None = None, **kwargs: Any) -> None:
-        """Print ``objects`` (strings as text); ``markup``/``highlight``/``emoji`` arguments are ignored."""
+        """Print ``objects`` (strings as text); ``markup``/``highlight``/``emoji`` arguments are ignored; ``width``
+        wider than the console's lays them out that wide (:func:`print_whole`)."""
         for name in ("markup", "highlight", "emoji"):
             kwargs.pop(name, None)
-        if self._direct(objects, style, kwargs):
+        width = max(kwargs.pop("width", None) or 0, self.width)
+        if width == self.width and self._direct(objects, style, kwargs):
             return
-        shown = [o.to_rich(self.width) if isinstance(o, PlainTable) else plain(o, newlines=True) if isinstance(o, str)
+        console = self.console
+        if width > self.width:  # wider than the terminal (rich caps a print's width at its console's)
+            from rich.console import Console
+
+            console = Console(**_PLAIN, **{**self._kwargs, "width": width})
+        shown = [o.to_rich(width) if isinstance(o, PlainTable) else plain(o, newlines=True) if isinstance(o, str)
                  else o for o in objects]
-        self.console.print(*shown, style=style, **_PLAIN, **kwargs)
+        console.print(*shown, style=style, **_PLAIN, **kwargs)
 
     def _direct(self, objects: tuple[Any, ...], style: str | None, kwargs: dict[str, Any]) -> bool:
         """Write ``objects`` without rich when it would write exactly this (:mod:`gpuhub.cli.plaintext`)."""
@@ -216,19 +224,71 @@ def fit_columns(widths: dict[str, int], width: int, candidates: Sequence[str],
     do not fit, when :data:`_GIVE_WAY` says which go; then each further candidate in importance order while it
     fits (``widths``: each column's widest cell or heading); in the left-to-right display order."""
     core = [*CORE_COLUMNS, "network", "nodes", "score"]  # a score, when there is one, is what the rows are ranked by
-    chosen = [c for c in candidates if c in core]
-    narrowest = floors or {}
-    for name in _GIVE_WAY if floors is not None else ():
-        if sum(narrowest[c] for c in chosen) + _SEPARATOR * (len(chosen) - 1) <= width:
+    chosen = choose_columns([c for c in candidates if c in core], _GIVE_WAY if floors is not None else (),
+                            [c.name for c in TABLE_COLUMNS if c.name not in core and c.name in candidates],
+                            widths, floors or {}, width)
+    return [c for c in DISPLAY_ORDER if c in chosen]
+
+
+def choose_columns(core: Sequence[str], give_way: Sequence[str], rest: Sequence[str], widths: dict[str, int],
+                   floors: dict[str, int], width: int) -> list[str]:
+    """The columns of a table ``width`` characters wide, by name: every ``core`` column, unless even their
+    narrowest (``floors``, :func:`~gpuhub.cli.plaintext.narrowest`) do not fit, when the ``give_way`` ones leave,
+    first to last, until they do; then each of ``rest`` (most important first) while its natural width
+    (``widths``: its widest cell or heading, in characters) fits; core first, then the rest in that order."""
+    chosen = list(core)
+    for name in give_way:
+        if sum(floors[c] for c in chosen) + _SEPARATOR * (len(chosen) - 1) <= width:
             break
         if name in chosen:
             chosen.remove(name)
     used = sum(widths[c] for c in chosen) + _SEPARATOR * (len(chosen) - 1)
-    for name in (c.name for c in TABLE_COLUMNS if c.name not in core):
-        if name in candidates and used + _SEPARATOR + widths[name] <= width:
+    for name in rest:
+        if used + _SEPARATOR + widths[name] <= width:
             chosen.append(name)
             used += _SEPARATOR + widths[name]
-    return [c for c in DISPLAY_ORDER if c in chosen]
+    return chosen
+
+
+def left_out(width: int, headings: Sequence[str], shows: str) -> str:
+    """The note under a table that left columns out: ``left out at 80 columns: vendor; aliases (--wide or a wider
+    terminal shows them)``; ``shows`` names the options that show them (``--wide``)."""
+    return f"left out at {width} columns: {'; '.join(headings)} ({shows} or a wider terminal shows them)"
+
+
+def print_whole(table: PlainTable, out: TextConsole, wide: bool) -> None:
+    """Print ``table`` on ``out``; with ``wide`` (every column asked for) on a terminal too narrow for even each
+    column's narrowest, as wide as those need (the terminal wraps the lines, ``less -S`` scrolls them) rather than
+    squeezed into broken words and figures."""
+    need = table.floor_width()
+    out.print(table, width=need if wide and need > out.width else None)
+
+
+def print_fitted(table: PlainTable, core: Sequence[str], out: TextConsole, err: TextConsole, *,
+                 give_way: Sequence[str] = (), rest: Sequence[str] | None = None, wide: bool = False,
+                 shows: str = "--wide") -> None:
+    """Print ``table`` on ``out`` with the columns that fit its width, in the table's order, as the search's table
+    chooses them (:func:`choose_columns`): the ``core`` headings always (unless even their narrowest do not fit:
+    then ``give_way``, first to last), then the other headings (``rest``, most important first; default the
+    table's order) while they fit; every column with ``wide``. A cell too wide wraps as its column's
+    :attr:`PlainTable.overflow` says (a number or price never). The headings left out are named on ``err``
+    (:func:`left_out`, ``shows``: the options that show them)."""
+    headings = table.headings
+    if wide:
+        chosen = list(headings)
+    else:
+        columns = {h: [row[i] for row in table.rows] for i, h in enumerate(headings)}
+        widths = {h: max(cell_width(c) for c in [h, *cells]) for h, cells in columns.items()}
+        floors = {h: narrowest(h, columns[h], table.overflow[i]) for i, h in enumerate(headings)}
+        others = [h for h in headings if h not in core] if rest is None else rest
+        chosen = choose_columns(core, give_way, others, widths, floors, out.width)
+    keep = [i for i, h in enumerate(headings) if h in chosen]
+    print_whole(PlainTable([headings[i] for i in keep], [table.right[i] for i in keep],
+                           [table.overflow[i] for i in keep], [[row[i] for i in keep] for row in table.rows]),
+                out, wide)
+    dropped = [h for h in headings if h not in chosen]
+    if dropped:
+        err.print(left_out(out.width, dropped, shows))
 
 
 def print_result(result: SearchResult, output: str, err: TextConsole, columns: list[TableColumn] | None = None,
@@ -287,12 +347,11 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
             shown = fit_columns(widths, out.width, candidates, floors)
     dropped = [headings[c] for c in candidates if c in (*CORE_COLUMNS, "network", "nodes") and c not in shown] \
         if columns is None and not wide else []
-    out.print(_table(shown, headings, rows, [r for r in records]))
+    print_whole(_table(shown, headings, rows, [r for r in records]), out, wide and columns is None)
     if unit and "score" in shown:
         err.print(f"{unit}: the ranking, lower is better")
     if dropped:
-        err.print(f"left out at {out.width} columns: {'; '.join(dropped)} (--wide, --columns or a wider terminal "
-                  "shows them)")
+        err.print(left_out(out.width, dropped, "--wide, --columns"))
     from gpuhub.answer.grouping import channel_notes
 
     for line in channel_notes(result.offers):
