@@ -274,3 +274,17 @@ def test_store_show_keeps_the_snapshot_and_its_state(lambda_store: dict[str, str
     assert sorted((r[0], r[4], r[6]) for r in rows) == [
         ("lambda", "340", "complete"), ("lambda", "340", "complete"), ("primeintellect", "115", "complete"),
         ("shadeform", "259", "complete"), ("spheron", "156", "complete")]
+
+
+def test_history_says_when_no_price_has_changed_yet(lambda_store: dict[str, str], tmp_path: Path) -> None:
+    # the lambda store's second refresh changed gpu_8x_h100_sxm5 in us-east-1: a window with it says nothing more
+    changed = _gpuhub(["history", "--since", "all", "--instance-type", "gpu_8x_h100_sxm5"], lambda_store)
+    assert changed.returncode == 0 and "no price has changed" not in changed.stderr
+    # a store with one refresh (a fresh install after its first search): every series holds one price
+    fresh = {**lambda_store, "GPUHUB_STORE": str(tmp_path / "store")}
+    assert _gpuhub(["search", "--provider", "lambda", "--fetch", "replay", "--limit", "1"], fresh).returncode == 0
+    first = _gpuhub(["history", "--provider", "lambda", "--limit", "2"], fresh)
+    assert first.returncode == 0, first.stderr
+    assert ("no price has changed in this window: each series holds one price so far; history grows with each "
+            "refresh of the store (gpuhub search --refresh, e.g. from a cron job)") in " ".join(first.stderr.split())
+    assert "2 of " in first.stderr and "from 1 snapshot\n" in first.stderr

@@ -243,11 +243,15 @@ def history(
         _fitted(headings, tuple(headings[1:-1]), (first,), lines, [first, "min", "max", "last", "currency"], wide,
                 give_way=["min", "max"], rest=["median", "first", "changes"], shows="--wide, --format csv")
     window = f"since {result.since.isoformat(timespec='minutes')}" if result.since else "everything kept"
-    print(f"{len(result.series)} of {len(shown)} series, {window}, from {result.snapshots} snapshots",
+    print(f"{len(result.series)} of {len(shown)} series, {window}, from {result.snapshots} snapshot"
+          f"{'' if result.snapshots == 1 else 's'}",
           file=sys.stderr)
     if not result.series:
         print("no price history matches (history starts with the first stored snapshot of each provider)",
               file=sys.stderr)
+    elif not any(len(s.window(result.since)) > 1 for s in shown):  # a new store: one price per series so far
+        print("no price has changed in this window: each series holds one price so far; history grows with each "
+              "refresh of the store (gpuhub search --refresh, e.g. from a cron job)", file=sys.stderr)
     if plot and result.series:
         from gpuhub.history.chart import render_terminal
 
