@@ -11,7 +11,9 @@ What it does:
    installation) as gpuhunt's offline CSV catalog (one file per provider; fractional GPUs, non-NVIDIA/AMD
    accelerators and non-USD prices left out, as ``generate.py`` does: gpuhunt cannot represent them), and checks that
    gpuhunt's ``Catalog.query(gpu_name="H100")`` matches exactly the offers gpuhub's ``search(gpu="H100")`` matches;
-2. gives each installation its own fresh store (``GPUHUB_STORE``), warmed by one search and one ``--help``;
+2. gives each installation its own fresh store (``GPUHUB_STORE``), warmed by one search and one ``--help`` (which
+   keeps the help text for the next ``--help`` in this terminal: ``gpuhub.cli.helpcache``; the "built" variant
+   removes it before each run, so typer builds the help as on a first run);
 3. times each command from outside (process start to exit; CPU = user + system of the child).
 
 gpuhunt runs with the gpuhunt venv's interpreter (``GPUHUNT_PYTHON``, default ``/tmp/bench-gpuhunt-venv/bin/python``;
@@ -41,6 +43,7 @@ GPUHUNT_PYTHON = os.environ.get("GPUHUNT_PYTHON", "/tmp/bench-gpuhunt-venv/bin/p
 COMMANDS: dict[str, list[str]] = {
     "--version": ["--version"],
     "--help": ["--help"],
+    "--help, built (no kept help)": ["--help"],
     "search --help": ["search", "--help"],
     "search --gpu H100": ["search", "--gpu", "H100"],
     "search --gpu H100 --format json": ["search", "--gpu", "H100", "--format", "json"],
@@ -161,6 +164,8 @@ def main() -> int:
                 for name, (cmd, env) in installs.items():
                     if name != "all" and label not in FEWER:
                         continue
+                    if "built" in label:  # the help kept by the run before is removed: typer builds it again
+                        shutil.rmtree(Path(env["GPUHUB_STORE"]) / "help", ignore_errors=True)
                     wall, cpu, _ = timed_run([cmd, *argv], env, timeout=300)
                     samples.setdefault(f"{name}: gpuhub {label}", []).append((wall, cpu))
             wall, cpu, _ = timed_run([GPUHUNT_PYTHON, "-c", GPUHUNT_ONE_SHOT.format(data=str(work / "gpuhunt"))])

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+FIRST = ("search", "--provider", "lambda", "--fetch", "replay", "--limit", "1")
 ENTRY = "import sys; sys.argv[0] = \"gpuhub\"; from gpuhub._entry import main; main()"
 
 
@@ -19,8 +20,8 @@ def _run(store: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str
 
 def test_help_is_kept_per_terminal_width_and_reads_as_built(tmp_path: Path) -> None:
     store = tmp_path / "store"
-    kept = tmp_path / "help"
-    _run(store, "plugins")  # writes the plugin index: no plugin adds a command, so help is gpuhub's own
+    kept = store / "help"
+    _run(store, *FIRST)  # writes the plugin index: no plugin adds a command, so help is gpuhub's own
     built = _run(store, "--help", COLUMNS="100").stdout
     assert built.startswith("Usage: gpuhub [OPTIONS] COMMAND [ARGS]...") and " search " in built
     [first] = list(kept.glob("*.txt"))
@@ -36,17 +37,17 @@ def test_help_is_kept_per_terminal_width_and_reads_as_built(tmp_path: Path) -> N
 
 def test_help_is_built_when_the_store_is_off_or_the_folder_is_not_writable(tmp_path: Path) -> None:
     off = _run(tmp_path / "unused", "--help", GPUHUB_STORE="off")
-    assert off.stdout.startswith("Usage: gpuhub") and not (tmp_path / "help").exists()
+    assert off.stdout.startswith("Usage: gpuhub") and not (tmp_path / "unused").exists()
     store = tmp_path / "store"
-    _run(store, "plugins")
-    (tmp_path / "help").write_text("a file where the folder would be", encoding="utf-8")
+    _run(store, *FIRST)
+    (store / "help").write_text("a file where the folder would be", encoding="utf-8")
     blocked = _run(store, "--help")
     assert blocked.stdout == off.stdout and blocked.stderr == ""
 
 
 def test_help_kept_for_one_program_name_is_not_shown_under_another(tmp_path: Path) -> None:
     store = tmp_path / "store"
-    _run(store, "plugins")
+    _run(store, *FIRST)
     assert _run(store, "--help").stdout.startswith("Usage: gpuhub ")
     other = subprocess.run([sys.executable, "-c", "import sys; sys.argv[0] = 'gh'; from gpuhub._entry import main; "
                             "main()", "--help"], capture_output=True, text=True, check=True, timeout=120,

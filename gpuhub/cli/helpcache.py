@@ -1,7 +1,7 @@
 """``gpuhub --help`` read back instead of built again: typer builds a click command for every command on each run
 (about 0.1 s) to print text that changes only with gpuhub's code and the terminal.
 
-The text is kept per key in ``<store location's folder>/help/<key>.txt`` (a local store only). The key covers what
+The text is kept per key in ``<store directory>/help/<key>.txt`` (a local store only). The key covers what
 the text depends on: gpuhub's version and the size and times of every file of its package
 (:func:`gpuhub.fetch.keys.code_fingerprint`), the installation stamp (a plugin installed or removed), the program
 name the usage line shows, whether stdout is a terminal, its size and encoding, and the variables rich reads
@@ -51,7 +51,7 @@ def _folder() -> Path | None:
     location = default_location()
     if location is None or "://" in location:
         return None
-    return Path(location).parent / "help"
+    return Path(location) / "help"
 
 
 def _key() -> str | None:
