@@ -354,3 +354,14 @@ def test_explain_names_the_nearest_miss_and_the_nodes_a_huge_model_needs(cli: En
     price = runner.invoke(app, ["search", "--gpu", "H100", "--max-price", "0.5", "--explain"])
     assert "--max-price alone removed" in price.stderr and "the nearest miss: verda via spheron 1H100.80S.32V_FIN-03_" \
         in price.stderr and "in Finland 3 (spot) at 0.8015 USD/h, 0.3015 over your --max-price" in price.stderr
+
+
+def test_a_training_workload_sizes_the_model_for_training_unless_a_mode_is_given() -> None:
+    # 70b in bf16: 156.5 GiB to serve it, 1251.7 GiB to train it (weights, gradients, optimizer state)
+    trained = gpuhub.search(workload="Training", model="70b", limit=1, fetch="replay")
+    assert (trained.query.sort, trained.query.model_mode, round(trained.query.model_vram_gib or 0, 1)) == (
+        "training", "training", 1251.7)
+    served = gpuhub.search(workload="training", model="70b", mode="inference", limit=1, fetch="replay")
+    assert (served.query.model_mode, round(served.query.model_vram_gib or 0, 1)) == ("inference", 156.5)
+    assert gpuhub.search(model="70b", limit=1, fetch="replay").query.model_mode == "inference"
+    assert "must be split across" in trained.details(0)["explanation"]

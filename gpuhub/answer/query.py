@@ -291,6 +291,8 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
             currency = _check_currency(currency)
         except ValueError as exc:
             raise QueryError("currency", str(exc)) from None
+    if isinstance(workload, str):  # Training, TRAINING: the preset's name whatever its case
+        workload = workload.strip().lower()
     if workload is not None:
         presets = [r for r in rankers if r in WORKLOADS]
         if workload not in WORKLOADS or workload not in rankers:
@@ -310,7 +312,10 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
     if sort == "latency" and place is None:
         raise QueryError("sort", "latency needs a place to measure from (near, on the CLI --near: a city, a "
                                  "country, a region code or 'lat,lon')")
-    fit = model_fit(model, precision or "bf16", mode or "inference") if model is not None else None
+    # The model's mode follows a training workload unless given: a model sized for inference on a training search
+    # fits far fewer bytes than training needs (weights, gradients, optimizer state).
+    implied = mode or ("training" if workload == "training" else "inference")
+    fit = model_fit(model, precision or "bf16", implied) if model is not None else None
     if fit is None and (precision is not None or mode is not None):
         raise QueryError("model", "precision and mode describe a model: give the model size too, e.g. 70b")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float, str))):

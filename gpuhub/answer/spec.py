@@ -190,7 +190,8 @@ SEARCH_PARAMS: tuple[SearchParam, ...] = (
           allowed=_workloads),
     param("model", "text", "model size to fit, e.g. 70b, 7B, 350m", metavar="SIZE"),
     param("precision", "text", "model precision: bf16 (default), fp16, fp8, int4", metavar="NAME", allowed=_precisions),
-    param("mode", "text", "inference, fine-tuning or training", metavar="MODE", allowed=_modes),
+    param("mode", "text", "inference, fine-tuning or training (default: training with --workload training, else "
+                          "inference)", metavar="MODE", allowed=_modes),
     param("near", "text", "city, country, region code or 'lat,lon' of users/data", metavar="PLACE"),
     param("max_rtt", "number", "longest estimated round trip from --near, ms", metavar="MS"),
     param("rtt_budget", "number",
