@@ -312,7 +312,7 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
         return
     out = stdout_console()
     if result.groups is not None:
-        _print_groups(result, out, err)
+        _print_groups(result, out, err, wide)
         return
     q = result.query
     scored = q.sort not in ("price", "price_per_gpu", "price_per_vram")
@@ -377,14 +377,17 @@ def _table(shown: list[str], headings: dict[str, str], rows: list[dict[str, str]
 
 def _overflow(column: TableColumn) -> Literal["whole", "words", "fold"]:
     """How a column of the offers table gives way when the terminal is narrow (:class:`PlainTable`)."""
-    return "whole" if column.whole else "words" if column.words else "fold"
+    return "whole" if column.whole or column.numeric else "words" if column.words else "fold"
 
 
-def _print_groups(result: SearchResult, out: TextConsole, err: TextConsole) -> None:
+def _print_groups(result: SearchResult, out: TextConsole, err: TextConsole, wide: bool = False) -> None:
     assert result.groups is not None
     keys = list(result.groups[0].keys) if result.groups else list(result.query.group_by)
     columns = (*keys, "offers", "price range per hour", "regions", "best offer")
-    table = PlainTable(list(columns), [c == "offers" for c in columns], ["ellipsis"] * len(columns))
+    # names and prices break only between words, counts never; the keys and the price range stay, the best offer,
+    # the count and the regions follow while they fit (print_fitted says what it left out)
+    table = PlainTable(list(columns), [c == "offers" for c in columns],
+                       ["whole" if c == "offers" else "words" for c in columns])
     for g in result.groups:
         regions = [r.split(":", 1)[1] for r in g.regions]
         shown = ", ".join(regions[:3]) + (f" +{len(regions) - 3}" if len(regions) > 3 else "")
@@ -392,7 +395,8 @@ def _print_groups(result: SearchResult, out: TextConsole, err: TextConsole) -> N
         table.add_row(*cells(*(g.keys[k] for k in keys), g.offers, f"{span} {g.currency}",
                              f"{len(regions)}: {shown}", f"{g.best.instance_type} {g.best.region.code} "
                              f"{g.best.price.purchase} {money(g.best.price.amount)}"))
-    out.print(table)
+    print_fitted(table, [*keys, "price range per hour"], out, err, rest=["best offer", "offers", "regions"],
+                 wide=wide, shows="--wide, --format csv")
     shown = f"showing {len(result.groups)} of {result.choices}" if _groups_cut(result) else f"{len(result.groups)}"
     err.print(f"{shown} groups of {result.matched} matching offers" + (" (--limit N shows more)"
                                                                        if _groups_cut(result) else ""))
