@@ -288,3 +288,14 @@ def test_history_says_when_no_price_has_changed_yet(lambda_store: dict[str, str]
     assert ("no price has changed in this window: each series holds one price so far; history grows with each "
             "refresh of the store (gpuhub search --refresh, e.g. from a cron job)") in " ".join(first.stderr.split())
     assert "2 of " in first.stderr and "from 1 snapshot\n" in first.stderr
+
+
+def test_a_network_filter_keeps_its_column_before_the_region(bundled: Engine) -> None:
+    # --fabric infiniband asks about the network: at 95 columns per GPU-hour and region give way, the fabric stays
+    out, err = _run(["search", "--gpu", "H100", "--nodes", "2", "--fabric", "infiniband", "--limit", "3"], 95)
+    headings, rows = _layout(out, "per hour", 95)
+    assert headings == ["provider", "instance type", "GPUs", "purchase", "per hour", "network, fabric, local disk",
+                        "2 nodes per hour"]
+    assert "left out at 95 columns: per GPU-hour; region (--wide" in err
+    assert rows[0][0] == "coreweave" and rows[0][4] == "19.71 USD" and rows[0][6] == "39.42 USD"
+    assert "InfiniBand" in rows[0][5]

@@ -211,7 +211,7 @@ def _cell(column: str, r: dict[str, Any], offer: Offer) -> str:
     return num(r.get(key))
 
 
-_GIVE_WAY = ("network", "per_gpu", "region", "gpu")
+_GIVE_WAY = ("per_gpu", "region", "network", "gpu")
 """Core columns a terminal too narrow for every core column's narrowest leaves out, first to last (the price, its
 purchase model, the seller and the instance type, and the price of N nodes, stay)."""
 
