@@ -123,3 +123,17 @@ def test_the_console_script_searches_without_typer_and_answers_as_the_typer_path
         "error: --limit: 'x' is not a whole number", "typer imported: False"]
     odd = _console_script("search", "--min-vram", "inf", home=tmp_path)  # a spelling only typer's coercion reads
     assert odd.stderr.splitlines()[-1] == "typer imported: True"
+
+
+def test_json_and_csv_say_on_stderr_when_the_limit_left_offers_out(tmp_path: Path) -> None:
+    # --gpu H100 on the bundled data: 992 matching offers, 202 choices (instance type and purchase model), 20 shown
+    env = {**os.environ, "GPUHUB_STORE": str(tmp_path / "store")}
+    run = subprocess.run([sys.executable, "-c", "from gpuhub._entry import main; main()", "search", "--gpu", "H100",
+                          "--format", "json"], capture_output=True, text=True, env=env, timeout=300, check=True)
+    assert len(json.loads(run.stdout)) == 20
+    assert ("showing 20 of 202 choices (one row per instance type and purchase model, best region first) from 992 "
+            "matching offers; --all-regions for every offer; --limit N for more") in run.stderr
+    every = subprocess.run([sys.executable, "-c", "from gpuhub._entry import main; main()", "search", "--gpu", "H100",
+                            "--format", "csv", "--all-regions", "--limit", "5000"], capture_output=True, text=True,
+                           env=env, timeout=300, check=True)
+    assert len(every.stdout.splitlines()) == 993 and "showing" not in every.stderr  # a header and every offer

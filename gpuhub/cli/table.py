@@ -301,6 +301,8 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
     records = result.to_dicts(explained=output != "table")  # a table shows no explanation
     if output != "table" and _groups_cut(result):
         err.print(f"showing {len(result.groups or ())} of {result.choices} groups (--limit N shows more)")
+    if output in ("json", "csv") and result.groups is None:
+        _print_shown(result, err, cut_only=True)  # on stderr: what a script reads on stdout stays the records
     if output == "json":
         sys.stdout.write(json.dumps(records, indent=2) + "\n")
         return
@@ -356,11 +358,20 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
 
     for line in channel_notes(result.offers):
         err.print(plain(line))
-    if result.more_regions is not None:
-        err.print(f"showing {len(result.offers)} of {result.choices} choices (one row per instance type and purchase "
-                  f"model, best region first) from {result.matched} matching offers; --all-regions for every offer")
-    if result.matched > len(result.offers) and result.more_regions is None:
-        err.print(f"showing {len(result.offers)} of {result.matched} matching offers (--limit)")
+    _print_shown(result, err)
+
+
+def _print_shown(result: SearchResult, err: TextConsole, cut_only: bool = False) -> None:
+    """How many of the matching offers (or distinct choices) the answer holds; ``cut_only``: only when ``--limit``
+    or one row per choice left some out (JSON and CSV say nothing when they hold every match)."""
+    shown = len(result.offers)
+    if result.more_regions is not None and not (cut_only and shown == result.matched):
+        err.print(f"showing {shown} of {result.choices} choices (one row per instance type and purchase model, best "
+                  f"region first) from {result.matched} matching offers; --all-regions for every offer"
+                  + ("; --limit N for more" if cut_only and result.choices is not None and result.choices > shown
+                     else ""))
+    if result.matched > shown and result.more_regions is None:
+        err.print(f"showing {shown} of {result.matched} matching offers (--limit)")
 
 
 def _table(shown: list[str], headings: dict[str, str], rows: list[dict[str, str]],
