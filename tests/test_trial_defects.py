@@ -210,3 +210,8 @@ def test_the_cli_benchmark_counts_installed_plugin_distributions(monkeypatch: py
     finally:  # the bench's modules have generic names (generate, timing): none stays imported
         for name in ("cli_bench", "generate", "timing"):
             sys.modules.pop(name, None)
+
+
+def test_an_infinite_bound_is_called_not_finite() -> None:
+    run = runner.invoke(app, ["search", "--max-price", "inf"])
+    assert run.exit_code == 2 and "--max-price: must be a finite number, 0 or more, got inf" in run.stderr

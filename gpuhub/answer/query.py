@@ -184,7 +184,9 @@ def _number(name: str, value: Any, *, integer: bool = False) -> float | None:
     except OverflowError:  # an integer beyond float range (10**400)
         raise QueryError(name, f"must be a number, 0 or more, got a number too large ({len(str(value))} digits)") \
             from None
-    if number != number or number in (float("inf"), float("-inf")) or number < 0:
+    if number != number or number in (float("inf"), float("-inf")):
+        raise QueryError(name, f"must be a finite number, 0 or more, got {given(value)}")
+    if number < 0:
         raise QueryError(name, f"must be a number, 0 or more, got {given(value)}")
     if integer and number != int(number):
         raise QueryError(name, f"must be a whole number, got {given(value)}")

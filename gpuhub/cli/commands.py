@@ -81,7 +81,7 @@ _OPTION_TYPES: dict[str, Any] = {"list": list[str] | None, "number": float | Non
 
 
 EmitOption = Annotated[EmitFormat | None, typer.Option(
-    help="write a launch file for the first offer: a SkyPilot task, a dstack task or fleet (gpuhub.answer.handoff)")]
+    help="write a launch file for the first offer: a SkyPilot task, a dstack task or fleet")]
 EmitFileOption = Annotated[Path | None, typer.Option(
     metavar="FILE",
     help="where --emit writes (default sky-task.yaml, task.dstack.yml, fleet.dstack.yml; - for stdout)")]
