@@ -53,3 +53,14 @@ def test_help_kept_for_one_program_name_is_not_shown_under_another(tmp_path: Pat
                             "main()", "--help"], capture_output=True, text=True, check=True, timeout=120,
                            env={**os.environ, "GPUHUB_STORE": str(store)})
     assert other.stdout.startswith("Usage: gh ")
+
+
+def test_reading_the_help_back_imports_no_typer(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    _run(store, *FIRST)
+    _run(store, "--help")  # built and kept
+    probe = ("import sys; sys.argv[:] = ['gpuhub', '--help']; from gpuhub._entry import main; main(); "
+             "print('typer' in sys.modules, 'rich' in sys.modules, file=sys.stderr)")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120,
+                         env={**os.environ, "GPUHUB_STORE": str(store)})
+    assert run.stdout.startswith("Usage: gpuhub ") and run.stderr.strip() == "False False"

@@ -19,8 +19,13 @@ def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(f"module 'gpuhub.cli' has no attribute {name!r}")
     import importlib
+    import importlib.util
     import warnings
 
+    # ``from gpuhub.cli import helpcache`` asks the package for the name before importing the submodule: a
+    # submodule is imported as itself (importing the commands here would load typer for a help read back)
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
     commands = importlib.import_module("gpuhub.cli.commands")
     if not hasattr(commands, name):
         raise AttributeError(f"module 'gpuhub.cli' has no attribute {name!r}")
