@@ -26,7 +26,7 @@ import numpy.typing as npt
 from gpuhub.answer.catalog import Catalog
 from gpuhub.model import Offer
 
-__all__ = ["Group", "channel_notes", "distinct", "group"]
+__all__ = ["Group", "channel_notes", "distinct", "group", "grouped"]
 
 IntArray = npt.NDArray[np.int32]
 
@@ -108,15 +108,23 @@ class Group:
 def group(catalog: Catalog, ranked: IntArray, keys: tuple[str, ...]) -> list[Group]:
     """One :class:`Group` per combination of ``keys`` among ``ranked`` rows (best-ranked first), in the order of
     each group's best-ranked offer. Offers in different currencies never share a group."""
+    return grouped(catalog, ranked, keys)[0]
+
+
+def grouped(catalog: Catalog, ranked: IntArray, keys: tuple[str, ...],
+            limit: int | None = None) -> tuple[list[Group], npt.NDArray[np.intp]]:
+    """The first ``limit`` groups of :func:`group` (every group with None), and the position in ``ranked`` of every
+    group's best-ranked offer, in group order (a search counts and ranks all groups, and shows ``limit``)."""
     if len(ranked) == 0:
-        return []
+        return [], np.zeros(0, dtype=np.intp)
     ids = _group_ids(catalog, ranked, (*keys, "currency"))
     members: dict[int, list[int]] = {}
     for position, gid in enumerate(ids.tolist()):
         members.setdefault(gid, []).append(position)
+    starts = np.asarray([members[gid][0] for gid in range(len(members))], dtype=np.intp)
     out = []
     available = catalog.available
-    for gid in range(len(members)):
+    for gid in range(len(members) if limit is None else min(limit, len(members))):
         positions = members[gid]
         rows = ranked[np.asarray(positions, dtype=np.intp)]
         # Models only for the best offer and the two that hold the price range (the price column orders them
@@ -140,7 +148,7 @@ def group(catalog: Catalog, ranked: IntArray, keys: tuple[str, ...]) -> list[Gro
             regions=catalog.region_labels(rows), best=best, rank=positions[0],
             available=int(np.count_nonzero(available[rows] == 1)),
             sold_out=int(np.count_nonzero(available[rows] == 0))))
-    return out
+    return out, starts
 
 
 def channel_notes(offers: Sequence[Offer]) -> list[str]:
