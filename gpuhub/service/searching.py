@@ -357,10 +357,10 @@ def run_query(query: Query, engine: Engine, *, fixtures_dir: Path | None = None,
     ranked, scores = catalog.rank(rows, ranker, query, limit)
     groups, more, group_count = None, None, 0
     if query.group_by:
-        from gpuhub.answer.grouping import grouped
+        from gpuhub.answer.grouping import grouped as shown_groups
 
         # every group is counted and ranked; only those shown are built (each builds its best offer's model)
-        groups, positions = grouped(catalog, ranked, query.group_by, query.limit)
+        groups, positions = shown_groups(catalog, ranked, query.group_by, query.limit)
         ranked, scores = ranked[positions], scores[positions]
         group_count = len(positions)  # said beside the groups shown ("showing 20 of 41 groups")
     elif query.distinct:
