@@ -48,7 +48,9 @@ class CatalogColumns(CatalogTables):
             return []
         region = self._global_codes("region")[rows].astype(np.int64)
         width = max(len(self._region_spellings), 1)
-        pairs = np.unique(self.provider.codes[rows].astype(np.int64) * width + region)
+        pairs = np.sort(self.provider.codes[rows].astype(np.int64) * width + region)
+        # distinct by sorting (np.unique without indices imports numpy.ma, ~15 ms of a one-shot search)
+        pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
         names = self.provider.values
         return sorted({f"{names[int(p) // width]}:{self._region_spellings[int(p) % width]}" for p in pairs})
 

@@ -244,7 +244,9 @@ class OfferColumns(OfferSequence):
 
     def purchases(self) -> tuple[str, ...]:
         """The purchase models present (sorted)."""
-        used: list[int] = np.unique(self.columns["terms"]).tolist() if len(self) else []
+        # distinct by sorting: np.unique without indices imports numpy.ma (~15 ms of a one-shot command)
+        terms = np.sort(self.columns["terms"])
+        used: list[int] = terms[np.concatenate(([True], terms[1:] != terms[:-1]))].tolist() if len(self) else []
         return tuple(sorted({str(self.tables["terms"][int(i)].get("purchase")) for i in used}))
 
     # --- serialization ------------------------------------------------------------------------------------
