@@ -76,6 +76,13 @@ def _say(lines: list[str]) -> None:
         typer.echo(line)
 
 
+def _price(value: Any) -> str:
+    """A price per hour by the printing rule (:func:`gpuhub.display.money`: 0.8081, not 0.80806)."""
+    from gpuhub.display import money
+
+    return money(value)
+
+
 def _m(value: Any) -> str:
     from gpuhub.answer.planning.text import money_text
 
@@ -132,7 +139,7 @@ def commitments(
             "per month USD"],
            [[r["option"], r["purchase"], r["provider"] or "", r["region"] or "", r["instance_type"] or "",
              str(r["instances"]), f"{r['hours_per_month']:.2f}",
-             "" if r["price_per_hour"] is None else f"{r['price_per_hour']:g}", _m(r["cost_per_month"])]
+             "" if r["price_per_hour"] is None else _price(r["price_per_hour"]), _m(r["cost_per_month"])]
             for r in record["rows"]],
            ["option", "purchase", "provider", "region", "instance type", "instances", "per month USD"],
            ["instance type", "region", "provider"], ("instances", "h/month", "per hour", "per month USD"))
@@ -251,8 +258,8 @@ def arbitrage(
     columns = ["provider", "region", "instance type", "per hour", "per month USD", "saving/month"]
     columns += ["median/h in window", "saving at median"] if history else []
     _table(columns, [[r["provider"] + (" (from)" if r["reference"] else ""), r["region"], r["instance_type"],
-                      f"{r['price_per_hour']:g}", _m(r["cost_per_month"]), _m(r["saving_per_month"])]
-                     + ([f"{r['median_price_per_hour']:g}" if r["median_price_per_hour"] is not None else "-",
+                      _price(r["price_per_hour"]), _m(r["cost_per_month"]), _m(r["saving_per_month"])]
+                     + ([_price(r["median_price_per_hour"]) if r["median_price_per_hour"] is not None else "-",
                          _m(r["saving_at_median"])] if history else []) for r in shown],
            columns[:6], ["instance type"], tuple(columns[3:]))
     lines, arithmetic = arbitrage_text(result, record, [f"{r['provider']}:{r['region']}" for r in shown])
