@@ -215,3 +215,16 @@ def test_the_cli_benchmark_counts_installed_plugin_distributions(monkeypatch: py
 def test_an_infinite_bound_is_called_not_finite() -> None:
     run = runner.invoke(app, ["search", "--max-price", "inf"])
     assert run.exit_code == 2 and "--max-price: must be a finite number, 0 or more, got inf" in run.stderr
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("estimate", "--instance-type", "p5.48xlarge", "--hours", "abc"),
+     "Invalid value for '--hours': 'abc' is not a number"),
+    (("history", "--limit", "1.5"), "Invalid value for '--limit': '1.5' is not a whole number"),
+])
+def test_a_typer_command_says_what_a_bad_number_is_as_search_does(args: tuple[str, ...], said: str) -> None:
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "gpuhub.cli", *args], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and said in " ".join(run.stderr.split()) and "Input should be" not in run.stderr

@@ -504,6 +504,10 @@ def _command_app(argv: list[str]) -> typer.Typer:
     return app
 
 
+_NUMBER_KINDS: dict[Any, str] = {float: "a number", int: "a whole number", float | None: "a number",
+                                 int | None: "a whole number"}
+
+
 class _CoerceWhenGiven:
     """typer (0.2x) builds a pydantic ``TypeAdapter`` for every parameter of the command line before it looks at the
     value, even an option that was not given (``None``), and for ``--help`` imports pydantic just for that. This
@@ -521,7 +525,15 @@ class _CoerceWhenGiven:
             from typer._coercion import build_runtime_param
 
             self._real = build_runtime_param(self._param.type_descriptor)
-        return self._real.coerce(value, param=param, ctx=ctx)
+        try:
+            return self._real.coerce(value, param=param, ctx=ctx)
+        except typer.BadParameter:
+            # pydantic's "Input should be a valid number, unable to parse string as a number" said as the search
+            # says it: "'abc' is not a number"
+            kind = _NUMBER_KINDS.get(getattr(self._param.type_descriptor, "annotation", None))
+            if kind is None or isinstance(value, (list, tuple)):
+                raise
+            raise typer.BadParameter(f"{_plain(value)!r} is not {kind}", ctx=ctx, param=param) from None
 
 
 def _run_app(typer_app: typer.Typer) -> None:
