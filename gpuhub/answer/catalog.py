@@ -16,7 +16,6 @@ from gpuhub.answer.catalog_filters import CatalogFilters
 from gpuhub.answer.catalog_ranking import CatalogRanking
 from gpuhub.answer.catalog_tables import _FAST_LINKS as _FAST_LINKS
 from gpuhub.answer.catalog_tables import _Categorical as _Categorical
-from gpuhub.answer.catalog_tables import _per_gpu as _per_gpu
 from gpuhub.answer.ranking import ScoreView
 from gpuhub.facts.carbon import PUE as PUE
 from gpuhub.facts.gpus import GpuTable

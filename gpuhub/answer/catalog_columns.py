@@ -27,6 +27,7 @@ from gpuhub.facts.carbon import PUE
 from gpuhub.facts.geo import EARTH_RADIUS_KM
 from gpuhub.facts.location import FIBRE_KM_PER_MS, FIXED_MS, ROUTE_FACTOR, Place
 from gpuhub.facts.perf import PRECISIONS
+from gpuhub.store.columns import sorted_distinct
 
 __all__ = ["CatalogColumns"]
 
@@ -48,9 +49,7 @@ class CatalogColumns(CatalogTables):
             return []
         region = self._global_codes("region")[rows].astype(np.int64)
         width = max(len(self._region_spellings), 1)
-        pairs = np.sort(self.provider.codes[rows].astype(np.int64) * width + region)
-        # distinct by sorting (np.unique without indices imports numpy.ma, ~15 ms of a one-shot search)
-        pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
+        pairs = sorted_distinct(self.provider.codes[rows].astype(np.int64) * width + region)
         names = self.provider.values
         return sorted({f"{names[int(p) // width]}:{self._region_spellings[int(p) % width]}" for p in pairs})
 

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from gpuhub.answer.ranking import Ranker
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.perf import PRECISIONS, gpu_figures
-from gpuhub.model import Instance, Offer
+from gpuhub.model import Offer
 from gpuhub.store.columns import OfferSequence
 
 if TYPE_CHECKING:
@@ -172,13 +172,6 @@ class CatalogTables:
         values: FloatArray = np.asarray([_obtain_part(e.get("obtain") if e is not None else None) for c in self._stored
                                          for e in [*c.tables["extras"], None]], dtype=np.float64).reshape(-1, 3)
         return values
-
-
-def _per_gpu(instance: Instance, gpus: GpuTable | None) -> tuple[float, ...]:
-    """Per-GPU dense TFLOPS per precision, bandwidth TB/s and power kW (NaN where unknown)."""
-    gpu = instance.gpu
-    return _per_gpu_figures(None if gpu is None else (gpu.name, gpu.form_factor, gpu.known),
-                            instance.gpu_count > 0, gpus)
 
 
 def _per_gpu_figures(gpu: tuple[Any, Any, Any] | None, some: bool, gpus: GpuTable | None) -> tuple[float, ...]:

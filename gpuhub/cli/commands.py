@@ -335,7 +335,7 @@ def estimate(
                                     fixtures_dir=fixtures, fetch=fetch)  # type: ignore[arg-type]
             print_compare(answer["options"], hours, output is OutputFormat.json, _out(), err)
             return
-        report, spread = estimate_report(engine, instance_type, hours, provider=provider, region=region,
+        report, spread, offers = estimate_report(engine, instance_type, hours, provider=provider, region=region,
                                          purchase=purchase, interruption_overhead=interruption_overhead,
                                          checkpoint_every=checkpoint_every, fixtures_dir=fixtures,
                                          fetch=fetch, egress_gb=egress_gb,  # type: ignore[arg-type]
@@ -343,10 +343,7 @@ def estimate(
     except QueryError as exc:
         _fail_usage(f"{cli_option(exc.argument)}: {exc.detail}")
         return
-    rows = report["jobs"]
-    # each row's offer (the report's rows are cheapest job first; the spread's offers cheapest hour first)
-    by_place = {(o.provider, o.region.code, o.region.zone, o.price.purchase): o for o in spread.offers}
-    offers = [by_place[(r["provider"], r["region"], r["zone"], r["purchase"])] for r in rows]
+    rows = report["jobs"]  # cheapest job first, ``offers`` in the same order
     if emit is not None:  # the cheapest place of the job
         _emit(offers[0], emit.value, emit_file)
         if str(emit_file) == "-":

@@ -116,7 +116,7 @@ def estimate_answer(engine: Engine, kwargs: dict[str, Any], *, fixtures_dir: Pat
 
     _required(kwargs, "instance_type", "hours")
     try:
-        report, _ = estimate_report(engine, kwargs["instance_type"], number("hours", kwargs["hours"]),
+        report, _, _ = estimate_report(engine, kwargs["instance_type"], number("hours", kwargs["hours"]),
                                     provider=kwargs.get("provider"), region=kwargs.get("region"),
                                     purchase=kwargs.get("purchase", "on_demand"),
                                     interruption_overhead=number("interruption_overhead",

@@ -62,11 +62,12 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
                     interruption_overhead: float = 0.10, checkpoint_every: float = 1.0,
                     fixtures_dir: Path | None = None, fetch: RequestedMode = "auto",
                     egress_gb: float | None = None, disk_gib: float | None = None
-                    ) -> tuple[dict[str, Any], PriceSpread]:
+                    ) -> tuple[dict[str, Any], PriceSpread, list[Offer]]:
     """Job cost of ``instance_type`` for ``hours`` hours in each region (cheapest job first: by its cost, the known
     part of it where an egress or disk price is missing, then by the price per hour) and the price spread.
 
-    Returns ``({"jobs": [...], "spread": USD/h, "spread_fraction": x}, spread)``; each job row has provider,
+    Returns ``({"jobs": [...], "spread": USD/h, "spread_fraction": x}, spread, offers)``, ``offers`` the job rows'
+    offers in row order (the spread's are cheapest per hour first); each job row has provider,
     instance_type, region, zone, purchase, price_per_hour, billed_hours, cost (to the cent), currency,
     break_even_hours (reserved terms against on-demand, else None), egress_cost and cost_complete (with
     ``egress_gb``: moving that many GB out, included in cost; where no egress price is known egress_cost is None
@@ -117,7 +118,8 @@ def estimate_report(engine: Engine, instance_type: str, hours: float, *, provide
                  and (disk_gib is None or j.disk_cost is not None)}
                 if egress_gb is not None or disk_gib is not None else {}),
              "notes": j.notes} for j in jobs]
-    return {"jobs": rows, "spread": float(spread.spread), "spread_fraction": round(spread.spread_fraction, 6)}, spread
+    return ({"jobs": rows, "spread": float(spread.spread), "spread_fraction": round(spread.spread_fraction, 6)},
+            spread, [j.offer for j in jobs])
 
 
 def compare_rows(offers: list[Offer], hours: float, checkpoint_every_h: float,
