@@ -22,8 +22,9 @@ from typing import Any
 
 __all__ = ["no_plugin_commands", "recording", "replay"]
 
-_TERMINAL_VARIABLES = ("COLUMNS", "LINES", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE",
+_KEYED_VARIABLES = ("COLUMNS", "LINES", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE",
                        "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES", "GPUHUB_STRICT_PLUGINS")
+"""The environment the help text depends on: what rich reads of the terminal, and strict plugin loading."""
 _KEPT = 16
 """How many help texts are kept (terminal sizes and colour settings a user has); the oldest go first."""
 
@@ -69,7 +70,7 @@ def _key() -> str | None:
         size = None
     parts = [__version__, code_fingerprint("gpuhub"), installation_stamp(), os.path.basename(sys.argv[0]),
              str(stream.isatty()), str(size),
-             str(getattr(stream, "encoding", None)), *(f"{v}={os.environ.get(v, '')}" for v in _TERMINAL_VARIABLES)]
+             str(getattr(stream, "encoding", None)), *(f"{v}={os.environ.get(v, '')}" for v in _KEYED_VARIABLES)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 
