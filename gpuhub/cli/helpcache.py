@@ -23,7 +23,7 @@ from typing import Any
 __all__ = ["no_plugin_commands", "recording", "replay"]
 
 _KEYED_VARIABLES = ("COLUMNS", "LINES", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE",
-                       "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES", "GPUHUB_STRICT_PLUGINS")
+                    "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES", "GPUHUB_STRICT_PLUGINS")
 """The environment the help text depends on: what rich reads of the terminal, and strict plugin loading."""
 _KEPT = 16
 """How many help texts are kept (terminal sizes and colour settings a user has); the oldest go first."""
