@@ -365,3 +365,15 @@ def test_a_training_workload_sizes_the_model_for_training_unless_a_mode_is_given
     assert (served.query.model_mode, round(served.query.model_vram_gib or 0, 1)) == ("inference", 156.5)
     assert gpuhub.search(model="70b", limit=1, fetch="replay").query.model_mode == "inference"
     assert "must be split across" in trained.details(0)["explanation"]
+
+
+def test_an_interruptible_offer_without_a_risk_source_says_the_penalty_it_was_ranked_with() -> None:
+    # verda's 8 x B300 spot at 9.90 USD/h: 8 x 2,250 dense BF16 TFLOPS, raised by the flat +15 % for an unknown
+    # interruption risk: 9.90 / 18,000 x 1.15 = 0.0006325 USD per effective TFLOP-hour
+    result = gpuhub.search(workload="training", model="70b", limit=1, fetch="replay")
+    offer = result.offers[0]
+    assert (offer.provider, offer.instance_type, offer.price.purchase, offer.obtain) == (
+        "verda", "8B300.240V", "spot", None)
+    assert result.scores[0] == pytest.approx(9.90 / (8 * 2250) * 1.15, rel=1e-9)
+    assert "interruption unknown (no source gives it): +15 % effective time assumed" in \
+        result.details(0)["explanation"]

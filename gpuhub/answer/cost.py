@@ -72,8 +72,12 @@ def penalty_fraction(max_pct: float, checkpoint_every_h: float) -> float:
     return max_pct / 100 / HOURS_PER_MONTH * (checkpoint_every_h / 2 + RESTART_HOURS)
 
 
-def risk_note(risk: SpotRisk, checkpoint_every_h: float, training: bool) -> str:
-    """The explanation's words for an interruptible offer's risk (and, for the training preset, its factor)."""
+def risk_note(risk: SpotRisk | None, checkpoint_every_h: float, training: bool) -> str:
+    """The explanation's words for an interruptible offer's risk (and, for the training preset, its factor);
+    ``risk`` None: no source gives one (the training preset then assumes its flat penalty, as for an unknown
+    bucket)."""
+    if risk is None:
+        return "interruption unknown (no source gives it)" + (": +15 % effective time assumed" if training else "")
     source = f"{risk.source}@{risk.as_of.isoformat()}" if risk.as_of else risk.source
     text = f"interruption {risk.label} ({source})"
     if risk.max_pct is None:

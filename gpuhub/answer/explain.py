@@ -85,7 +85,7 @@ def offer_details(catalog: Catalog, row: int, score: float, next_score: float | 
             parts.extend(_distance_trade(catalog, row, cheapest, rtt, ranker, query))
     parts.append(carbon_note(offer.provider, offer.region.code))
     risk = offer.obtain.risk if offer.obtain is not None else None
-    if risk is not None and offer.price.purchase in ("spot", "low_priority"):  # gpuhub.obtain
+    if offer.price.purchase in ("spot", "low_priority"):  # gpuhub.obtain; unknown risk said too (ranked with it)
         from gpuhub.answer.cost import risk_note
 
         parts.append(risk_note(risk, query.checkpoint_every_h, ranker.name == "training"))

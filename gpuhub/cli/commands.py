@@ -371,8 +371,8 @@ def estimate(
     if below or not any(notes):  # too wide with its notes: they go under the table, each said once, not folded
         headings, cells = headings[:-1], [c[:-1] for c in cells]
     table = PlainTable(headings, [h in ("per hour", "billed h", "job cost") for h in headings],
-                       ["words" if h in ("purchase", "job cost") else "whole" if h == "per hour" else "fold"
-                        for h in headings], cells)
+                       # figures whole, names and notes broken between words only
+                       ["whole" if h in ("per hour", "billed h") else "words" for h in headings], cells)
     out.print(table)
     if below:
         said: dict[str, list[str]] = {}  # each note once, after the places it applies to
