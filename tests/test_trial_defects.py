@@ -159,7 +159,8 @@ def test_a_v100_trains_at_fp16_in_its_explanation() -> None:
     assert run.exit_code == 0, run.stderr
     assert _lines(run.stderr, "1. ") == [
         "1. verda 8V100.48V FIN-03 (spot): 8 × V100 at 0.0008824 USD per effective FP16 TFLOP-hour; no grid "
-        "carbon data for verda:FIN-03; warning: V100 has no FP8 (compute capability 7.0; FP8 needs 8.9 or "
+        "carbon data for verda:FIN-03; interruption unknown (no source gives it): +15 % effective time assumed; "
+        "warning: V100 has no FP8 (compute capability 7.0; FP8 needs 8.9 or "
         "newer): training runs at FP16 speed and memory; the model (109.5 GiB) must be split across 7 GPUs; "
         "price undated; the next, verda 8V100.48V in FIN-03 (on_demand), scores 73.9 % higher"]
     for gpu, half in (("T4", "FP16"), ("A100", "BF16")):  # Turing has no BF16 either; Ampere has
