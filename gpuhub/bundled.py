@@ -9,7 +9,6 @@ side do not touch the same line.
 from __future__ import annotations
 
 import re
-from importlib import metadata
 
 ENTRY_POINT_GROUP = "gpuhub"
 """The entry-point group a plugin distribution registers its plugin module under."""
@@ -47,6 +46,8 @@ plugins describe the user's own clusters and are not listed: their names are the
 def installed_distributions() -> set[str]:
     """Names of the installed distributions that provide ``gpuhub`` entry points (normalized: ``gpuhub-aws``),
     read from the installed packages' metadata (no plugin is imported)."""
+    from importlib import metadata  # only an error message asks: importing it costs a search ~10 ms
+
     names = set()
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = getattr(ep, "dist", None)

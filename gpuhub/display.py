@@ -10,6 +10,7 @@ web page) applies to what it prints.
   ``11.7917`` for a computed ``11.791666…``, ``125.7886`` for a 9-decimal ``125.788596112``. Published prices,
   computed rates (per GPU-hour, a block's per-hour rate) and ranges all print this way. JSON and CSV keep the
   exact figure (see :meth:`gpuhub.model.Offer.to_record`).
+- :func:`source_label`: where data came from and its date, ``replay:lambda@2026-09-20`` (the ``source`` column).
 - :func:`given`: a value a user gave, as an error message repeats it: a number as they would write it (``-1``,
   never the ``-1.0`` a float option turned it into), text as typed.
 
@@ -18,6 +19,7 @@ The bottom layer: imports only the standard library.
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
@@ -91,3 +93,14 @@ def given(value: Any) -> str:
             return repr(value)
         return value.strip()
     return repr(value)
+
+
+def source_label(mode: str, recording: str | None, when: dt.date | None, data_date_known: bool = True) -> str:
+    """The short label of a data source with the date of its data: ``live``, ``replay:lambda@2026-09-20``,
+    ``static:nebius@undated`` (``data_date_known`` False: the data's own date is not known), ``replay:x`` (known
+    to be dated, no date given). ``mode``: ``live``, ``replay`` or ``static``; ``recording``: the recording's label
+    (``?`` when None); ``when``: the date of the data. :meth:`gpuhub.model.Source.label` prints this."""
+    if mode == "live":
+        return "live"
+    stamp = f"@{when.isoformat()}" if when else ("@undated" if not data_date_known else "")
+    return f"{mode}:{recording or '?'}{stamp}"

@@ -8,13 +8,27 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from enum import Enum
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
 
-from gpuhub.obtain.model import CAPACITY_PURCHASES, EMPTY_RECORD, Obtainability
+from gpuhub.derived import (
+    InstanceDerived,
+    OfferDerived,
+    PriceDerived,
+    SourceDerived,
+    gpu_hour_price,
+    total_vram_gib,
+    usable_vram_gib,
+    vram_price,
+)
+from gpuhub.obtain.model import Obtainability
+from gpuhub.purchase import OWNED as OWNED
+from gpuhub.purchase import PurchaseModel as PurchaseModel
+from gpuhub.purchase import check_purchase as _check_purchase
+from gpuhub.purchase import known_purchase_models as known_purchase_models
+from gpuhub.purchase import register_purchase_model as register_purchase_model
 
 __all__ = [
     "OWNED",
@@ -31,60 +45,6 @@ __all__ = [
 ]
 
 HOURS_PER_YEAR = 8760
-
-
-class PurchaseModel(str, Enum):
-    """The standard purchase models. Plugins may add more with :func:`register_purchase_model`."""
-
-    on_demand = "on_demand"
-    spot = "spot"
-    low_priority = "low_priority"
-    reserved_1y = "reserved_1y"
-    reserved_3y = "reserved_3y"
-    savings_plan_1y = "savings_plan_1y"
-    savings_plan_3y = "savings_plan_3y"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-_EXTRA_PURCHASE_MODELS: set[str] = set()
-
-
-def register_purchase_model(name: str) -> None:
-    """Allow an extra purchase model name (lower-case snake case, e.g. ``"flex_start"``).
-
-    Raises:
-        ValueError: the name is not lower-case snake case.
-    """
-    if not name.replace("_", "").isalnum() or name.lower() != name or not name[:1].isalpha():
-        raise ValueError(f"purchase model {name!r} must be lower-case snake case, like 'flex_start'")
-    _EXTRA_PURCHASE_MODELS.add(name)
-    _ACCEPTED[name] = name
-
-
-def known_purchase_models() -> list[str]:
-    """All purchase model names accepted now: the standard ones, then those plugins registered."""
-    return [p.value for p in PurchaseModel] + sorted(_EXTRA_PURCHASE_MODELS)
-
-
-# Accepted names mapped to one shared (interned) string each: validation is a dict lookup, and a million offers
-# parsed from JSON do not each keep their own copy of "on_demand".
-_ACCEPTED: dict[str, str] = {p.value: p.value for p in PurchaseModel}
-for _name in CAPACITY_PURCHASES:  # reservable capacity (gpuhub.obtain): capacity_block, flex_start, calendar
-    register_purchase_model(_name)
-OWNED = "owned"
-"""The purchase model of capacity the user already has (a reservation, a commitment, an idle instance: see
-:mod:`gpuhub.fetch.owned`), priced at its marginal cost: the one purchase model whose price may be zero."""
-register_purchase_model(OWNED)
-
-
-def _check_purchase(value: object) -> str:
-    text = value.value if isinstance(value, PurchaseModel) else str(value)
-    canonical = _ACCEPTED.get(text)
-    if canonical is None:
-        raise ValueError(f"unknown purchase model {text!r}; allowed: {', '.join(known_purchase_models())}")
-    return canonical
 
 
 @lru_cache(maxsize=1)
@@ -148,7 +108,7 @@ class Region(_Frozen):
     carbon_gco2e_per_kwh: float | None = Field(default=None, description="grid carbon intensity, gCO2e/kWh")
 
 
-class Instance(_Frozen):
+class Instance(InstanceDerived, _Frozen):
     """An instance type as a provider sells it."""
 
     provider: str
@@ -208,51 +168,21 @@ class Instance(_Frozen):
 
         return None if value is None else seller_name(value)
 
-    @property
-    def seller_name(self) -> str:
-        """Who runs the machine: :attr:`seller`, else the provider itself."""
-        return self.seller or self.provider
-
-    @property
-    def via(self) -> str | None:
-        """The aggregator the machine is offered through (the provider), or None when the seller sells directly."""
-        return self.provider if self.seller and self.seller != self.provider else None
-
-    @property
-    def channel(self) -> str:
-        """Seller and source in one label: ``"lambda"`` (direct) or ``"lambda via primeintellect"``."""
-        via = self.via
-        return f"{self.seller} via {via}" if via else self.provider
-
-    @property
-    def machine(self) -> str:
-        """How the same machine is recognised through another channel: ``seller:instance type`` in the seller's
-        own naming when known (``lambda:gpu_8x_a100_80gb_sxm4`` directly and through Prime Intellect)."""
-        return f"{self.seller_name}:{self.seller_instance_type or self.instance_type}"
-
+    # seller_name, via, channel, machine: gpuhub.derived.InstanceDerived
     @computed_field  # type: ignore[prop-decorator]
     @property
     def gpu_memory_gib(self) -> float | None:
         """Usable VRAM per GPU in GiB: the card's memory, or the slice's for a fractional GPU (half an A10: 12)."""
-        if self.gpu is None or self.gpu.memory_gib is None:
-            return None
-        card = float(self.gpu.memory_gib)
-        if 0 < self.gpu_count < 1:
-            return self.slice_memory_gib if self.slice_memory_gib is not None else card * self.gpu_count
-        return card
+        return usable_vram_gib(self)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def gpu_memory_total_gib(self) -> float | None:
         """Total VRAM of the instance in GiB (per-GPU memory × GPU count)."""
-        if self.gpu is None or self.gpu.memory_gib is None:
-            return None
-        if 0 < self.gpu_count < 1:
-            return self.gpu_memory_gib
-        return float(self.gpu.memory_gib) * self.gpu_count
+        return total_vram_gib(self)
 
 
-class Price(_Frozen):
+class Price(PriceDerived, _Frozen):
     """A price per instance-hour for one purchase model.
 
     Raises (on construction):
@@ -286,15 +216,6 @@ class Price(_Frozen):
     replaced: str | None = Field(default=None, description="what this price replaced: an older data set's price for "
                                  "the same instance type, region and purchase model (newest dated data wins)")
 
-    def listing_label(self) -> str | None:
-        """``"median of 12 listings"``, ``"median of listings"`` (count unknown), or None for one listing (a
-        ``listing_count`` without ``listing_stat`` says nothing and is ignored)."""
-        if self.listing_stat is None:
-            return None
-        count = f" of {self.listing_count} listing{'s' if self.listing_count != 1 else ''}" \
-            if self.listing_count is not None else " of listings"
-        return f"{self.listing_stat}{count}"
-
     @field_validator("currency", mode="before")
     @classmethod
     def _currency(cls, value: object) -> str:
@@ -313,7 +234,7 @@ class Price(_Frozen):
         return self
 
 
-class Source(_Frozen):
+class Source(SourceDerived, _Frozen):
     """Where an offer's data came from."""
 
     mode: Literal["live", "replay", "static"] = Field(
@@ -325,34 +246,10 @@ class Source(_Frozen):
                                       "recording is built later than the facts it holds); None when unknown")
     data_date_known: bool = Field(default=True, description="False when the data's own date is not known")
 
-    @property
-    def source_kind(self) -> str:
-        """``live``, ``captured`` (a live capture replayed), ``reconstructed`` (rebuilt from published prices) or
-        ``static`` (a provider's shipped price table)."""
-        if self.mode == "live":
-            return "live"
-        if self.mode == "static":
-            return "static"
-        return {"live-capture": "captured", "reconstructed": "reconstructed"}.get(self.kind or "", "captured")
-
-    @property
-    def date_of_data(self) -> dt.date | None:
-        """The date of the prices: ``data_date``, else (older recordings that do not say) ``recorded_at``."""
-        if not self.data_date_known:
-            return None
-        return self.data_date or self.recorded_at
-
-    def label(self, data_date: dt.date | None = None) -> str:
-        """Short human label with the date of the data, e.g. ``replay:lambda@2026-09-20`` (``@undated`` when the
-        data's own date is unknown); ``data_date``: an offer's own price date, which takes precedence."""
-        if self.mode == "live":
-            return "live"
-        when = data_date or self.date_of_data
-        stamp = f"@{when.isoformat()}" if when else ("@undated" if not self.data_date_known else "")
-        return f"{self.mode}:{self.recording or '?'}{stamp}"
+    # source_kind, date_of_data, label: gpuhub.derived.SourceDerived
 
 
-class Offer(_Frozen):
+class Offer(OfferDerived, _Frozen):
     """One rentable thing: an instance type in a region at a price, with availability and provenance."""
 
     instance: Instance
@@ -377,147 +274,16 @@ class Offer(_Frozen):
     obtain: Obtainability | None = Field(default=None, description="interruption risk, reservation window, "
                                          "quota and capacity, where a source says (see gpuhub.obtain)")
 
-    # Flat read-only views, so callers and filters need not walk the nesting.
-    @property
-    def provider(self) -> str:
-        """The provider's name (the API the offer came through)."""
-        return self.instance.provider
-
-    @property
-    def instance_type(self) -> str:
-        """The provider's instance type name."""
-        return self.instance.instance_type
-
-    @property
-    def seller(self) -> str:
-        """Who runs the machine (:attr:`Instance.seller_name`); :attr:`provider` is the API it came through."""
-        return self.instance.seller_name
-
-    @property
-    def via(self) -> str | None:
-        """The aggregator this offer came through, or None when the seller offers it directly."""
-        return self.instance.via
-
-    @property
-    def gpu_name(self) -> str | None:
-        """The canonical GPU name (GPU table), or None for a CPU-only offer."""
-        return self.instance.gpu.name if self.instance.gpu else None
-
-    @property
-    def gpu_count(self) -> float:
-        """GPUs per instance (a fraction for a share of one GPU)."""
-        return self.instance.gpu_count
-
-    @property
-    def data_date(self) -> dt.date | None:
-        """The date of this offer's price: the price's own (``price.data_date``), else the source's; None when
-        unknown."""
-        return self.price.data_date or self.source.date_of_data
-
-    @property
-    def price_per_hour(self) -> Decimal:
-        """Instance price per hour in ``price.currency``."""
-        return self.price.amount
-
+    # provider, instance_type, seller, via, gpu_name, gpu_count, data_date, price_per_hour, capacity_label and
+    # to_record: gpuhub.derived.OfferDerived
     @computed_field  # type: ignore[prop-decorator]
     @property
     def price_per_gpu_hour(self) -> Decimal | None:
         """Price per GPU-hour (instance price / GPU count, fractions included); None without GPUs."""
-        if self.instance.gpu_count <= 0:
-            return None
-        return self.price.amount / Decimal(str(self.instance.gpu_count))
+        return gpu_hour_price(self)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def price_per_vram_gib_hour(self) -> Decimal | None:
         """Price per GiB of GPU memory per hour; None when the VRAM is unknown."""
-        total = self.instance.gpu_memory_total_gib
-        if not total:
-            return None
-        return self.price.amount / Decimal(str(total))
-
-    @property
-    def capacity_label(self) -> str | None:
-        """What can be had and when, for the ``avail`` column: ``"6 free"``, ``"+16 in ~5 min"``, ``"2 free, +8 in
-        ~5 min"``; None when the offer counts neither (a price list's availability is a yes/no)."""
-        parts = []
-        if self.available_count is not None and (self.available_count or not self.provisionable_count):
-            parts.append(f"{self.available_count} free")
-        if self.provisionable_count:
-            wait = self.provision_wait_s
-            when = "" if wait is None else f" in ~{max(1, round(wait / 60))} min" if wait >= 60 else f" in ~{wait} s"
-            parts.append(f"+{self.provisionable_count}{when}")
-        return ", ".join(parts) or None
-
-    def to_record(self) -> dict[str, Any]:
-        """The flat, JSON-ready dict the CLI and exports use (keys documented in the README).
-
-        Money is exported as JSON numbers: the exact published price converts to the shortest float that prints
-        the same digits; derived per-GPU and per-GiB figures are rounded to 6 decimal places.
-        """
-        inst, gpu, price = self.instance, self.instance.gpu, self.price
-        per_gpu = self.price_per_gpu_hour
-        return {
-            "provider": inst.provider,
-            "seller": inst.seller_name,
-            "via": inst.via,
-            "instance_type": inst.instance_type,
-            "seller_instance_type": inst.seller_instance_type,
-            "machine": inst.machine,
-            "region": self.region.code,
-            "zone": self.region.zone,
-            "country": self.region.country,
-            "continent": self.region.continent,
-            "gpu_name": gpu.name if gpu else None,
-            "gpu_known": gpu.known if gpu else None,
-            "gpu_raw_name": gpu.raw_name if gpu else None,
-            "gpu_count": int(inst.gpu_count) if float(inst.gpu_count).is_integer() else inst.gpu_count,
-            "fractional": inst.fractional,
-            "gpu_memory_gib": inst.gpu_memory_gib,
-            "gpu_memory_total_gib": inst.gpu_memory_total_gib,
-            "vcpus": inst.vcpus,
-            "memory_gib": inst.memory_gib,
-            "cpu_arch": inst.cpu_arch,
-            "network_gbps": inst.network_gbps,
-            "network_peak_gbps": inst.network_peak_gbps,
-            "fabric": inst.fabric,
-            "fabric_gbps": inst.fabric_gbps,
-            "fabric_interfaces": inst.fabric_interfaces,
-            "local_disk_gib": inst.storage_gib,
-            "local_disk_kind": inst.storage_kind,
-            "local_disks": inst.storage_disks,
-            "network_source": inst.network_source,
-            "purchase": price.purchase,
-            "price_per_hour": float(price.amount),
-            "currency": price.currency,
-            "price_per_gpu_hour": _money(per_gpu),
-            "price_per_vram_gib_hour": _money(self.price_per_vram_gib_hour),
-            "upfront": float(price.upfront) if price.upfront is not None else None,
-            "term_hours": price.term_hours,
-            "payment_option": price.payment_option,
-            "available": self.available,
-            "available_count": self.available_count,
-            "provisionable_count": self.provisionable_count,
-            "provision_wait_s": self.provision_wait_s,
-            "bare_metal": inst.bare_metal,
-            "tenancy": inst.tenancy,
-            "control_source": inst.control_source,
-            "source": self.source.label(self.price.data_date),
-            "source_kind": self.source.source_kind,
-            "data_date": d.isoformat() if (d := self.data_date) else None,
-            "data_origin": price.data_origin,
-            "price_replaced": price.replaced,
-            "form_factor": gpu.form_factor if gpu else None,
-            "price_basis": price.basis,
-            "listing_stat": price.listing_stat,
-            "listing_count": price.listing_count,
-            "note": inst.note,
-            **(self.obtain.record() if self.obtain is not None else EMPTY_RECORD),
-        }
-
-
-def _money(value: Decimal | None) -> float | None:
-    """Derived money figures are rounded to 6 decimal places (a micro-unit) for export."""
-    if value is None:
-        return None
-    return float(value.quantize(Decimal("0.000001")))
+        return vram_price(self)

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpuhub import Engine
 from gpuhub.fetch.plugins import reset_registry
 from gpuhub.service.searching import reset_default_engine
+
+if TYPE_CHECKING:
+    from gpuhub.store.columns import OfferColumns
 
 
 @contextlib.contextmanager
@@ -54,3 +62,43 @@ def bundled_market() -> Iterator[Engine]:
         pytest.skip("needs every bundled plugin installed (the market's H100 offers)")
     with process_wide(make_engine(registry)) as engine:
         yield engine
+
+
+def stored_bundled_columns(home: Path) -> dict[str, OfferColumns]:
+    """Every installed provider's bundled data, stored by a search under ``home`` and read back, per provider
+    (each snapshot's rows as the store keeps them)."""
+    import pytest
+
+    import gpuhub
+    from gpuhub.store import open_store
+    from gpuhub.store.sqlite import SqliteStore
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GPUHUB_STORE", str(home / "store"))
+        patch.setenv("GPUHUB_CACHE_DIR", str(home / "cache"))
+        reset_default_engine(None)
+        try:
+            gpuhub.search(fetch="replay", limit=1)
+        finally:
+            reset_default_engine(None)
+        store = open_store()
+        assert isinstance(store, SqliteStore)
+        out = {}
+        for provider in sorted({s.provider for s in store.snapshots(limit=None)}):
+            snap = store.latest_good(provider)
+            assert snap is not None
+            out[provider] = store.read_columns(snap)
+        store.close()
+    return out
+
+
+def console_script(*args: str, env: dict[str, str], reports: str) -> subprocess.CompletedProcess[str]:
+    """``gpuhub ARGS`` as the console script runs it (:func:`gpuhub._entry.main`) with ``env`` added to this
+    process's environment (less its cloud credentials, gpuhub settings and COLUMNS), reporting on stderr's last line
+    whether the module ``reports`` was imported (``typer imported: False``)."""
+    code = ("import atexit, sys\n"
+            f"atexit.register(lambda: sys.stderr.write('{reports} imported: %s\\n' % ('{reports}' in sys.modules)))\n"
+            "sys.argv[0] = 'gpuhub'\nfrom gpuhub._entry import main\nmain()\n")
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "GOOGLE_", "GPUHUB_", "COLUMNS"))}
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env={**base, **env},
+                          timeout=300, check=False)

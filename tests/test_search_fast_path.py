@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import typer
+from engines import console_script
 from typer.testing import CliRunner
 
 from gpuhub.cli import commands
@@ -95,15 +96,8 @@ def test_the_fast_parser_knows_every_option_of_the_typer_command_and_no_other() 
 
 
 def _console_script(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    """``gpuhub ARGS`` as the console script runs it (:func:`gpuhub._entry.main`), reporting on stderr's last line
-    whether typer was imported."""
-    code = ("import atexit, sys\n"
-            "atexit.register(lambda: sys.stderr.write('typer imported: %s\\n' % ('typer' in sys.modules)))\n"
-            "sys.argv[0] = 'gpuhub'\nfrom gpuhub._entry import main\nmain()\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "GOOGLE_", "GPUHUB_", "COLUMNS"))}
-    env.update(GPUHUB_HOME=str(home), GPUHUB_FETCH="replay")
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=300,
-                          check=False)
+    """``gpuhub ARGS`` as the console script runs it, reporting on stderr's last line whether typer was imported."""
+    return console_script(*args, env={"GPUHUB_HOME": str(home), "GPUHUB_FETCH": "replay"}, reports="typer")
 
 
 def test_the_console_script_searches_without_typer_and_answers_as_the_typer_path(tmp_path: Path) -> None:

@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engines import stored_bundled_columns
 
 import gpuhub
 from gpuhub.answer.catalog_tables import _FAST_LINKS, _NO_OBTAIN, _instance_part, _obtain_part, _region_part
 from gpuhub.model import Instance, Region
 from gpuhub.store import open_store
 from gpuhub.store.columns import OfferColumns
-from gpuhub.store.sqlite import SqliteStore
 
 
 def _model_part(inst: Instance) -> tuple[Any, ...]:
@@ -45,27 +45,9 @@ def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, OfferColumns]:
     """Every installed provider's bundled data, stored by a search, read back (validated) per provider."""
-    home = tmp_path_factory.mktemp("home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("GPUHUB_STORE", str(home / "store"))
-        patch.setenv("GPUHUB_CACHE_DIR", str(home / "cache"))
-        from gpuhub.service.searching import reset_default_engine
-
-        reset_default_engine(None)
-        try:
-            gpuhub.search(fetch="replay", limit=1)
-        finally:
-            reset_default_engine(None)
-        store = open_store()
-        assert isinstance(store, SqliteStore)
-        out = {}
-        for provider in sorted({s.provider for s in store.snapshots(limit=None)}):
-            snap = store.latest_good(provider)
-            assert snap is not None
-            columns = store.read_columns(snap)
-            columns.validate(provider)
-            out[provider] = columns
-        store.close()
+    out = stored_bundled_columns(tmp_path_factory.mktemp("home"))
+    for provider, columns in out.items():
+        columns.validate(provider)
     return out
 
 

@@ -11,6 +11,7 @@ masks per query argument) and :mod:`~gpuhub.answer.catalog_ranking` (views, scor
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from gpuhub.answer.catalog_filters import CatalogFilters
 from gpuhub.answer.catalog_ranking import CatalogRanking
@@ -20,7 +21,9 @@ from gpuhub.answer.ranking import ScoreView
 from gpuhub.facts.carbon import PUE as PUE
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.perf import PRECISIONS as PRECISIONS
-from gpuhub.model import Offer
+
+if TYPE_CHECKING:
+    from gpuhub.model import Offer
 
 __all__ = ["Catalog", "ScoreView"]
 
@@ -44,7 +47,7 @@ class Catalog(CatalogFilters, CatalogRanking):
 
     @classmethod
     def from_parts(cls, parts: Sequence[Sequence[Offer]], gpus: GpuTable | None = None,
-                   kinds: Mapping[str, str] | None = None) -> Catalog:
+                   kinds: Mapping[str, str] | None = None, views: bool = False) -> Catalog:
         """The catalog over several providers' offers, each part either stored columns
         (:class:`~gpuhub.store.columns.OfferColumns`: read as columns, Offer objects built only for rows asked for)
         or any sequence of :class:`Offer` objects.
@@ -53,7 +56,10 @@ class Catalog(CatalogFilters, CatalogRanking):
             parts: one sequence of offers per provider.
             gpus: the GPU table (throughput, bandwidth, power, MIG, accelerator columns).
             kinds: provider name -> provider kind.
+            views: stored rows are shown as read-only views (:meth:`~gpuhub.store.columns.OfferColumns.view`: no
+                pydantic) rather than validated :class:`Offer` objects: for a caller that only reads them, such as
+                the command line.
         """
         catalog = cls.__new__(cls)
-        catalog._build(parts, gpus, kinds)
+        catalog._build(parts, gpus, kinds, views)
         return catalog

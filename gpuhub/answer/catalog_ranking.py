@@ -17,7 +17,7 @@ from gpuhub.answer.query import Query
 from gpuhub.answer.ranking import Ranker, ScoreView
 from gpuhub.facts.carbon import PUE
 from gpuhub.facts.perf import PRECISIONS
-from gpuhub.model import OWNED
+from gpuhub.purchase import OWNED
 
 __all__ = ["CatalogRanking"]
 

@@ -19,10 +19,10 @@ import numpy.typing as npt
 from gpuhub.answer.ranking import Ranker
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.perf import PRECISIONS, gpu_figures
-from gpuhub.model import Offer
 from gpuhub.store.columns import OfferSequence
 
 if TYPE_CHECKING:
+    from gpuhub.model import Offer
     from gpuhub.store.columns import OfferColumns
 
 __all__ = ["CatalogTables"]
@@ -80,12 +80,13 @@ class CatalogTables:
     :meth:`_build`; the catalog's constructors call it)."""
 
     def _build(self, parts: Sequence[Sequence[Offer]], gpus: GpuTable | None,
-               kinds: Mapping[str, str] | None) -> None:
+               kinds: Mapping[str, str] | None, views: bool = False) -> None:
         from gpuhub.store.columns import ColumnBuilder, OfferColumns
 
         stored = [p if isinstance(p, OfferColumns) else ColumnBuilder().extend(p).build() for p in parts]
         self._stored = stored
-        self.offers: Sequence[Offer] = _Offers(stored, [None if isinstance(p, OfferColumns) else p for p in parts])
+        self.offers: Sequence[Offer] = _Offers(stored, [None if isinstance(p, OfferColumns) else p for p in parts],
+                                               views)
         self._kinds = kinds or {}
         self._gpus = gpus
         # Each distinct instance, region and price-terms row is looked at once; rows gather through the codes.
@@ -215,9 +216,11 @@ class _Offers(OfferSequence):
     """The catalog's offers, row by row: the original objects when the catalog was given Offer objects, else
     built from the stored columns on first access (and kept)."""
 
-    def __init__(self, parts: list[OfferColumns], originals: list[Sequence[Offer] | None]) -> None:
+    def __init__(self, parts: list[OfferColumns], originals: list[Sequence[Offer] | None],
+                 views: bool = False) -> None:
         self._parts = parts
         self._originals = originals
+        self._views = views
         self._starts = list(itertools.accumulate((len(p) for p in parts), initial=0))
         self._built: dict[int, Offer] = {}
 
@@ -230,7 +233,8 @@ class _Offers(OfferSequence):
             part = bisect.bisect_right(self._starts, row) - 1
             at = row - self._starts[part]
             original = self._originals[part]
-            offer = original[at] if original is not None else self._parts[part].offer(at)
+            stored = self._parts[part]
+            offer = original[at] if original is not None else stored.view(at) if self._views else stored.offer(at)
             self._built[row] = offer
         return offer
 

@@ -26,7 +26,7 @@ from gpuhub.answer.estimate import INTERRUPTIBLE, estimate
 from gpuhub.display import given
 from gpuhub.errors import QueryError
 from gpuhub.model import Offer
-from gpuhub.obtain.model import CAPACITY_PURCHASES
+from gpuhub.purchase import CAPACITY_PURCHASES
 
 __all__ = ["Option", "compare"]
 

@@ -19,8 +19,11 @@ So a job that checkpoints rarely on a ``>20%`` offer (100 % upper bound) pays fo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gpuhub.obtain.model import SpotRisk
+if TYPE_CHECKING:
+    from gpuhub.obtain.model import SpotRisk
+
 
 __all__ = ["HOURS_PER_MONTH", "RESTART_HOURS", "Interruptions", "expected_interruptions", "penalty_fraction",
            "risk_note"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +21,10 @@ from gpuhub.display import money
 from gpuhub.facts.carbon import carbon_note
 from gpuhub.facts.gpus import GpuTable
 from gpuhub.facts.perf import price_performance
-from gpuhub.model import OWNED, Offer
+from gpuhub.purchase import OWNED
+
+if TYPE_CHECKING:
+    from gpuhub.model import Offer
 
 __all__ = ["cli_flag", "offer_details", "removed_notes"]
 

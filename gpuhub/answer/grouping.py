@@ -18,14 +18,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from gpuhub.answer.catalog import Catalog
-from gpuhub.model import Offer
 from gpuhub.store.columns import sorted_distinct
+
+if TYPE_CHECKING:
+    from gpuhub.model import Offer
 
 __all__ = ["Group", "channel_notes", "distinct", "group", "grouped"]
 

@@ -7,10 +7,9 @@ differently (other key order, alias vs canonical GPU name) are equal.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from gpuhub.bundled import BUNDLED_PROVIDERS, installed_distributions
 from gpuhub.display import given
@@ -19,7 +18,7 @@ from gpuhub.facts.gpus import GpuTable, UnknownGpuError
 from gpuhub.facts.location import Place, resolve_place
 from gpuhub.facts.modelfit import ModelFit, model_fit
 from gpuhub.facts.regions import CONTINENTS
-from gpuhub.model import known_purchase_models
+from gpuhub.purchase import known_purchase_models
 
 PROVIDER_KINDS = ("hyperscaler", "specialist", "internal", "other")
 WORKLOADS = ("training", "inference", "data-science", "rendering", "scientific")
@@ -35,10 +34,12 @@ KNOWN_PLUGINS = BUNDLED_PROVIDERS
 __all__ = ["GROUP_KEYS", "Query", "build_query"]
 
 
-class Query(BaseModel):
-    """A validated search. Units: VRAM and RAM in GiB (VRAM per GPU unless ``total``), prices per instance-hour."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+@dataclass(frozen=True)
+class Query:
+    """A validated search (:func:`build_query` makes one). Units: VRAM and RAM in GiB (VRAM per GPU unless
+    ``total``), prices per instance-hour. A plain frozen dataclass, not a pydantic model: a search served from the
+    store never imports pydantic; ``dataclasses.replace(query, limit=None)`` copies one with changes.
+    """
 
     gpu: tuple[str, ...] = ()
     gpu_forms: tuple[tuple[str, str], ...] = ()

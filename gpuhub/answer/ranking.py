@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from gpuhub.model import Offer
-
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
     from gpuhub.answer.query import Query
+    from gpuhub.model import Offer
 
     FloatArray = npt.NDArray[np.float64]
     IntArray = npt.NDArray[np.int32]

@@ -100,7 +100,7 @@ def param(name: str, kind: Kind, help: str, **more: Any) -> SearchParam:
 
 
 def _purchase(_: Choices) -> list[str]:
-    from gpuhub.model import known_purchase_models
+    from gpuhub.purchase import known_purchase_models
 
     return list(known_purchase_models())
 

@@ -255,6 +255,7 @@ def run_search(filters: dict[str, Any], shown: dict[str, Any], *, explain: bool 
         return
     check_emit(emit, emit_file)
     engine = default_engine()
+    engine.row_views = True  # the offers are printed, never handed to other code: no pydantic model is built
     registry = engine.registry
     if fetch not in ("auto", "live", "replay"):
         fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")

@@ -310,7 +310,8 @@ def print_result(result: SearchResult, output: str, err: TextConsole, columns: l
         if result.groups is None:  # prices as published (20.00, not 20.0)
             for r, offer in zip(records, result.offers, strict=True):
                 r["price_per_hour"] = published(offer.price.amount)
-        write_csv(records, record_fields(result.query))
+        # the first record's keys are the header; with none, the header of this query's records all the same
+        write_csv(records, list(records[0]) if records else record_fields(result.query))
         return
     out = stdout_console()
     if result.groups is not None:

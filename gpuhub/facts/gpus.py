@@ -13,11 +13,12 @@ import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuhub.facts._data import read_csv
-from gpuhub.model import Gpu
 
+if TYPE_CHECKING:
+    from gpuhub.model import Gpu
 __all__ = ["GpuSpec", "GpuTable", "UnknownGpuError", "load_builtin_specs"]
 
 
@@ -52,6 +53,8 @@ class GpuSpec:
     def to_gpu(self, raw_name: str | None = None) -> Gpu:
         """The :class:`~gpuhub.model.Gpu` an offer carries for this spec."""
         from decimal import Decimal
+
+        from gpuhub.model import Gpu
 
         return Gpu(name=self.name, vendor=self.vendor, memory_gib=Decimal(str(self.memory_gib)),
                    form_factor=self.form_factor, architecture=self.architecture, raw_name=raw_name, known=True)
@@ -371,6 +374,8 @@ class GpuTable:
                 gpu = gpu.model_copy(update={"form_factor": None})
             return gpu
         from decimal import Decimal
+
+        from gpuhub.model import Gpu
 
         mem = Decimal(str(memory_gib)) if memory_gib else None
         return Gpu(name=raw.strip() or "unknown", memory_gib=mem, raw_name=raw, known=False)

@@ -15,9 +15,12 @@ on the side of the buyer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gpuhub.facts.gpus import GpuSpec, GpuTable
-from gpuhub.model import Instance, Offer
+
+if TYPE_CHECKING:
+    from gpuhub.model import Instance, Offer
 
 __all__ = ["PRECISIONS", "InstanceThroughput", "gpu_figures", "instance_throughput", "price_performance", "spec_for",
            "throughput"]

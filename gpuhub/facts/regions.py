@@ -18,10 +18,13 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from gpuhub.facts._data import read_csv
 from gpuhub.facts.geo import distance_km
-from gpuhub.model import Region
+
+if TYPE_CHECKING:
+    from gpuhub.model import Region
 
 __all__ = ["CONTINENTS", "LOCATION_BASED", "RegionFacts", "add_region", "known_regions", "make_region",
            "on_change", "region_facts"]
@@ -147,6 +150,8 @@ def known_regions(provider: str | None = None, status: str | None = None) -> lis
 @lru_cache(maxsize=4096)
 def make_region(provider: str, code: str, zone: str | None = None) -> Region:
     """A :class:`Region` for a provider's region code, with location and carbon facts filled in where known."""
+    from gpuhub.model import Region
+
     facts = region_facts(provider, code)
     if facts is None:
         return Region(provider=provider, code=code, zone=zone)
@@ -166,6 +171,7 @@ def located_region(provider: str, code: str, *, country: str | None = None, city
     if facts is not None:
         return make_region(provider, code, zone)
     from gpuhub.facts.places import capital_of, find_city
+    from gpuhub.model import Region
 
     upper = country.strip().upper() if country and country.strip() else None
     capital = capital_of(upper) if upper else None

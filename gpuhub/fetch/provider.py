@@ -23,9 +23,6 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
-import pydantic
-from pydantic import SecretStr
-
 from gpuhub.display import plain
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.facts.gpus import GpuTable
@@ -39,10 +36,13 @@ from gpuhub.fetch.retry import (
     RetryPolicy,
     retry_at,
 )
-from gpuhub.model import Gpu, Region, Source
 
-if TYPE_CHECKING:  # httpx is imported by the engine when it really fetches (not for a search served from the store)
+if TYPE_CHECKING:  # httpx and pydantic are imported when a provider really fetches (not for a search served from
+    # the store)
     import httpx
+    from pydantic import SecretStr
+
+    from gpuhub.model import Gpu, Region, Source
 
 __all__ = ["STALE_PERIODS", "Credential", "FetchReport", "Mode", "Provider", "ProviderContext", "ProviderKind",
            "ProviderStatus", "RecordGuard", "outdated_text"]
@@ -344,6 +344,8 @@ class ProviderContext:
         value = self._environ.get(name)
         if not value:
             return None
+        from pydantic import SecretStr
+
         self.secrets_seen.append(value)
         return SecretStr(value)
 
@@ -580,8 +582,9 @@ class RecordGuard:
                  tb: TracebackType | None) -> bool:
         if exc is None:
             return False
-        if isinstance(exc, (KeyError, TypeError, ValueError, ArithmeticError, AttributeError, IndexError,
-                            pydantic.ValidationError)) and not isinstance(exc, ProviderError):
+        # pydantic's ValidationError is a ValueError
+        if isinstance(exc, (KeyError, TypeError, ValueError, ArithmeticError, AttributeError, IndexError)) \
+                and not isinstance(exc, ProviderError):
             self.ctx.skip(f"{self.what}: {_reason(exc)}")
             return True
         return False
@@ -613,7 +616,9 @@ def answer_date(response: httpx.Response) -> dt.date | None:
 
 
 def _reason(exc: BaseException) -> str:
-    if isinstance(exc, pydantic.ValidationError):
+    from pydantic import ValidationError  # loaded already: only a validating provider raises one
+
+    if isinstance(exc, ValidationError):
         first = exc.errors()[0]
         return f"invalid {'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
     if isinstance(exc, KeyError):

@@ -53,7 +53,7 @@ def make_filter(*, instance_type: str | Sequence[str] | None = None, gpu: str | 
     Raises:
         QueryError: an unknown GPU name (with the closest names) or purchase model, or an empty value.
     """
-    from gpuhub.model import known_purchase_models
+    from gpuhub.purchase import known_purchase_models
 
     gpus = _texts("gpu", gpu)
     if gpus:

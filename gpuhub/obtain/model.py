@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from gpuhub.derived import ObtainDerived
+from gpuhub.purchase import CAPACITY_PURCHASES as CAPACITY_PURCHASES
+
 __all__ = ["CAPACITY_PURCHASES", "Obtainability", "Reservation", "SpotRisk"]
 
-CAPACITY_PURCHASES = ("capacity_block", "flex_start", "calendar")
-"""Purchase models of reservable capacity: AWS Capacity Blocks for ML, GCP DWS flex-start and calendar mode
-(:mod:`gpuhub.model` registers them when it loads; this module imports nothing of gpuhub)."""
 
 
 class _Frozen(BaseModel):
@@ -59,7 +58,7 @@ class Reservation(_Frozen):
     note: str | None = None
 
 
-class Obtainability(_Frozen):
+class Obtainability(ObtainDerived, _Frozen):
     """Risk, reservation and launchability facts of one offer (each part None when unknown)."""
 
     risk: SpotRisk | None = Field(default=None, description="interruption risk of a spot/low-priority offer")
@@ -71,22 +70,4 @@ class Obtainability(_Frozen):
                                         description="how many of these the account's quota allows here")
     capacity: bool | None = Field(default=None, description="the provider says it has capacity now")
     checks: tuple[str, ...] = Field(default=(), description="launchability checks that could not be made, and why")
-
-    def record(self) -> dict[str, Any]:
-        """The flat keys ``Offer.to_record`` adds (documented in the README)."""
-        risk, res = self.risk, self.reservation
-        return {
-            "interruption": risk.label if risk else None,
-            "interruption_max_pct": risk.max_pct if risk else None,
-            "risk_source": (f"{risk.source}@{risk.as_of.isoformat()}" if risk.as_of else risk.source)
-            if risk else None,
-            "placement_score": self.placement_score,
-            "reservation_start": res.start.isoformat() if res and res.start else None,
-            "reservation_hours": res.duration_hours if res else None,
-            "reservation_total": float(res.total) if res else None,
-            "quota_instances": self.quota_instances,
-            "capacity": self.capacity,
-        }
-
-
-EMPTY_RECORD: dict[str, Any] = Obtainability().record()
+    # record(): gpuhub.derived.ObtainDerived

@@ -9,6 +9,7 @@ error (a 400, a tool error).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 from pathlib import Path
@@ -168,7 +169,7 @@ def compare_answer(engine: Engine, kwargs: dict[str, Any], *, fixtures_dir: Path
     query = build_query(gpus=registry.gpus, providers=sorted(registry.providers), rankers=list(registry.rankers),
                         provider=kwargs.get("provider"), region=kwargs.get("region"),
                         instance_type=kwargs["instance_type"], checkpoint_every=checkpoint_every)
-    every = list(run_query(query.model_copy(update={"limit": None}), engine, fixtures_dir=fixtures_dir,
+    every = list(run_query(dataclasses.replace(query, limit=None), engine, fixtures_dir=fixtures_dir,
                            fetch=fetch, start=parse_start(kwargs.get("start"))))
     if not every:
         raise QueryError("instance_type", f"no offer of {kwargs['instance_type']!r}")

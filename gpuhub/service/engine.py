@@ -41,7 +41,6 @@ from gpuhub.fetch.plugins import Registry
 from gpuhub.fetch.provider import Provider, ProviderContext, ProviderStatus
 from gpuhub.fetch.recording import Manifest, load_manifest
 from gpuhub.fetch.retry import RetryPolicy
-from gpuhub.model import Offer
 from gpuhub.service.enginestate import _UNSET, _Entry
 from gpuhub.service.fetchone import FetchOne, _describe, _Stop
 from gpuhub.service.fetchplan import MODES, _Plan, plan_fetch
@@ -51,6 +50,7 @@ from gpuhub.service.snapshots import _age as _age
 if TYPE_CHECKING:
     import httpx
 
+    from gpuhub.model import Offer
     from gpuhub.store import Store
     from gpuhub.store.columns import OfferColumns
 
@@ -131,6 +131,9 @@ class Engine(FetchOne):
         self._last_good: dict[tuple[str, str, str | None], _Entry] = {}
         self._inflight: dict[tuple[str, str, str | None], Future[_Entry]] = {}
         self._lock = threading.Lock()
+        self.row_views = False
+        """Catalogs show stored rows as read-only views, not validated models (:meth:`catalog`): set by the command
+        line, which only prints them; :func:`gpuhub.search` callers get :class:`Offer` objects."""
         self.max_response_bytes = 64 * 1024 * 1024
         """The largest answer read whole (``ctx.request``/``get_json``), bytes; streamed reads have no cap."""
         self.abandon_after_s = 120.0
@@ -328,7 +331,7 @@ class Engine(FetchOne):
         """Every offer ``fetch`` yields, each checked again here however it was built (:mod:`gpuhub.store.validate`):
         bad ones are skipped and counted, never served. Offers go straight into columns: a provider yielding a
         million offers never has them all alive at once."""
-        from gpuhub.model import known_purchase_models
+        from gpuhub.purchase import known_purchase_models
         from gpuhub.store.columns import ColumnBuilder
 
         purchases = frozenset(known_purchase_models())
@@ -358,7 +361,7 @@ class Engine(FetchOne):
                 if len(kept_parts) == len(parts) and all(a is b for a, b in zip(kept_parts, parts, strict=True)):
                     return built
         kinds = {name: provider.kind for name, provider in self.registry.providers.items()}
-        built = Catalog.from_parts(parts, self.registry.gpus, kinds)
+        built = Catalog.from_parts(parts, self.registry.gpus, kinds, views=self.row_views)
         with self._lock:
             self._catalogs.insert(0, (tuple(parts), built))
             del self._catalogs[4:]

@@ -18,11 +18,11 @@ from cachetools import TTLCache
 from gpuhub.fetch.plugins import Registry
 from gpuhub.fetch.provider import ProviderStatus
 from gpuhub.fetch.retry import RetryPolicy
-from gpuhub.model import Offer
 
 if TYPE_CHECKING:
     import httpx
 
+    from gpuhub.model import Offer
     from gpuhub.store import Store
 
 __all__ = ["EngineState"]

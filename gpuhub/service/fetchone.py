@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from gpuhub.errors import CredentialsError, ProviderError
 from gpuhub.fetch.provider import Provider, ProviderContext, ProviderStatus
 from gpuhub.fetch.recording import Manifest
-from gpuhub.model import Source
 from gpuhub.service.enginestate import _Entry
 from gpuhub.service.fetchplan import _Plan
 from gpuhub.service.ratelimits import RateLimits
@@ -22,6 +21,7 @@ from gpuhub.service.snapshots import _meta
 if TYPE_CHECKING:
     import httpx
 
+    from gpuhub.model import Source
     from gpuhub.store import Store
     from gpuhub.store.columns import OfferColumns
 
@@ -38,6 +38,7 @@ class FetchOne(RateLimits):
         import httpx  # only a real fetch needs it: a search served from the store sends no request
 
         from gpuhub.fetch.transports import GuardedTransport, RecordingTransport, ReplayTransport, no_network
+        from gpuhub.model import Source
 
         recorder: RecordingTransport | None = None
         if plan.mode == "replay" and manifest is not None:

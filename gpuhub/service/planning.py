@@ -185,7 +185,7 @@ class Planner:
         """
         from gpuhub.answer.planning.arbitrage import arbitrage
         from gpuhub.answer.planning.usage import simple_profile
-        from gpuhub.model import known_purchase_models
+        from gpuhub.purchase import known_purchase_models
 
         if purchase not in known_purchase_models():
             raise QueryError("purchase", f"{purchase!r} is not allowed; allowed values: "

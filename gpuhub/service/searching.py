@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,8 +23,10 @@ from gpuhub.answer.spec import filter_values
 from gpuhub.errors import QueryError
 from gpuhub.fetch.plugins import get_registry
 from gpuhub.fetch.provider import ProviderStatus
-from gpuhub.model import Offer
 from gpuhub.service.engine import Engine, RequestedMode
+
+if TYPE_CHECKING:
+    from gpuhub.model import Offer
 
 __all__ = ["SearchResult", "default_engine", "search"]
 
@@ -450,7 +452,7 @@ def record_fields(query: Query) -> list[str]:
     from gpuhub.answer.grouping import group
     from gpuhub.answer.ranking import BUILTIN_RANKERS
     from gpuhub.fetch.plugins import get_registry
-    from gpuhub.model import Instance, Price, Region, Source
+    from gpuhub.model import Instance, Offer, Price, Region, Source
 
     offer = Offer(instance=Instance(provider="p", instance_type="t"), region=Region(provider="p", code="r"),
                   price=Price(amount=Decimal(1), currency="USD", purchase="on_demand"), source=Source(mode="static"))

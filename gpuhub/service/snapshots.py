@@ -12,13 +12,14 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
+from gpuhub.display import source_label
 from gpuhub.fetch.provider import Provider, ProviderStatus
 from gpuhub.fetch.recording import Manifest
-from gpuhub.model import Source
 from gpuhub.service.enginestate import _UNSET, EngineState, _Entry
 from gpuhub.service.fetchplan import _Plan
 
 if TYPE_CHECKING:
+    from gpuhub.model import Source
     from gpuhub.store import Snapshot, SnapshotMeta, Store
     from gpuhub.store.columns import OfferColumns
 
@@ -61,8 +62,8 @@ class SnapshotServing(EngineState):
         try:
             if manifest is not None and plan.mode == "replay":
                 store = self.store if plan.mode in self._store_modes else None
-                return replay_key(self.registry, provider, manifest,
-                                  self._replay_source(provider, plan, manifest).label(), store)
+                return replay_key(self.registry, provider, manifest, self._replay_label(provider, plan, manifest),
+                                  store)
             if plan.mode in ("live", "record"):
                 base = self.environ.get(f"GPUHUB_{provider.name.upper().replace('-', '_')}_BASE_URL")
                 return live_key(self.registry, provider, (base or provider.base_url).rstrip("/"))
@@ -133,13 +134,26 @@ class SnapshotServing(EngineState):
             log.debug("could not record the attempt: %s", exc)
 
     @staticmethod
-    def _replay_source(provider: Provider, plan: _Plan, manifest: Manifest) -> Source:
+    def _recording_label(provider: Provider, plan: _Plan) -> str:
         # Bundled recordings are labelled with the provider's name, a user's with their directory's name.
         bundled = plan.recording == provider.fixtures_dir()
-        label = provider.name if bundled or plan.recording is None else plan.recording.name
-        return Source(mode="static" if plan.static else "replay", recording=label,
+        return provider.name if bundled or plan.recording is None else plan.recording.name
+
+    @classmethod
+    def _replay_source(cls, provider: Provider, plan: _Plan, manifest: Manifest) -> Source:
+        from gpuhub.model import Source
+
+        return Source(mode="static" if plan.static else "replay", recording=cls._recording_label(provider, plan),
                       recorded_at=manifest.recorded_at, kind=manifest.kind, data_date=manifest.data_date,
                       data_date_known=manifest.data_date_known)
+
+    @classmethod
+    def _replay_label(cls, provider: Provider, plan: _Plan, manifest: Manifest) -> str:
+        """``_replay_source(...).label()`` without building the model (a search served from the store needs only
+        the label, for the snapshot's key)."""
+        when = (manifest.data_date or manifest.recorded_at) if manifest.data_date_known else None
+        return source_label("static" if plan.static else "replay", cls._recording_label(provider, plan), when,
+                            manifest.data_date_known)
 
     def _fallback(self, plan: _Plan, reason: str, own_since: dt.datetime | None = None) -> _Entry:
         """The last good data of ``plan``'s provider, marked stale with ``reason`` (failed when there is none).

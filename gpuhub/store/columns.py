@@ -27,13 +27,15 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from functools import lru_cache
 from operator import attrgetter
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import numpy.typing as npt
-import pydantic
 
-from gpuhub.model import Instance, Offer, Price, Region, Source
+if TYPE_CHECKING:  # the models are imported when a row becomes one: a search served from the store needs none
+    import pydantic
+
+    from gpuhub.model import Instance, Offer, Price, Region, Source
 
 __all__ = ["COLUMNS", "ColumnBuilder", "ColumnsError", "OfferColumns"]
 
@@ -43,8 +45,6 @@ COLUMNS: dict[str, str] = {"instance": "<i4", "region": "<i4", "terms": "<i4", "
 ``price`` is the amount per instance-hour as float64; ``available`` is 1 yes, 0 no, -1 unknown."""
 TABLES = ("instances", "regions", "terms", "amounts", "sources", "extras")
 _CORE = ("instance", "region", "price", "available", "source")
-_TERM_FIELDS = tuple(name for name in Price.model_fields if name != "amount")
-_terms_of = attrgetter(*_TERM_FIELDS)
 FORMAT = 1
 
 
@@ -53,10 +53,27 @@ class ColumnsError(ValueError):
 
 
 def _extra_fields() -> tuple[str, ...]:
+    from gpuhub.model import Offer
+
     return tuple(name for name in Offer.model_fields if name not in _CORE)
 
 
-class OfferSequence(Sequence[Offer]):
+@lru_cache(maxsize=1)
+def _term_fields() -> tuple[str, ...]:
+    """Every :class:`~gpuhub.model.Price` field but the amount (what a stored price-terms row holds)."""
+    from gpuhub.model import Price
+
+    return tuple(name for name in Price.model_fields if name != "amount")
+
+
+@lru_cache(maxsize=1)
+def _terms_reader() -> tuple[attrgetter[Any], int]:
+    """A getter of a price's terms (:func:`_term_fields`, in order) and where ``upfront`` is among them."""
+    fields = _term_fields()
+    return attrgetter(*fields), fields.index("upfront")
+
+
+class OfferSequence(Sequence["Offer"]):
     """A sequence of offers built one row at a time by :meth:`offer` (0 <= row < len): indexing, negative indices
     and slices as a tuple of offers has them."""
 
@@ -105,6 +122,7 @@ class OfferColumns(OfferSequence):
         self._instances: list[Instance | None] = [None] * len(self.tables["instances"])
         self._regions: list[Region | None] = [None] * len(self.tables["regions"])
         self._sources: list[Source | None] = [None] * len(self.tables["sources"])
+        self._views: dict[tuple[str, int], Any] = {}  # the shared parts' views (:meth:`view`)
 
     def _check(self) -> None:
         lengths = set()
@@ -133,6 +151,8 @@ class OfferColumns(OfferSequence):
         """The validated :class:`Instance` of table row ``code`` (built once)."""
         model = self._instances[code]
         if model is None:
+            from gpuhub.model import Instance
+
             model = self._instances[code] = _validate(Instance, self.tables["instances"][code])
         return model
 
@@ -140,6 +160,8 @@ class OfferColumns(OfferSequence):
         """The validated :class:`Region` of table row ``code`` (built once)."""
         model = self._regions[code]
         if model is None:
+            from gpuhub.model import Region
+
             model = self._regions[code] = _validate(Region, self.tables["regions"][code])
         return model
 
@@ -147,6 +169,8 @@ class OfferColumns(OfferSequence):
         """The validated :class:`Source` of table row ``code`` (built once)."""
         model = self._sources[code]
         if model is None:
+            from gpuhub.model import Source
+
             model = self._sources[code] = _validate(Source, self.tables["sources"][code])
         return model
 
@@ -156,6 +180,8 @@ class OfferColumns(OfferSequence):
         Raises:
             ColumnsError: the stored parts do not validate.
         """
+        from gpuhub.model import Offer, Price
+
         c = self.columns
         terms = self.tables["terms"][int(c["terms"][row])]
         price = _validate(Price, {**terms, "amount": self.tables["amounts"][int(c["amount"][row])]})
@@ -167,6 +193,20 @@ class OfferColumns(OfferSequence):
                                  "available": None if available < 0 else bool(available),
                                  "source": self.source(int(c["source"][row])), **extra})
         return offer
+
+    def view(self, row: int) -> Offer:
+        """A read-only view of ``row`` with what its :class:`Offer` shows (:mod:`gpuhub.store.rows`), made without
+        pydantic; the validated :meth:`offer` when the row's stored parts are not of this code's models. Typed as
+        an Offer: it has every attribute, property and method of one that reading code uses, not pydantic's."""
+        from gpuhub.store.rows import NotCurrent, offer_view
+
+        c = self.columns
+        codes = {name: int(c[name][row]) for name in _ROW}
+        try:
+            view: Offer = offer_view(self.tables, codes, int(c["available"][row]), self._views)  # type: ignore[assignment]
+        except NotCurrent:
+            return self.offer(row)
+        return view
 
     def instances(self) -> list[Instance]:
         """Every instance-table row as a validated :class:`Instance` (one validation call for the rows not built
@@ -367,6 +407,8 @@ def _read_npy(data: bytes, dtype: str) -> npt.NDArray[Any]:
 
 
 def _validate(model: Any, data: Any) -> Any:
+    import pydantic
+
     try:
         if isinstance(model, pydantic.TypeAdapter):
             return model.validate_python(data)
@@ -378,19 +420,23 @@ def _validate(model: Any, data: Any) -> Any:
 
 @lru_cache(maxsize=4)
 def _adapter(table: str) -> pydantic.TypeAdapter[Any]:
+    import pydantic
+
+    from gpuhub.model import Instance, Price, Region, Source
+
     model = {"instances": Instance, "regions": Region, "sources": Source, "terms": Price}[table]
     return pydantic.TypeAdapter(list[model])  # type: ignore[valid-type]
 
 
 _ROW = ("instance", "region", "source", "terms", "amount", "extra")
-_UPFRONT = _TERM_FIELDS.index("upfront")
 
 
 def _terms_key(price: Price) -> tuple[Any, ...]:
     """What tells two prices' terms (every field but the amount) apart; an upfront part carries its type too
     (``1 == Decimal(1)``, but only the Decimal is a valid upfront price)."""
-    terms: tuple[Any, ...] = _terms_of(price)
-    upfront = terms[_UPFRONT]
+    read, upfront_at = _terms_reader()
+    terms: tuple[Any, ...] = read(price)
+    upfront = terms[upfront_at]
     return terms if upfront is None else (*terms, type(upfront))
 
 
@@ -414,6 +460,9 @@ class ColumnBuilder:
     """
 
     def __init__(self) -> None:
+        from gpuhub.model import Offer
+
+        self._offer_type = Offer
         self._rows = array.array("i")  # per offer: the codes of _ROW, in that order
         self._available = array.array("b")
         self._amount_values = array.array("d")  # float of each distinct amount (the price column's source)
@@ -501,7 +550,7 @@ class ColumnBuilder:
             provider: the provider's name.
             purchases: the known purchase model names.
         """
-        if type(offer) is Offer:  # the usual case: every part seen and checked before -> lookups only
+        if type(offer) is self._offer_type:  # the usual case: every part seen and checked before -> lookups only
             price = offer.price
             amount = price.amount
             instance = self._instance_ids.get(id(offer.instance))

@@ -1,0 +1,107 @@
+"""Stored rows read as views (:mod:`gpuhub.store.rows`) show exactly what their validated models show, and a search
+on the command line served from the store answers through them without importing pydantic."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engines import console_script, stored_bundled_columns
+
+import gpuhub
+from gpuhub.model import Gpu, Instance, Offer, Price, Region, Source
+from gpuhub.obtain.model import Obtainability, Reservation, SpotRisk
+from gpuhub.store.columns import OfferColumns
+from gpuhub.store.rows import FIELDS, OfferView
+
+
+def test_the_views_read_every_field_of_the_models() -> None:
+    core = {"instance", "region", "price", "available", "source"}
+    assert FIELDS["gpu"] == set(Gpu.model_fields)
+    assert FIELDS["region"] == set(Region.model_fields)
+    assert FIELDS["instance"] == set(Instance.model_fields)
+    assert FIELDS["terms"] == set(Price.model_fields) - {"amount"}
+    assert FIELDS["source"] == set(Source.model_fields)
+    assert FIELDS["extras"] == set(Offer.model_fields) - core
+    assert FIELDS["obtain"] == set(Obtainability.model_fields)
+    assert FIELDS["risk"] == set(SpotRisk.model_fields)
+    assert FIELDS["reservation"] == set(Reservation.model_fields)
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, OfferColumns]:
+    """Every installed provider's bundled data, stored by a search and read back, per provider."""
+    return stored_bundled_columns(tmp_path_factory.mktemp("home"))
+
+
+def _shown(offer: Any) -> tuple[Any, ...]:
+    """What the answer layer reads of an offer beyond its record."""
+    obtain = offer.obtain
+    risk = obtain.risk if obtain is not None else None
+    return (offer.provider, offer.instance_type, offer.seller, offer.via, offer.gpu_name, offer.gpu_count,
+            offer.data_date, offer.price_per_hour, offer.price_per_gpu_hour, offer.price_per_vram_gib_hour,
+            offer.capacity_label, offer.instance.channel, offer.instance.machine, offer.instance.gpu_memory_gib,
+            offer.instance.gpu_memory_total_gib, offer.price.amount, offer.price.upfront, offer.price.data_date,
+            offer.price.listing_label(), offer.source.label(), offer.source.source_kind, offer.source.date_of_data,
+            offer.region.latitude, offer.region.carbon_gco2e_per_kwh,
+            offer.instance.gpu.memory_gib if offer.instance.gpu else None,
+            None if obtain is None else (obtain.record(), obtain.checks, obtain.placement_as_of),
+            None if risk is None else (risk.known, risk.as_of))
+
+
+def test_every_stored_row_of_every_provider_reads_as_its_model(stored: dict[str, OfferColumns]) -> None:
+    assert len(stored) >= 20
+    rows = views = 0
+    for provider, columns in stored.items():
+        for row in range(len(columns)):
+            model, view = columns.offer(row), columns.view(row)
+            assert type(view) is OfferView, (provider, row)
+            assert view.to_record() == model.to_record(), (provider, row)
+            assert _shown(view) == _shown(model), (provider, row)
+            rows += 1
+            views += view.obtain is not None
+    assert rows > 4000 and views > 100  # AWS spot rows carry their Spot Instance Advisor bucket
+
+
+def test_a_row_stored_by_another_version_is_built_as_its_validated_model(stored: dict[str, OfferColumns]) -> None:
+    columns = stored["lambda"]
+    tables = {name: list(rows) for name, rows in columns.tables.items()}
+    tables["instances"] = [{k: v for k, v in row.items() if k != "seller_instance_type"}
+                           for row in tables["instances"]]  # an older Instance without the field
+    older = OfferColumns(columns.columns, tables)
+    offer = older.view(0)
+    assert type(offer) is Offer and offer.to_record() == columns.view(0).to_record()
+
+
+def _console_script(*args: str, store: Path) -> subprocess.CompletedProcess[str]:
+    """``gpuhub ARGS`` as the console script runs it, reporting on stderr's last line whether pydantic was
+    imported."""
+    return console_script(*args, env={"GPUHUB_STORE": str(store), "GPUHUB_FETCH": "replay"}, reports="pydantic")
+
+
+def test_a_search_served_from_the_store_imports_no_pydantic_and_answers_as_the_python_api(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ("search", "--gpu", "H100", "--limit", "12", "--format", "json")
+    first = _console_script(*args, store=tmp_path / "store")  # fetches (plugins validate offers) and stores
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.splitlines()[-1] == "pydantic imported: True"
+    warm = _console_script(*args, store=tmp_path / "store")
+    assert warm.returncode == 0, warm.stderr
+    assert warm.stderr.splitlines()[-1] == "pydantic imported: False"
+    assert warm.stdout == first.stdout
+    monkeypatch.setenv("GPUHUB_STORE", str(tmp_path / "store"))
+    from gpuhub.service.searching import reset_default_engine
+
+    reset_default_engine(None)
+    try:
+        result = gpuhub.search(gpu="H100", limit=12, fetch="replay", distinct=True)  # the CLI's default
+    finally:
+        reset_default_engine(None)
+    assert all(type(o) is Offer for o in result.offers)  # Python callers get validated models
+    assert json.loads(warm.stdout) == json.loads(json.dumps(result.to_dicts()))
+    cheapest = json.loads(warm.stdout)[0]
+    assert (cheapest["provider"], cheapest["seller"], cheapest["instance_type"], cheapest["price_per_hour"],
+            cheapest["purchase"]) == ("spheron", "verda", "1H100.80S.32V_FIN-03_1000", 0.8015, "spot")
