@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gpuhub
-from gpuhub import Instance, Offer, Price, Provider, ProviderContext
+from gpuhub import Provider, ProviderContext
 from gpuhub.errors import ProviderError
+
+if TYPE_CHECKING:  # the models are imported when the providers fetch: a search served from the store needs none
+    from gpuhub import Instance, Offer
 
 MAX_PAGES = 1000
 
@@ -30,6 +33,8 @@ class _Synth(Provider):
     base_url = "https://api.bench.invalid"
 
     def fetch(self, ctx: ProviderContext) -> Iterator[Offer]:
+        from gpuhub import Instance
+
         page: int | None = 1
         seen: set[int] = set()
         while page is not None:
@@ -50,6 +55,8 @@ class _Synth(Provider):
             page = data.get("next_page")
 
     def _offer(self, ctx: ProviderContext, instances: dict[str, Instance], row: list[Any]) -> Offer:
+        from gpuhub import Offer, Price
+
         pid, region, zone, purchase, amount, currency = row
         price = Price(amount=Decimal(amount), currency=currency, purchase=purchase)
         return Offer(instance=instances[pid], region=ctx.region(region, zone), price=price, source=ctx.source)

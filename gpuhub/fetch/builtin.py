@@ -33,8 +33,10 @@ def register_rankers(register: Callable[[Ranker], None]) -> None:
 @hookimpl
 def register_providers(register: Callable[[Provider], None]) -> None:
     """Register the capacity the user owns (:mod:`gpuhub.fetch.owned`) when its settings file exists."""
-    from gpuhub.fetch.owned import OwnedCapacity, settings_path
+    from gpuhub.fetch.owned_path import settings_path
 
     path = settings_path()
     if path.is_file():
+        from gpuhub.fetch.owned import OwnedCapacity  # its reader (pydantic) only when there is something to read
+
         register(OwnedCapacity(path))

@@ -31,8 +31,7 @@ user's private data: never stored in a snapshot, never published).
 from __future__ import annotations
 
 import datetime as dt
-import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -41,24 +40,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gpuhub.errors import ProviderError
 from gpuhub.facts.regions import make_region
+from gpuhub.fetch.owned_path import ENV as ENV
+from gpuhub.fetch.owned_path import settings_path as settings_path
 from gpuhub.fetch.provider import Provider, ProviderContext
 from gpuhub.model import OWNED, Instance, Offer, Price
 
 __all__ = ["ENV", "OwnedCapacity", "OwnedEntry", "settings_path"]
-
-ENV = "GPUHUB_OWNED"
-"""The environment variable naming the settings file (default: ``owned.yaml`` in the user's config directory)."""
-
-
-def settings_path(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the owned-capacity settings are: ``GPUHUB_OWNED``, else ``<user config dir>/gpuhub/owned.yaml``."""
-    env = os.environ if environ is None else environ
-    if env.get(ENV):
-        return Path(env[ENV]).expanduser()
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir("gpuhub")) / "owned.yaml"
-
 
 class OwnedEntry(BaseModel):
     """One piece of owned capacity (see the module's settings format)."""
