@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator, model_validator
@@ -26,6 +25,7 @@ from gpuhub.derived import (
 from gpuhub.obtain.model import Obtainability
 from gpuhub.purchase import OWNED as OWNED
 from gpuhub.purchase import PurchaseModel as PurchaseModel
+from gpuhub.purchase import check_currency as _check_currency
 from gpuhub.purchase import check_purchase as _check_purchase
 from gpuhub.purchase import known_purchase_models as known_purchase_models
 from gpuhub.purchase import register_purchase_model as register_purchase_model
@@ -45,29 +45,6 @@ __all__ = [
 ]
 
 HOURS_PER_YEAR = 8760
-
-
-@lru_cache(maxsize=1)
-def _iso_currencies() -> frozenset[str]:
-    import pycountry  # imported lazily: it is only needed when a new currency code is first seen
-
-    return frozenset(c.alpha_3 for c in pycountry.currencies)
-
-
-_PUBLISHED_CURRENCIES = frozenset({"USD", "EUR", "GBP", "JPY", "CNY", "INR", "AUD", "CAD", "CHF", "KRW", "BRL",
-                                   "SEK", "NOK", "DKK", "SGD", "HKD", "TWD", "NZD", "ZAR", "IDR", "MXN"})
-"""ISO 4217 codes the clouds publish prices in, checked without importing pycountry (a CLI run served from the
-store validates its price terms again; pycountry's table costs 25 ms to load)."""
-
-
-@lru_cache(maxsize=64)
-def _check_currency(code: str) -> str:
-    upper = code.strip().upper()
-    if upper in _PUBLISHED_CURRENCIES:
-        return upper
-    if len(upper) != 3 or upper not in _iso_currencies():
-        raise ValueError(f"{code!r} is not an ISO 4217 currency code (like 'USD', 'EUR', 'CNY')")
-    return upper
 
 
 Currency = str

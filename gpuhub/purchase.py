@@ -1,14 +1,16 @@
-"""Purchase models: the standard names, the ones plugins register, and the check prices are validated with.
+"""The terms a price is validated with: purchase models (the standard names and the ones plugins register) and
+ISO 4217 currency codes.
 
-Kept apart from :mod:`gpuhub.model` (which re-exports all of it) so that what only names purchase models (a query,
-a search served from the store) does not import pydantic.
+Kept apart from :mod:`gpuhub.model` (which re-exports all of it) so that what only names them (a query, a search
+served from the store) does not import pydantic.
 """
 
 from __future__ import annotations
 
 from enum import Enum
+from functools import lru_cache
 
-__all__ = ["CAPACITY_PURCHASES", "OWNED", "PurchaseModel", "check_purchase", "known_purchase_models",
+__all__ = ["CAPACITY_PURCHASES", "OWNED", "PurchaseModel", "check_currency", "check_purchase", "known_purchase_models",
            "register_purchase_model"]
 
 
@@ -74,3 +76,31 @@ def check_purchase(value: object) -> str:
 
 for _name in (*CAPACITY_PURCHASES, OWNED):
     register_purchase_model(_name)
+
+
+@lru_cache(maxsize=1)
+def _iso_currencies() -> frozenset[str]:
+    import pycountry  # imported lazily: it is only needed when a new currency code is first seen
+
+    return frozenset(c.alpha_3 for c in pycountry.currencies)
+
+
+_PUBLISHED_CURRENCIES = frozenset({"USD", "EUR", "GBP", "JPY", "CNY", "INR", "AUD", "CAD", "CHF", "KRW", "BRL",
+                                   "SEK", "NOK", "DKK", "SGD", "HKD", "TWD", "NZD", "ZAR", "IDR", "MXN"})
+"""ISO 4217 codes the clouds publish prices in, checked without importing pycountry (a CLI run served from the
+store validates its price terms again; pycountry's table costs 25 ms to load)."""
+
+
+@lru_cache(maxsize=64)
+def check_currency(code: str) -> str:
+    """The upper-case ISO 4217 code of ``code`` (``" usd"`` -> ``"USD"``).
+
+    Raises:
+        ValueError: not an ISO 4217 currency code (pycountry's list).
+    """
+    upper = code.strip().upper()
+    if upper in _PUBLISHED_CURRENCIES:
+        return upper
+    if len(upper) != 3 or upper not in _iso_currencies():
+        raise ValueError(f"{code!r} is not an ISO 4217 currency code (like 'USD', 'EUR', 'CNY')")
+    return upper

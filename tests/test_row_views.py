@@ -66,6 +66,22 @@ def test_every_stored_row_of_every_provider_reads_as_its_model(stored: dict[str,
     assert rows > 4000 and views > 100  # AWS spot rows carry their Spot Instance Advisor bucket
 
 
+def test_every_stored_instance_row_reads_as_its_model_for_the_filters_on_its_facts(
+        stored: dict[str, OfferColumns]) -> None:
+    fields = [f for f in Instance.model_fields if f != "gpu"]
+    rows = 0
+    for provider, columns in stored.items():
+        for view, model in zip(columns.instance_views(), columns.instances(), strict=True):
+            assert type(view) is not Instance, provider
+            assert [getattr(view, f) for f in fields] == [getattr(model, f) for f in fields], provider
+            assert (view.gpu is None) == (model.gpu is None)
+            if model.gpu is not None:
+                assert [getattr(view.gpu, f) for f in Gpu.model_fields] == [getattr(model.gpu, f)
+                                                                            for f in Gpu.model_fields]
+            rows += 1
+    assert rows > 1000
+
+
 def test_a_row_stored_by_another_version_is_built_as_its_validated_model(stored: dict[str, OfferColumns]) -> None:
     columns = stored["lambda"]
     tables = {name: list(rows) for name, rows in columns.tables.items()}
@@ -102,6 +118,13 @@ def test_a_search_served_from_the_store_imports_no_pydantic_and_answers_as_the_p
         reset_default_engine(None)
     assert all(type(o) is Offer for o in result.offers)  # Python callers get validated models
     assert json.loads(warm.stdout) == json.loads(json.dumps(result.to_dicts()))
+    network = ("search", "--nodes", "2", "--fabric", "any", "--min-network-gbps", "100", "--currency", "USD",
+               "--format", "json")
+    assert _console_script(*network, store=tmp_path / "store").returncode == 0
+    networked = _console_script(*network, store=tmp_path / "store")  # filters on stored instance facts
+    assert networked.stderr.splitlines()[-1] == "pydantic imported: False"
+    assert json.loads(networked.stdout)[0]["fabric"] in ("EFA", "InfiniBand", "RoCE", "GPUDirect-TCPX",
+                                                         "GPUDirect-TCPXO")
     cheapest = json.loads(warm.stdout)[0]
     assert (cheapest["provider"], cheapest["seller"], cheapest["instance_type"], cheapest["price_per_hour"],
             cheapest["purchase"]) == ("spheron", "verda", "1H100.80S.32V_FIN-03_1000", 0.8015, "spot")

@@ -293,12 +293,12 @@ class CatalogColumns(CatalogTables):
         """The data path of each offer's instance (:func:`gpuhub.answer.network.data_path_facts`), one row per offer:
         baseline network Gbps, fabric Gbps, local disk GiB; NaN where unknown. Read once per distinct instance, then
         gathered by instance code."""
-        from gpuhub.answer.network import DATA_PATH_FIELDS, stored_data_path_facts
+        from gpuhub.answer.network import DATA_PATH_FIELDS, data_path_facts
 
         width = len(DATA_PATH_FIELDS)
         stored = self._stored
         facts: FloatArray = _gather(
-            [np.asarray([stored_data_path_facts(row) for row in c.tables["instances"]]
+            [np.asarray([data_path_facts(instance) for instance in c.instance_views()]
                         + [(math.nan,) * width], dtype=np.float64).reshape(-1, width) for c in stored],
             [np.where(c.columns["instance"] < 0, len(c.tables["instances"]), c.columns["instance"]) for c in stored],
             width).reshape(len(self.price), width)

@@ -45,7 +45,7 @@ class CatalogFilters(CatalogColumns):
     def _instance_flag(self, test: Callable[[Any], bool]) -> BoolArray:
         """A per-offer mask from an instance fact (built only when a filter asks for it): the test runs once per
         distinct instance, rows gather through their instance codes."""
-        picked = [np.asarray([test(instance) for instance in c.instances()] + [False],
+        picked = [np.asarray([test(instance) for instance in c.instance_views()] + [False],
                              dtype=np.bool_)[c.columns["instance"]] for c in self._stored]
         return np.concatenate(picked) if picked else np.zeros(0, dtype=np.bool_)
 

@@ -11,29 +11,15 @@ are left out and counted under ``nodes``; each remaining offer's cluster price i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gpuhub.model import Instance, Offer
 
-
-__all__ = [
-    "DATA_PATH_FIELDS",
-    "FABRIC_CHOICES",
-    "MAX_FIGURE",
-    "MAX_NODES",
-    "MIN_VCPUS_PER_GPU",
-    "cluster_record",
-    "cpu_starvation_note",
-    "data_path_facts",
-    "fabric_label",
-    "fabric_matches",
-    "network_label",
-    "starvation_note",
-    "stored_data_path_facts",
-]
+__all__ = ["DATA_PATH_FIELDS", "FABRIC_CHOICES", "MAX_FIGURE", "MAX_NODES", "MIN_VCPUS_PER_GPU", "cluster_record",
+           "cpu_starvation_note", "data_path_facts", "fabric_label", "fabric_matches", "network_label",
+           "starvation_note"]
 
 FABRIC_CHOICES: dict[str, tuple[str, ...]] = {
     "efa": ("EFA",),
@@ -99,17 +85,8 @@ def data_path_facts(instance: Instance) -> tuple[float, float, float]:
     """The instance's data-path figures for ranking (:data:`DATA_PATH_FIELDS`), NaN where unknown: baseline network
     Gbps, fabric Gbps, local disk GiB (None stays unknown: a missing figure cannot tell "no local disk" from "not
     published")."""
-    return _figures((instance.network_gbps, instance.fabric_gbps, instance.storage_gib))
-
-
-def stored_data_path_facts(row: Mapping[str, Any]) -> tuple[float, float, float]:
-    """:func:`data_path_facts` of a stored instance row (the JSON dump of an :class:`Instance`), without building the
-    model."""
-    return _figures(tuple(row.get(name) for name in DATA_PATH_FIELDS))  # type: ignore[arg-type]
-
-
-def _figures(values: tuple[Any, Any, Any]) -> tuple[float, float, float]:
-    return tuple(float("nan") if x is None else float(x) for x in values)  # type: ignore[return-value]
+    return tuple(float("nan") if x is None else float(x)  # type: ignore[return-value]
+                 for x in (instance.network_gbps, instance.fabric_gbps, instance.storage_gib))
 
 
 def cluster_record(offer: Offer, nodes: int) -> dict[str, Any]:

@@ -286,12 +286,12 @@ def build_query(*, gpus: GpuTable, providers: Sequence[str], rankers: Sequence[s
         raise QueryError("min_gpus", f"min_gpus ({lo:g}) is larger than max_gpus ({hi:g})")
     price, price_per_gpu = _price("max_price", max_price), _price("max_price_per_gpu", max_price_per_gpu)
     if currency is not None:
-        from gpuhub.model import _check_currency
+        from gpuhub.purchase import check_currency
 
         if not isinstance(currency, str):
             raise QueryError("currency", f"expected an ISO 4217 code such as 'USD', got {currency!r}")
         try:
-            currency = _check_currency(currency)
+            currency = check_currency(currency)
         except ValueError as exc:
             raise QueryError("currency", str(exc)) from None
     if isinstance(workload, str):  # Training, TRAINING: the preset's name whatever its case

@@ -33,7 +33,8 @@ from gpuhub.fetch.provider import Provider, ProviderStatus
 from gpuhub.fetch.recording import load_manifest
 from gpuhub.fetch.retry import RetryPolicy
 from gpuhub.fetch.transports import ReplayTransport
-from gpuhub.model import Offer, _check_currency
+from gpuhub.model import Offer
+from gpuhub.purchase import check_currency as _check_currency
 from gpuhub.service.engine import Engine
 from gpuhub.store import Store
 

@@ -123,6 +123,7 @@ class OfferColumns(OfferSequence):
         self._regions: list[Region | None] = [None] * len(self.tables["regions"])
         self._sources: list[Source | None] = [None] * len(self.tables["sources"])
         self._views: dict[tuple[str, int], Any] = {}  # the shared parts' views (:meth:`view`)
+        self._instance_views: list[Instance] | None = None
 
     def _check(self) -> None:
         lengths = set()
@@ -207,6 +208,21 @@ class OfferColumns(OfferSequence):
         except NotCurrent:
             return self.offer(row)
         return view
+
+    def instance_views(self) -> list[Instance]:
+        """Every instance-table row as a read-only view (:class:`gpuhub.store.rows.InstanceView`, no pydantic), for a
+        consumer that reads a fact of every row, such as a filter on one; the validated models (:meth:`instances`)
+        when the rows are not of this code's models. Typed as models: a view has every field of one."""
+        views = self._instance_views
+        if views is None:
+            from gpuhub.store.rows import InstanceView, NotCurrent
+
+            try:
+                views = [InstanceView(row) for row in self.tables["instances"]]  # type: ignore[misc]
+            except NotCurrent:
+                views = self.instances()
+            self._instance_views = views
+        return views
 
     def instances(self) -> list[Instance]:
         """Every instance-table row as a validated :class:`Instance` (one validation call for the rows not built

@@ -13,7 +13,8 @@ import math
 from collections.abc import Collection
 from decimal import Decimal
 
-from gpuhub.model import OWNED, Gpu, Instance, Offer, Price, Region, Source, _check_currency
+from gpuhub.model import OWNED, Gpu, Instance, Offer, Price, Region, Source
+from gpuhub.purchase import check_currency as _check_currency
 
 __all__ = ["amount_problem", "availability_problem", "instance_facts_problem", "instance_identity_problem",
            "offer_problem", "region_problem", "source_problem", "terms_problem"]

@@ -29,7 +29,7 @@ from provider_cases import CASES, ProviderCase
 from gpuhub import Registry
 from gpuhub.errors import ProviderError
 from gpuhub.kit.testing import run_provider
-from gpuhub.model import _check_currency
+from gpuhub.purchase import check_currency as _check_currency
 
 FUZZ_SETTINGS = settings(max_examples=50, deadline=None, derandomize=True, database=None,
                          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
