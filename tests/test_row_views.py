@@ -128,3 +128,24 @@ def test_a_search_served_from_the_store_imports_no_pydantic_and_answers_as_the_p
     cheapest = json.loads(warm.stdout)[0]
     assert (cheapest["provider"], cheapest["seller"], cheapest["instance_type"], cheapest["price_per_hour"],
             cheapest["purchase"]) == ("spheron", "verda", "1H100.80S.32V_FIN-03_1000", 0.8015, "spot")
+
+
+def test_a_search_command_run_in_process_leaves_the_hosts_engine_building_models(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from gpuhub.cli import commands
+    from gpuhub.service.searching import default_engine, reset_default_engine
+
+    monkeypatch.setenv("GPUHUB_STORE", str(tmp_path / "store"))
+    reset_default_engine(None)
+    try:
+        for _ in range(2):  # the second is served from the store
+            done = CliRunner().invoke(commands.app, ["search", "--gpu", "H100", "-p", "lambda", "--fetch", "replay"])
+            assert done.exit_code == 0, done.output
+        assert not default_engine().row_views
+        offers = gpuhub.search(gpu="H100", provider="lambda", fetch="replay", limit=3).offers
+    finally:
+        reset_default_engine(None)
+    assert [type(o) for o in offers] == [Offer] * 3
+    assert (offers[0].instance_type, str(offers[0].price.amount)) == ("gpu_1x_h100_pcie", "2.49")

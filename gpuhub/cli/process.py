@@ -26,6 +26,9 @@ err: TextConsole = lazy("gpuhub.cli.table", "TextConsole", stderr=True, soft_wra
 DEADLINE: list[float] = []
 """``search --timeout T``: T seconds from the start of the process (plugin loading included), as a
 ``time.monotonic()`` value; empty without ``--timeout``."""
+OWN_PROCESS: list[bool] = [False]
+"""True once :func:`start` ran for a command that has the process to itself (the console script): what the command
+builds is never handed to other code in the process (stored rows may be shown as read-only views, not models)."""
 
 
 def fail_usage(message: str) -> None:
@@ -101,6 +104,7 @@ def start(own_process: bool) -> frozenset[int]:
         # points when the first model is built: a tenth of a warm search. The command's own process skips that
         # unless the user set PYDANTIC_DISABLE_PLUGINS (an empty value keeps pydantic plugins on).
         os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    OWN_PROCESS[0] = own_process
     if own_process and threading.current_thread() is threading.main_thread():
         exit_on_ctrl_c()
     inherited = frozenset(t.ident for t in threading.enumerate() if t.ident is not None)

@@ -245,6 +245,7 @@ def run_search(filters: dict[str, Any], shown: dict[str, Any], *, explain: bool 
     """
     from gpuhub.answer.columns import choose_columns
     from gpuhub.answer.query import build_query
+    from gpuhub.cli import process
     from gpuhub.cli.table import print_result, print_statuses
     from gpuhub.service.searching import default_engine, run_query
 
@@ -255,7 +256,8 @@ def run_search(filters: dict[str, Any], shown: dict[str, Any], *, explain: bool 
         return
     check_emit(emit, emit_file)
     engine = default_engine()
-    engine.row_views = True  # the offers are printed, never handed to other code: no pydantic model is built
+    if process.OWN_PROCESS[0]:  # the offers are only printed: stored rows as views, no pydantic model is built (a
+        engine.row_views = True  # host calling the command in-process keeps models in its engine for its own use)
     registry = engine.registry
     if fetch not in ("auto", "live", "replay"):
         fail_usage(f"--fetch: {fetch!r} is not allowed; allowed values: auto, live, replay")

@@ -447,10 +447,10 @@ def _adapter(table: str) -> pydantic.TypeAdapter[Any]:
 _ROW = ("instance", "region", "source", "terms", "amount", "extra")
 
 
-def _terms_key(price: Price) -> tuple[Any, ...]:
+def _terms_key(price: Price, reader: tuple[attrgetter[Any], int]) -> tuple[Any, ...]:
     """What tells two prices' terms (every field but the amount) apart; an upfront part carries its type too
-    (``1 == Decimal(1)``, but only the Decimal is a valid upfront price)."""
-    read, upfront_at = _terms_reader()
+    (``1 == Decimal(1)``, but only the Decimal is a valid upfront price). ``reader``: :func:`_terms_reader`'s."""
+    read, upfront_at = reader
     terms: tuple[Any, ...] = read(price)
     upfront = terms[upfront_at]
     return terms if upfront is None else (*terms, type(upfront))
@@ -479,6 +479,7 @@ class ColumnBuilder:
         from gpuhub.model import Offer
 
         self._offer_type = Offer
+        self._terms_reader = _terms_reader()  # kept: it is read for every offer added
         self._rows = array.array("i")  # per offer: the codes of _ROW, in that order
         self._available = array.array("b")
         self._amount_values = array.array("d")  # float of each distinct amount (the price column's source)
@@ -514,7 +515,7 @@ class ColumnBuilder:
         return code
 
     def _terms(self, price: Price) -> int:
-        key = _terms_key(price)
+        key = _terms_key(price, self._terms_reader)
         by_value = self._terms_codes
         code = by_value.get(key)
         if code is None:
@@ -572,7 +573,7 @@ class ColumnBuilder:
             instance = self._instance_ids.get(id(offer.instance))
             region = self._region_ids.get(id(offer.region))
             source = self._source_ids.get(id(offer.source))
-            terms = self._terms_codes.get(_terms_key(price))
+            terms = self._terms_codes.get(_terms_key(price, self._terms_reader))
             available = offer.available
             flag = -1 if available is None else 1 if available is True else 0 if available is False else None
             if (instance is not None and region is not None and source is not None and terms is not None
