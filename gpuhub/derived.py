@@ -24,6 +24,7 @@ __all__ = [
     "OfferDerived",
     "PriceDerived",
     "SourceDerived",
+    "data_date_of",
     "gpu_hour_price",
     "money_figure",
     "total_vram_gib",
@@ -66,6 +67,12 @@ def vram_price(offer: OfferDerived) -> Decimal | None:
         return None
     amount: Decimal = offer.price.amount
     return amount / Decimal(str(total))
+
+
+def data_date_of(data_date: dt.date | None, recorded_at: dt.date | None, known: bool) -> dt.date | None:
+    """The date of a source's prices: ``data_date``, else (older recordings that do not say) ``recorded_at``; None
+    when the data's own date is not ``known``."""
+    return (data_date or recorded_at) if known else None
 
 
 def money_figure(value: Decimal | None) -> float | None:
@@ -160,10 +167,8 @@ class SourceDerived:
 
     @property
     def date_of_data(self) -> dt.date | None:
-        """The date of the prices: ``data_date``, else (older recordings that do not say) ``recorded_at``."""
-        if not self.data_date_known:
-            return None
-        return self.data_date or self.recorded_at
+        """The date of the prices (:func:`data_date_of`)."""
+        return data_date_of(self.data_date, self.recorded_at, self.data_date_known)
 
     def label(self, data_date: dt.date | None = None) -> str:
         """Short human label with the date of the data, e.g. ``replay:lambda@2026-09-20`` (``@undated`` when the
@@ -198,10 +203,11 @@ class ObtainDerived:
         }
 
 
-EMPTY_OBTAIN_RECORD: dict[str, Any] = {"interruption": None, "interruption_max_pct": None, "risk_source": None,
-                                       "placement_score": None, "reservation_start": None,
-                                       "reservation_hours": None, "reservation_total": None,
-                                       "quota_instances": None, "capacity": None}
+class _NothingSaid(ObtainDerived):
+    risk = reservation = placement_score = quota_instances = capacity = None
+
+
+EMPTY_OBTAIN_RECORD: dict[str, Any] = _NothingSaid().record()
 """The record of an offer no obtainability source said anything about (``Offer.obtain`` None)."""
 
 

@@ -149,3 +149,24 @@ def test_a_search_command_run_in_process_leaves_the_hosts_engine_building_models
         reset_default_engine(None)
     assert [type(o) for o in offers] == [Offer] * 3
     assert (offers[0].instance_type, str(offers[0].price.amount)) == ("gpu_1x_h100_pcie", "2.49")
+
+
+def test_a_record_a_model_refuses_is_skipped_with_the_field_and_pydantic_s_reason() -> None:
+    from decimal import Decimal
+
+    from gpuhub.fetch.provider import RecordGuard
+
+    class Context:
+        def __init__(self) -> None:
+            self.skipped: list[str] = []
+
+        def skip(self, reason: str) -> None:
+            self.skipped.append(reason)
+
+    ctx = Context()
+    with RecordGuard(ctx, "price"):  # type: ignore[arg-type]
+        Price(amount=Decimal("-1"), currency="USD", purchase="on_demand")
+    with RecordGuard(ctx, "row"):  # type: ignore[arg-type]
+        {}["instance_type"]
+    assert ctx.skipped == ["price: invalid amount: Input should be greater than or equal to 0",
+                           "row: missing field 'instance_type'"]

@@ -616,9 +616,8 @@ def answer_date(response: httpx.Response) -> dt.date | None:
 
 
 def _reason(exc: BaseException) -> str:
-    from pydantic import ValidationError  # loaded already: only a validating provider raises one
-
-    if isinstance(exc, ValidationError):
+    pydantic = sys.modules.get("pydantic")  # not loaded: the exception is not pydantic's (never import it here)
+    if pydantic is not None and isinstance(exc, pydantic.ValidationError):
         first = exc.errors()[0]
         return f"invalid {'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
     if isinstance(exc, KeyError):

@@ -17,7 +17,6 @@ from gpuhub.purchase import CAPACITY_PURCHASES as CAPACITY_PURCHASES
 __all__ = ["CAPACITY_PURCHASES", "Obtainability", "Reservation", "SpotRisk"]
 
 
-
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 

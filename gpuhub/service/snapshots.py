@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
+from gpuhub.derived import data_date_of
 from gpuhub.display import source_label
 from gpuhub.fetch.provider import Provider, ProviderStatus
 from gpuhub.fetch.recording import Manifest
@@ -151,7 +152,7 @@ class SnapshotServing(EngineState):
     def _replay_label(cls, provider: Provider, plan: _Plan, manifest: Manifest) -> str:
         """``_replay_source(...).label()`` without building the model (a search served from the store needs only
         the label, for the snapshot's key)."""
-        when = (manifest.data_date or manifest.recorded_at) if manifest.data_date_known else None
+        when = data_date_of(manifest.data_date, manifest.recorded_at, manifest.data_date_known)
         return source_label("static" if plan.static else "replay", cls._recording_label(provider, plan), when,
                             manifest.data_date_known)
 

@@ -217,8 +217,10 @@ class OfferColumns(OfferSequence):
         if views is None:
             from gpuhub.store.rows import InstanceView, NotCurrent
 
+            made = self._views  # shared with view(): an instance's view is made once whoever asks first
             try:
-                views = [InstanceView(row) for row in self.tables["instances"]]  # type: ignore[misc]
+                views = [made.get(("instance", code)) or made.setdefault(("instance", code), InstanceView(row))
+                         for code, row in enumerate(self.tables["instances"])]
             except NotCurrent:
                 views = self.instances()
             self._instance_views = views

@@ -153,7 +153,7 @@ class ObtainView(ObtainDerived, _View):
         self.checks = tuple(data["checks"])
 
 
-_NO_EXTRAS = {"available_count": None, "provisionable_count": None, "provision_wait_s": None, "obtain": None}
+_NO_EXTRAS = dict.fromkeys(FIELDS["extras"])
 
 
 class OfferView(OfferDerived, _View):
